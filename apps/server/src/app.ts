@@ -1,0 +1,146 @@
+import { createRestHandler, createTrpcHandler } from '@burrow/api'
+import { createSharedCache } from '@burrow/cache'
+import { connectClickHouse, migrateClickHouse } from '@burrow/clickhouse'
+import type { Config } from '@burrow/config'
+import { accounts, EventDefinitionTracker, ProjectTokenResolver, type CoreDeps } from '@burrow/core'
+import { createIngestionMetrics, EventBatcher, startHttpServer, type CaptureDeps, type HttpServer } from '@burrow/ingestion'
+import { connectPostgres, migratePostgres } from '@burrow/postgres'
+import { collectDefaultMetrics, Registry } from 'prom-client'
+import { createDispatcher, type Lifecycle } from './dispatch'
+import type { Logger } from './logger'
+
+export interface RunningApp {
+  port: number
+  /** The storage the service uses, for tests and admin tasks. */
+  deps: CoreDeps
+  /** Stops accepting requests, stores every accepted event, closes connections. */
+  stop(): Promise<void>
+}
+
+/**
+ * Starts the service: listens first (answering 503 while starting), then connects to
+ * PostgreSQL, ClickHouse and the cache, applies migrations, creates the first account on an
+ * empty database, and becomes ready.
+ */
+export async function startApp(config: Config, logger: Logger): Promise<RunningApp> {
+  let lifecycle: Lifecycle = 'starting'
+  const log = (msg: string) => logger.info(msg)
+  const warn = (msg: string) => logger.warn(msg)
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry, prefix: 'burrow_' })
+  const metrics = createIngestionMetrics(registry)
+  const runsIngestion = config.ROLE !== 'api'
+  const runsApi = config.ROLE !== 'ingestion'
+
+  let capture: CaptureDeps | undefined
+  let rest: ReturnType<typeof createRestHandler> | undefined
+  let trpc: ReturnType<typeof createTrpcHandler> | undefined
+  const server: HttpServer = await startHttpServer({
+    host: config.HOST,
+    port: config.PORT,
+    maxBodyBytes: config.MAX_BODY_BYTES,
+    log: warn,
+    dispatch: createDispatcher({
+      lifecycle: () => lifecycle,
+      siteUrl: config.SITE_URL,
+      trustProxy: config.TRUST_PROXY,
+      registry,
+      metrics,
+      get capture() {
+        return capture
+      },
+      get rest() {
+        return rest
+      },
+      get trpc() {
+        return trpc
+      },
+    }),
+  })
+  log(`listening on ${config.HOST}:${server.port}`)
+
+  const cleanups: (() => Promise<void>)[] = []
+  try {
+    const pg = await connectPostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, log })
+    cleanups.unshift(() => pg.close())
+    const appliedPg = await migratePostgres(pg.sql)
+    log(`postgres: ${pg.description}${appliedPg.length ? `, applied ${appliedPg.join(', ')}` : ''}`)
+
+    const ch = await connectClickHouse({
+      url: config.CLICKHOUSE_URL,
+      username: config.CLICKHOUSE_USER,
+      password: config.CLICKHOUSE_PASSWORD,
+      database: config.CLICKHOUSE_DATABASE,
+      dataDir: config.DATA_DIR,
+    })
+    cleanups.unshift(() => ch.close())
+    const appliedCh = await migrateClickHouse(ch.writer)
+    log(`clickhouse: ${ch.description}${appliedCh.length ? `, applied ${appliedCh.join(', ')}` : ''}`)
+
+    const cache = await createSharedCache(config.REDIS_URL, warn)
+    cleanups.unshift(() => cache.close())
+    log(`cache: ${cache.kind}`)
+
+    const deps: CoreDeps = { sql: pg.sql, ch, cache, log: warn }
+    const first = await accounts.bootstrapFirstAccount(pg.sql, {
+      email: config.BOOTSTRAP_EMAIL,
+      organizationName: config.BOOTSTRAP_ORGANIZATION,
+      personalApiKey: config.BOOTSTRAP_PERSONAL_API_KEY,
+    })
+    if (first) {
+      const key = config.BOOTSTRAP_PERSONAL_API_KEY ? '(BOOTSTRAP_PERSONAL_API_KEY)' : first.personalApiKey
+      logger.info(
+        { email: first.user.email, personal_api_key: key, project_id: first.project.id, project_api_key: first.project.api_token },
+        'created the first account: keep this personal API key, it is not shown again',
+      )
+    }
+
+    let batcher: EventBatcher | undefined
+    if (runsIngestion) {
+      const definitions = new EventDefinitionTracker(deps)
+      batcher = new EventBatcher({
+        ch,
+        metrics,
+        maxRows: config.BATCH_MAX_ROWS,
+        maxAgeMs: config.BATCH_MAX_AGE_MS,
+        maxBufferedRows: config.BUFFER_MAX_ROWS,
+        log: warn,
+        onStored: async (rows) => {
+          for (const row of rows) definitions.record(row.teamId, row.event, row.timestampMs)
+          await definitions.flush()
+        },
+      })
+      const stopBatcher = batcher
+      cleanups.unshift(() => stopBatcher.close())
+      capture = {
+        projects: new ProjectTokenResolver(deps),
+        batcher,
+        metrics,
+        maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES,
+        log: warn,
+      }
+    }
+    if (runsApi) {
+      rest = createRestHandler(deps)
+      trpc = createTrpcHandler(deps)
+    }
+    lifecycle = 'ready'
+    log('ready')
+
+    return {
+      port: server.port,
+      deps,
+      async stop() {
+        if (lifecycle === 'draining') return
+        lifecycle = 'draining'
+        server.close()
+        for (const cleanup of cleanups) await cleanup()
+        log('stopped')
+      },
+    }
+  } catch (err) {
+    server.close()
+    for (const cleanup of cleanups) await cleanup().catch(() => {})
+    throw err
+  }
+}

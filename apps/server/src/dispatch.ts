@@ -1,0 +1,100 @@
+import { publicUrl, TRPC_ENDPOINT, type HttpRequest, type HttpResponse } from '@burrow/api'
+import { handleCapture, isCapturePath, type CaptureDeps, type IncomingRequest, type OutgoingResponse } from '@burrow/ingestion'
+import type { Registry } from 'prom-client'
+import type { IngestionMetrics } from '@burrow/ingestion'
+
+export type Lifecycle = 'starting' | 'ready' | 'draining'
+
+export interface DispatchDeps {
+  lifecycle: () => Lifecycle
+  siteUrl: string | undefined
+  trustProxy: boolean
+  registry: Registry
+  metrics: IngestionMetrics
+  /** Absent when this process does not run ingestion (ROLE=api). */
+  capture: CaptureDeps | undefined
+  /** Absent when this process does not serve the private API (ROLE=ingestion). */
+  rest: ((req: HttpRequest) => Promise<HttpResponse>) | undefined
+  trpc: ((req: HttpRequest) => Promise<HttpResponse>) | undefined
+}
+
+const json = (status: number, payload: unknown, headers: Record<string, string> = {}): OutgoingResponse => ({
+  status,
+  headers: { 'content-type': 'application/json', ...headers },
+  body: JSON.stringify(payload),
+})
+
+const NOT_FOUND = json(404, { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null })
+const UNAVAILABLE = (lifecycle: Lifecycle) =>
+  json(503, {
+    type: 'server_error',
+    code: 'service_unavailable',
+    detail: lifecycle === 'starting' ? 'The service is starting.' : 'The service is shutting down.',
+    attr: null,
+  })
+
+/** CORS for browsers on another origin: mirror the origin and the requested headers, as PostHog does. */
+function corsHeaders(req: IncomingRequest): Record<string, string> {
+  const origin = req.headers.origin
+  return {
+    'access-control-allow-origin': origin ?? '*',
+    ...(origin ? { 'access-control-allow-credentials': 'true', vary: 'Origin' } : {}),
+    'access-control-allow-methods': 'GET, POST, PATCH, PUT, DELETE, OPTIONS',
+    'access-control-allow-headers': req.headers['access-control-request-headers'] ?? 'content-type, authorization',
+    'access-control-max-age': '86400',
+  }
+}
+
+function clientIp(req: IncomingRequest, trustProxy: boolean): string | undefined {
+  const forwarded = trustProxy ? req.headers['x-forwarded-for']?.split(',')[0]?.trim() : undefined
+  return forwarded || req.remoteAddress || undefined
+}
+
+function routeLabel(path: string): string {
+  if (isCapturePath(path)) return 'capture'
+  if (path.startsWith('/api/')) return 'api'
+  if (path.startsWith(TRPC_ENDPOINT)) return 'trpc'
+  if (path.startsWith('/_health')) return 'health'
+  if (path.startsWith('/_metrics')) return 'metrics'
+  return 'other'
+}
+
+/** Routes each request of the one listening address to ingestion, the private API or the service endpoints. */
+export function createDispatcher(deps: DispatchDeps) {
+  async function route(req: IncomingRequest): Promise<OutgoingResponse> {
+    const path = req.path
+    const lifecycle = deps.lifecycle()
+    if (path === '/_health' || path === '/_health/') {
+      return json(lifecycle === 'ready' ? 200 : 503, { status: lifecycle === 'ready' ? 'ok' : lifecycle })
+    }
+    if (path === '/_metrics' || path === '/_metrics/') {
+      return { status: 200, headers: { 'content-type': deps.registry.contentType }, body: await deps.registry.metrics() }
+    }
+
+    if (isCapturePath(path) && deps.capture) {
+      const cors = corsHeaders(req)
+      if (req.method === 'OPTIONS') return json(200, { status: 1 }, cors)
+      if (lifecycle !== 'ready') return { ...UNAVAILABLE(lifecycle), headers: { ...UNAVAILABLE(lifecycle).headers, ...cors } }
+      const result = await handleCapture(
+        { path, query: new URLSearchParams(req.query), headers: req.headers, body: req.body, ip: clientIp(req, deps.trustProxy) },
+        deps.capture,
+      )
+      return json(result.status, result.body, cors)
+    }
+
+    const api = path.startsWith('/api/') ? deps.rest : path === TRPC_ENDPOINT || path.startsWith(`${TRPC_ENDPOINT}/`) ? deps.trpc : undefined
+    if (api) {
+      if (req.method === 'OPTIONS') return { status: 200, headers: corsHeaders(req), body: '' }
+      if (lifecycle !== 'ready') return UNAVAILABLE(lifecycle)
+      const url = publicUrl(deps.siteUrl, req.headers, req.query ? `${path}?${req.query}` : path)
+      return api({ method: req.method, url, headers: req.headers, body: req.body })
+    }
+    return NOT_FOUND
+  }
+
+  return async function dispatch(req: IncomingRequest): Promise<OutgoingResponse> {
+    const response = await route(req)
+    deps.metrics.requests.inc({ route: routeLabel(req.path), status: String(response.status) })
+    return response
+  }
+}

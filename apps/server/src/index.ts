@@ -1,0 +1,2 @@
+export { startApp, type RunningApp } from './app'
+export { createLogger, type Logger } from './logger'

@@ -1,0 +1,6 @@
+export { appRouter, createCaller, type AppRouter } from './router'
+export { createRestHandler, procedureAt } from './rest'
+export { createTrpcHandler, TRPC_ENDPOINT } from './trpcHandler'
+export { restRoutes, type RestRoute } from './routes'
+export { jsonResponse, publicUrl, type HttpRequest, type HttpResponse } from './http'
+export { problemFromError } from './errors'

@@ -1,0 +1,69 @@
+import { ApiProblem, problems, projects, type CoreDeps } from '@burrow/core'
+import type { UserRow } from '@burrow/postgres'
+import { initTRPC, TRPCError } from '@trpc/server'
+import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc'
+import { z } from 'zod'
+
+export interface ApiContext {
+  deps: CoreDeps
+  /** The user of the personal API key, if a valid one came with the request. */
+  user: UserRow | null
+  /** Whether the request carried a personal API key at all (valid or not). */
+  keyPresented: boolean
+}
+
+const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_SUPPORTED',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  429: 'TOO_MANY_REQUESTS',
+}
+
+const t = initTRPC.context<ApiContext>().create({
+  errorFormatter({ shape, error }) {
+    // tRPC clients get PostHog's error body too, under data.problem.
+    const problem = error.cause instanceof ApiProblem ? error.cause.body : undefined
+    return { ...shape, data: { ...shape.data, problem } }
+  },
+})
+
+export const router = t.router
+export const createCallerFactory = t.createCallerFactory
+
+/**
+ * Turns the ApiProblem a core verb throws into a TRPCError of the matching code, keeping the
+ * problem as the cause: the one place where domain failures become transport errors.
+ */
+const problemsToTrpcErrors = t.middleware(async ({ next }) => {
+  const result = await next()
+  if (!result.ok && result.error.cause instanceof ApiProblem) {
+    const problem = result.error.cause
+    throw new TRPCError({
+      code: TRPC_CODE_BY_STATUS[problem.status] ?? 'INTERNAL_SERVER_ERROR',
+      message: problem.message,
+      cause: problem,
+    })
+  }
+  return result
+})
+
+export const publicProcedure = t.procedure.use(problemsToTrpcErrors)
+
+/** A procedure for a caller with a valid personal API key. */
+export const authedProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (!ctx.user) throw ctx.keyPresented ? problems.authenticationFailed() : problems.notAuthenticated()
+  return next({ ctx: { ...ctx, user: ctx.user } })
+})
+
+/** `project_id` as the URL gives it: an integer or `@current`. */
+export const projectIdInput = z.object({ project_id: z.union([z.string(), z.number()]).transform(String) })
+
+/** A procedure scoped to one project the caller may see, loaded from `project_id`. */
+export const projectProcedure = authedProcedure.input(projectIdInput).use(async ({ ctx, input, next }) => {
+  const project = await projects.findAccessibleProject(ctx.deps, ctx.user, input.project_id)
+  return next({ ctx: { ...ctx, project } })
+})

@@ -1,0 +1,5 @@
+export type { SharedCache } from './sharedCache'
+export { createMemoryCache } from './memoryCache'
+export { createRedisCache } from './redisCache'
+export { createSharedCache } from './createSharedCache'
+export { LocalTtlCache } from './localTtlCache'

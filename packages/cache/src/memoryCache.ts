@@ -1,0 +1,33 @@
+import type { SharedCache } from './sharedCache'
+
+export function createMemoryCache(): SharedCache {
+  const entries = new Map<string, { value: string; expiresAt: number }>()
+  const listeners: ((key: string) => void)[] = []
+  return {
+    kind: 'memory',
+    async get(key) {
+      const entry = entries.get(key)
+      if (!entry) return undefined
+      if (entry.expiresAt <= Date.now()) {
+        entries.delete(key)
+        return undefined
+      }
+      return entry.value
+    },
+    async set(key, value, ttlSeconds) {
+      entries.set(key, { value, expiresAt: Date.now() + ttlSeconds * 1000 })
+    },
+    async delete(key) {
+      entries.delete(key)
+    },
+    async publishInvalidation(key) {
+      for (const listener of listeners) listener(key)
+    },
+    onInvalidation(listener) {
+      listeners.push(listener)
+    },
+    async close() {
+      entries.clear()
+    },
+  }
+}

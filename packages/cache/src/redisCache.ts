@@ -1,0 +1,62 @@
+import { createClient } from 'redis'
+import type { SharedCache } from './sharedCache'
+
+const INVALIDATION_CHANNEL = 'burrow:invalidate'
+const KEY_PREFIX = 'burrow:'
+
+/**
+ * Redis-backed cache. Commands fail at once while Redis is unreachable (no offline queue), so
+ * a Redis outage costs a cache miss, never a hung request; the client reconnects by itself.
+ */
+export async function createRedisCache(url: string, log: (msg: string) => void = () => {}): Promise<SharedCache> {
+  const options = {
+    url,
+    disableOfflineQueue: true,
+    socket: { connectTimeout: 2000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 5000) },
+  }
+  const client = createClient(options)
+  const subscriber = createClient(options)
+  let lastError = 0
+  for (const c of [client, subscriber]) {
+    c.on('error', (err: unknown) => {
+      // Logged at most every 10 s: a down Redis would otherwise flood the log.
+      if (Date.now() - lastError > 10_000) log(`redis: ${String(err)}`)
+      lastError = Date.now()
+    })
+  }
+  await Promise.all([client.connect(), subscriber.connect()])
+  const listeners: ((key: string) => void)[] = []
+  await subscriber.subscribe(INVALIDATION_CHANNEL, (key) => {
+    for (const listener of listeners) listener(key)
+  })
+
+  return {
+    kind: 'redis',
+    async get(key) {
+      try {
+        return (await client.get(KEY_PREFIX + key)) ?? undefined
+      } catch {
+        return undefined
+      }
+    },
+    async set(key, value, ttlSeconds) {
+      try {
+        await client.set(KEY_PREFIX + key, value, { expiration: { type: 'EX', value: ttlSeconds } })
+      } catch {
+        // A cache write that fails only means the next read goes to the source of truth.
+      }
+    },
+    async delete(key) {
+      await client.del(KEY_PREFIX + key)
+    },
+    async publishInvalidation(key) {
+      await client.publish(INVALIDATION_CHANNEL, key)
+    },
+    onInvalidation(listener) {
+      listeners.push(listener)
+    },
+    async close() {
+      await Promise.allSettled([subscriber.quit(), client.quit()])
+    },
+  }
+}

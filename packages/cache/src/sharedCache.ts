@@ -1,0 +1,15 @@
+/**
+ * A cache that every server instance sees: Redis when configured, else this process's memory.
+ * A cache is an optimisation: when its backend is down, reads miss and writes are skipped,
+ * and callers fall back to the source of truth.
+ */
+export interface SharedCache {
+  readonly kind: 'memory' | 'redis'
+  get(key: string): Promise<string | undefined>
+  set(key: string, value: string, ttlSeconds: number): Promise<void>
+  delete(key: string): Promise<void>
+  /** Tells every instance (this one included) that `key` changed. */
+  publishInvalidation(key: string): Promise<void>
+  onInvalidation(listener: (key: string) => void): void
+  close(): Promise<void>
+}

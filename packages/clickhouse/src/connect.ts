@@ -1,0 +1,78 @@
+import { mkdir } from 'node:fs/promises'
+import path from 'node:path'
+import { Readable } from 'node:stream'
+import { createClient, type ClickHouseClient } from '@clickhouse/client'
+import { createChdbConnection } from 'chdb/connection'
+
+export type EncodedFormat = 'JSONEachRow' | 'JSONCompactEachRow'
+
+/**
+ * The service's ClickHouse: a writer for inserts and a reader for queries, on separate
+ * connections so that an insert never waits behind a long query (and vice versa).
+ */
+export interface ClickHouse {
+  reader: ClickHouseClient
+  writer: ClickHouseClient
+  /** Inserts rows already encoded in `format`, without re-serialising them on the event loop. */
+  insertEncoded(table: string, format: EncodedFormat, body: Buffer): Promise<void>
+  description: string
+  close(): Promise<void>
+}
+
+export interface ClickHouseOptions {
+  /** A server URL; without one the embedded engine (chDB) stores data under dataDir. */
+  url?: string | undefined
+  username?: string | undefined
+  password?: string | undefined
+  database?: string
+  dataDir: string
+}
+
+export async function connectClickHouse(options: ClickHouseOptions): Promise<ClickHouse> {
+  if (options.url) return connectServer(options.url, options)
+  return connectEmbedded(path.resolve(options.dataDir, 'clickhouse'))
+}
+
+function connectServer(url: string, options: ClickHouseOptions): ClickHouse {
+  const make = () =>
+    createClient({
+      url,
+      username: options.username ?? 'default',
+      password: options.password ?? '',
+      database: options.database ?? 'default',
+      request_timeout: 60_000,
+      compression: { request: false, response: true },
+    })
+  const writer = make()
+  const reader = make()
+  return {
+    reader,
+    writer,
+    async insertEncoded(table, format, body) {
+      await writer.insert({ table, format, values: Readable.from([body]) })
+    },
+    description: `clickhouse ${new URL(url).host}`,
+    async close() {
+      await Promise.all([writer.close(), reader.close()])
+    },
+  }
+}
+
+async function connectEmbedded(dir: string): Promise<ClickHouse> {
+  await mkdir(dir, { recursive: true })
+  const writerConnection = createChdbConnection({ path: dir })
+  const writer = createClient({ connection: writerConnection } as never) as ClickHouseClient
+  const reader = createClient({ connection: createChdbConnection({ path: dir }) } as never) as ClickHouseClient
+  return {
+    reader,
+    writer,
+    async insertEncoded(table, format, body) {
+      // The engine parses the buffer itself, off the event loop.
+      await writerConnection.chdb.rawInsert({ table, format, values: body })
+    },
+    description: `embedded clickhouse (chDB) ${dir}`,
+    async close() {
+      await Promise.all([writer.close(), reader.close()])
+    },
+  }
+}

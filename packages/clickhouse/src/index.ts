@@ -1,0 +1,8 @@
+export { connectClickHouse, type ClickHouse, type ClickHouseOptions, type EncodedFormat } from './connect'
+export { migrateClickHouse } from './migrate'
+export { toClickHouseDateTime, toClickHouseDateTimeUs, clickHouseDateTimeToIso } from './datetime'
+export * as events from './tables/events'
+export * as deadLetterQueue from './tables/deadLetterQueue'
+export type { EventRow, StoredEvent, EventsQuery } from './tables/events'
+export type { DeadLetterRow } from './tables/deadLetterQueue'
+export { NIL_UUID } from './tables/events'

@@ -1,0 +1,78 @@
+import { z } from 'zod'
+
+/**
+ * The service's settings, parsed once at start-up from the environment. This package is the
+ * only reader of process.env; everything else receives the typed object.
+ */
+const booleanFromEnv = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
+  .transform((v) => v === '1' || v === 'true' || v === 'yes' || v === 'on')
+
+const optionalUrl = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .pipe(z.url().optional())
+  .optional()
+
+const optionalString = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .optional()
+
+export const configSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  HOST: z.string().default('0.0.0.0'),
+  /** Which parts of the service this process runs: ingestion, the private API, or both. */
+  ROLE: z.enum(['all', 'ingestion', 'api']).default('all'),
+  DATA_DIR: z.string().default('./.data'),
+  DATABASE_URL: optionalUrl,
+  CLICKHOUSE_URL: optionalUrl,
+  CLICKHOUSE_USER: optionalString,
+  CLICKHOUSE_PASSWORD: optionalString,
+  CLICKHOUSE_DATABASE: z.string().default('default'),
+  REDIS_URL: optionalUrl,
+  SITE_URL: optionalUrl,
+  BOOTSTRAP_PERSONAL_API_KEY: optionalString,
+  BOOTSTRAP_EMAIL: z.email().default('admin@localhost.localdomain'),
+  BOOTSTRAP_ORGANIZATION: z.string().default('Default organization'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Request bodies larger than this are refused with 413 (PostHog: "less than 20 MB"). */
+  MAX_BODY_BYTES: z.coerce.number().int().positive().default(20 * 1024 * 1024),
+  /** Bound on a body after decompression, so a small gzip cannot expand without limit. */
+  MAX_DECOMPRESSED_BYTES: z.coerce.number().int().positive().default(100 * 1024 * 1024),
+  /** A batch goes to ClickHouse when it holds this many rows... */
+  BATCH_MAX_ROWS: z.coerce.number().int().positive().default(10_000),
+  /** ...or when its oldest row has waited this long. */
+  BATCH_MAX_AGE_MS: z.coerce.number().int().positive().default(500),
+  /** Rows accepted but not yet in ClickHouse; past this, capture answers 503 so clients retry. */
+  BUFFER_MAX_ROWS: z.coerce.number().int().positive().default(200_000),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  TRUST_PROXY: booleanFromEnv.default(true),
+})
+
+export type Config = z.infer<typeof configSchema>
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  ${problems.join('\n  ')}`)
+    this.name = 'ConfigError'
+  }
+}
+
+/** Parses the environment, listing every problem at once instead of failing on the first. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const result = configSchema.safeParse(env)
+  if (!result.success) {
+    throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`))
+  }
+  return result.data
+}
+
+/** Config for tests and embedding: defaults plus the given overrides, validated the same way. */
+export function configWith(overrides: Partial<Record<keyof Config, string | number | boolean>>): Config {
+  const env: Record<string, string> = {}
+  for (const [k, v] of Object.entries(overrides)) if (v !== undefined) env[k] = String(v)
+  return loadConfig(env)
+}

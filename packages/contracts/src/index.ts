@@ -1,0 +1,6 @@
+export * from './errors'
+export * from './events'
+export * from './pagination'
+export * from './projects'
+export * from './timezones'
+export * from './users'

@@ -1,0 +1,46 @@
+import { z } from 'zod'
+
+export const DEFAULT_PAGE_LIMIT = 100
+export const MAX_PAGE_LIMIT = 1000
+
+/**
+ * `limit` and `offset` as PostHog reads them: a missing, non-numeric or non-positive limit
+ * means the default, a larger one is capped; a bad offset means 0.
+ */
+export const pageQuerySchema = z.object({
+  limit: z
+    .unknown()
+    .transform((v) => {
+      const n = Number.parseInt(String(v ?? ''), 10)
+      return Number.isFinite(n) && n > 0 ? Math.min(n, MAX_PAGE_LIMIT) : DEFAULT_PAGE_LIMIT
+    })
+    .optional()
+    .transform((v) => v ?? DEFAULT_PAGE_LIMIT),
+  offset: z
+    .unknown()
+    .transform((v) => {
+      const n = Number.parseInt(String(v ?? ''), 10)
+      return Number.isFinite(n) && n > 0 ? n : 0
+    })
+    .optional()
+    .transform((v) => v ?? 0),
+})
+export type PageQuery = z.infer<typeof pageQuerySchema>
+
+/** The list envelope of every private list endpoint. */
+export function paginatedSchema<T extends z.ZodType>(item: T) {
+  return z.object({
+    count: z.number().int(),
+    next: z.string().nullable(),
+    previous: z.string().nullable(),
+    results: z.array(item),
+  })
+}
+
+/** A page of items before the transport turns it into the envelope with absolute links. */
+export interface Page<T> {
+  count: number
+  limit: number
+  offset: number
+  results: T[]
+}

@@ -1,0 +1,79 @@
+import { z } from 'zod'
+import { TIMEZONES } from './timezones'
+
+const jsonValue = z.json()
+
+/** A project as create, retrieve and update answer it: every field of the spec's table. */
+export const projectSchema = z.object({
+  id: z.number().int(),
+  uuid: z.uuid(),
+  organization: z.uuid(),
+  api_token: z.string(),
+  app_urls: z.array(z.string()),
+  name: z.string(),
+  chat_incoming_webhook: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  anonymize_ips: z.boolean(),
+  completed_snippet_onboarding: z.boolean(),
+  ingested_event: z.boolean(),
+  test_account_filters: jsonValue,
+  test_account_filters_default_checked: z.boolean(),
+  path_cleaning_filters: jsonValue,
+  is_demo: z.boolean(),
+  timezone: z.string(),
+  data_attributes: jsonValue,
+  person_display_name_properties: z.array(z.string()),
+  correlation_config: jsonValue,
+  session_recording_opt_in: z.boolean(),
+  capture_console_log_opt_in: z.boolean(),
+  effective_membership_level: z.number().int().nullable(),
+  access_control: z.boolean(),
+  has_group_types: z.boolean(),
+  primary_dashboard: z.number().int().nullable(),
+  live_events_columns: z.array(z.string()).nullable(),
+  recording_domains: z.array(z.string()).nullable(),
+})
+export type Project = z.infer<typeof projectSchema>
+
+/** The subset of fields that list items carry. */
+export const projectListItemSchema = projectSchema.pick({
+  id: true,
+  uuid: true,
+  organization: true,
+  api_token: true,
+  name: true,
+  completed_snippet_onboarding: true,
+  ingested_event: true,
+  is_demo: true,
+  timezone: true,
+  effective_membership_level: true,
+  access_control: true,
+})
+export type ProjectListItem = z.infer<typeof projectListItemSchema>
+
+/** The writable fields; anything else in a request body is ignored. */
+export const projectWritableSchema = z.object({
+  app_urls: z.array(z.string().max(2048)).max(1000),
+  name: z.string().trim().min(1).max(200),
+  chat_incoming_webhook: z.string().max(500).nullable(),
+  anonymize_ips: z.boolean(),
+  completed_snippet_onboarding: z.boolean(),
+  test_account_filters: jsonValue,
+  test_account_filters_default_checked: z.boolean(),
+  path_cleaning_filters: jsonValue,
+  timezone: z.enum(TIMEZONES, { error: (issue) => `"${String(issue.input)}" is not a valid choice.` }),
+  data_attributes: jsonValue,
+  person_display_name_properties: z.array(z.string()),
+  correlation_config: jsonValue,
+  session_recording_opt_in: z.boolean(),
+  capture_console_log_opt_in: z.boolean(),
+  access_control: z.boolean(),
+  primary_dashboard: z.number().int().nullable(),
+  live_events_columns: z.array(z.string()).nullable(),
+  recording_domains: z.array(z.string()).nullable(),
+})
+export const projectCreateSchema = projectWritableSchema.partial()
+export const projectUpdateSchema = projectWritableSchema.partial()
+export type ProjectCreate = z.infer<typeof projectCreateSchema>
+export type ProjectUpdate = z.infer<typeof projectUpdateSchema>

@@ -1,0 +1,11 @@
+import type { SharedCache } from '@burrow/cache'
+import type { ClickHouse } from '@burrow/clickhouse'
+import type { Pool } from '@burrow/postgres'
+
+/** The storage a core verb works with; built once by the server and handed to every verb. */
+export interface CoreDeps {
+  sql: Pool
+  ch: ClickHouse
+  cache: SharedCache
+  log: (msg: string) => void
+}

@@ -1,0 +1,75 @@
+import { LocalTtlCache } from '@burrow/cache'
+import { projects } from '@burrow/postgres'
+import { findUserByPersonalApiKey } from './accounts'
+import type { CoreDeps } from './deps'
+
+/** What ingestion needs to know about the project behind a token. */
+export interface IngestionProject {
+  id: number
+  anonymizeIps: boolean
+}
+
+const SHARED_TTL_SECONDS = 300
+const LOCAL_FRESH_MS = 30_000
+const UNKNOWN_FRESH_MS = 5_000
+
+function cacheKey(token: string): string {
+  return `project-token:${token}`
+}
+
+/**
+ * Resolves capture tokens to projects: this process's memory first, then the shared cache,
+ * then PostgreSQL. Entries are served stale while they refresh, so capture keeps working on
+ * known tokens through a brief database outage. A project change or deletion invalidates its
+ * token on every instance (through Redis pub/sub when configured).
+ */
+export class ProjectTokenResolver {
+  private readonly local: LocalTtlCache<IngestionProject | null>
+
+  constructor(private readonly deps: CoreDeps) {
+    this.local = new LocalTtlCache((token) => this.load(token), {
+      freshMs: LOCAL_FRESH_MS,
+      maxEntries: 100_000,
+      freshMsFor: (project) => (project ? LOCAL_FRESH_MS : UNKNOWN_FRESH_MS),
+    })
+    deps.cache.onInvalidation((key) => {
+      if (key.startsWith('project-token:')) this.local.delete(key.slice('project-token:'.length))
+    })
+  }
+
+  /** The project, or null when no project has this token. */
+  resolve(token: string): Promise<IngestionProject | null> {
+    return this.local.get(token)
+  }
+
+  /**
+   * The project for a request authenticated with a personal API key and a project id: the
+   * key must belong to a member of the project's organization.
+   */
+  async resolveWithPersonalKey(key: string, projectId: string): Promise<IngestionProject | 'invalid_key' | 'invalid_project'> {
+    const user = await findUserByPersonalApiKey(this.deps.sql, key)
+    if (!user) return 'invalid_key'
+    if (!/^\d{1,9}$/.test(projectId)) return 'invalid_project'
+    const row = await projects.findProjectForUser(this.deps.sql, Number(projectId), user.id)
+    return row ? { id: row.id, anonymizeIps: row.anonymize_ips } : 'invalid_project'
+  }
+
+  private async load(token: string): Promise<IngestionProject | null> {
+    const shared = await this.deps.cache.get(cacheKey(token))
+    if (shared !== undefined) return JSON.parse(shared) as IngestionProject | null
+    const row = await projects.findProjectByToken(this.deps.sql, token)
+    const project = row ? { id: row.id, anonymizeIps: row.anonymize_ips } : null
+    await this.deps.cache.set(cacheKey(token), JSON.stringify(project), project ? SHARED_TTL_SECONDS : 5)
+    return project
+  }
+}
+
+export async function invalidateProjectToken(deps: CoreDeps, token: string): Promise<void> {
+  try {
+    await deps.cache.delete(cacheKey(token))
+    await deps.cache.publishInvalidation(cacheKey(token))
+  } catch (err) {
+    // The entry expires by itself; log so a lasting cache outage is visible.
+    deps.log(`could not invalidate cached project token: ${String(err)}`)
+  }
+}

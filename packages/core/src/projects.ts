@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto'
+import { events as eventsTable } from '@burrow/clickhouse'
+import type { Page, PageQuery, Project, ProjectCreate, ProjectListItem, ProjectUpdate } from '@burrow/contracts'
+import { organizations, projects, type ProjectRow, type UserRow } from '@burrow/postgres'
+import { MEMBERSHIP_LEVEL } from './accounts'
+import type { CoreDeps } from './deps'
+import { generateProjectToken } from './keys'
+import { problems } from './problems'
+import { invalidateProjectToken } from './projectTokens'
+
+/** A project the caller may use, with their membership level in its organization. */
+export interface AccessibleProject {
+  row: ProjectRow
+  membershipLevel: number
+}
+
+/**
+ * The project named by a URL segment (`123` or `@current`) if the user belongs to its
+ * organization. Any other case is 404, so that another organization's ids reveal nothing.
+ */
+export async function findAccessibleProject(deps: CoreDeps, user: UserRow, idParam: string): Promise<AccessibleProject> {
+  const id = idParam === '@current' ? user.current_project_id : /^\d{1,9}$/.test(idParam) ? Number(idParam) : null
+  if (id === null) throw problems.notFound('Project not found.')
+  const row = await projects.findProjectForUser(deps.sql, id, user.id)
+  if (!row) throw problems.notFound('Project not found.')
+  const { membership_level, ...project } = row
+  return { row: project, membershipLevel: membership_level }
+}
+
+export function toProject(row: ProjectRow, membershipLevel: number | null): Project {
+  return {
+    id: row.id,
+    uuid: row.uuid,
+    organization: row.organization_id,
+    api_token: row.api_token,
+    app_urls: row.app_urls,
+    name: row.name,
+    chat_incoming_webhook: row.chat_incoming_webhook,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    anonymize_ips: row.anonymize_ips,
+    completed_snippet_onboarding: row.completed_snippet_onboarding,
+    ingested_event: row.ingested_event,
+    test_account_filters: row.test_account_filters as Project['test_account_filters'],
+    test_account_filters_default_checked: row.test_account_filters_default_checked,
+    path_cleaning_filters: row.path_cleaning_filters as Project['path_cleaning_filters'],
+    is_demo: row.is_demo,
+    timezone: row.timezone,
+    data_attributes: row.data_attributes as Project['data_attributes'],
+    person_display_name_properties: row.person_display_name_properties,
+    correlation_config: row.correlation_config as Project['correlation_config'],
+    session_recording_opt_in: row.session_recording_opt_in,
+    capture_console_log_opt_in: row.capture_console_log_opt_in,
+    effective_membership_level: membershipLevel,
+    access_control: row.access_control,
+    has_group_types: false,
+    primary_dashboard: row.primary_dashboard,
+    live_events_columns: row.live_events_columns,
+    recording_domains: row.recording_domains,
+  }
+}
+
+export async function listProjects(deps: CoreDeps, user: UserRow, page: PageQuery): Promise<Page<ProjectListItem>> {
+  const { count, rows } = await projects.listProjectsForUser(deps.sql, user.id, page)
+  return { count, ...page, results: rows.map(({ membership_level, ...row }) => toProject(row, membership_level)) }
+}
+
+export async function getProject(deps: CoreDeps, user: UserRow, idParam: string): Promise<Project> {
+  const { row, membershipLevel } = await findAccessibleProject(deps, user, idParam)
+  return toProject(row, membershipLevel)
+}
+
+/** Creates a project in the user's current organization, which only its admins may do. */
+export async function createProject(deps: CoreDeps, user: UserRow, input: ProjectCreate): Promise<Project> {
+  const organizationId = user.current_organization_id
+  if (!organizationId) throw problems.notFound('Organization not found.')
+  const level = await organizations.membershipLevel(deps.sql, organizationId, user.id)
+  if (level === undefined) throw problems.notFound('Organization not found.')
+  if (level < MEMBERSHIP_LEVEL.admin) throw problems.permissionDenied('Your organization access level is insufficient.')
+  const row = await projects.insertProject(deps.sql, {
+    uuid: randomUUID(),
+    organizationId,
+    apiToken: generateProjectToken(),
+    name: 'Default project',
+    write: input,
+  })
+  return toProject(row, level)
+}
+
+export async function updateProject(deps: CoreDeps, user: UserRow, idParam: string, input: ProjectUpdate): Promise<Project> {
+  const { row, membershipLevel } = await findAccessibleProject(deps, user, idParam)
+  const updated = await projects.updateProject(deps.sql, row.id, input)
+  if (!updated) throw problems.notFound('Project not found.')
+  await invalidateProjectToken(deps, row.api_token)
+  return toProject(updated, membershipLevel)
+}
+
+/** Deletes the project, its configuration and its events; admins only. */
+export async function deleteProject(deps: CoreDeps, user: UserRow, idParam: string): Promise<void> {
+  const { row, membershipLevel } = await findAccessibleProject(deps, user, idParam)
+  if (membershipLevel < MEMBERSHIP_LEVEL.admin) {
+    throw problems.permissionDenied('Your organization access level is insufficient.')
+  }
+  await projects.deleteProject(deps.sql, row.id)
+  await invalidateProjectToken(deps, row.api_token)
+  await eventsTable.deleteTeamEvents(deps.ch, row.id)
+}

@@ -1,0 +1,138 @@
+import type { IngestionProject, ProjectTokenResolver } from '@burrow/core'
+import { events as eventsTable, NIL_UUID, toClickHouseDateTime, toClickHouseDateTimeUs } from '@burrow/clickhouse'
+import { deadLetterFor, type EventBatcher, type PendingRow } from './batcher'
+import { decodePayload } from './decode'
+import { IngestError, ingestErrors } from './ingestError'
+import type { IngestionMetrics } from './metrics'
+import { captureRequestFrom, type CaptureRequest } from './payload'
+import { runPipeline, type RequestContext } from './pipeline'
+import { INGESTION_STEPS } from './steps'
+
+export interface CaptureInput {
+  path: string
+  query: URLSearchParams
+  /** Lower-cased header names. */
+  headers: Record<string, string>
+  body: Buffer
+  ip: string | undefined
+}
+
+export interface CaptureDeps {
+  projects: ProjectTokenResolver
+  batcher: EventBatcher
+  metrics: IngestionMetrics
+  maxDecompressedBytes: number
+  log: (msg: string) => void
+}
+
+export type CaptureResult = { status: number; body: unknown }
+
+const ACCEPTED = { status: 200, body: { status: 1 } } as const
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch (err) {
+    throw ingestErrors.malformed((err as Error).message)
+  }
+}
+
+async function projectFor(request: CaptureRequest, deps: CaptureDeps): Promise<IngestionProject> {
+  const token = request.token
+  if (token === undefined) throw ingestErrors.missingApiKey()
+  try {
+    const project = token.startsWith('phx_') ? null : await deps.projects.resolve(token)
+    if (project) return project
+    if (request.projectId === undefined) {
+      throw token.startsWith('phx_') ? ingestErrors.invalidProject() : ingestErrors.invalidApiKey()
+    }
+    const viaPersonalKey = await deps.projects.resolveWithPersonalKey(token, request.projectId)
+    if (viaPersonalKey === 'invalid_key') throw ingestErrors.invalidPersonalApiKey()
+    if (viaPersonalKey === 'invalid_project') throw ingestErrors.invalidProject()
+    return viaPersonalKey
+  } catch (err) {
+    if (err instanceof IngestError) throw err
+    deps.log(`project lookup failed: ${String(err)}`)
+    throw new IngestError(503, {
+      type: 'server_error',
+      code: 'fetch_team_fail',
+      detail: 'Unable to fetch team from database.',
+      attr: null,
+    })
+  }
+}
+
+/**
+ * Handles one capture request: decode, authenticate, run each event through the pipeline,
+ * queue the rows. Answers `{"status": 1}` once the events are accepted; events dropped by the
+ * pipeline do not change the answer (the spec's silent drops).
+ */
+export async function handleCapture(input: CaptureInput, deps: CaptureDeps): Promise<CaptureResult> {
+  try {
+    const decoded = decodePayload(
+      {
+        body: input.body,
+        contentType: (input.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase(),
+        contentEncoding: input.headers['content-encoding'] ?? '',
+        query: input.query,
+      },
+      { maxDecompressedBytes: deps.maxDecompressedBytes },
+    )
+    const request = captureRequestFrom(parseJson(decoded.text), {
+      path: input.path,
+      query: input.query,
+      form: decoded.form,
+      authorization: input.headers.authorization,
+    })
+    const project = await projectFor(request, deps)
+    if (request.events.length === 0) return ACCEPTED
+
+    const ctx: RequestContext = { project, ip: input.ip, nowMs: Date.now(), sentAtMs: request.sentAtMs }
+    const rows: PendingRow[] = []
+    const letters = []
+    const createdAt = toClickHouseDateTime(ctx.nowMs)
+    for (const raw of request.events) {
+      const outcome = runPipeline(INGESTION_STEPS, raw, ctx)
+      if (outcome.kind === 'drop') {
+        deps.metrics.eventsDropped.inc({ reason: outcome.reason })
+        continue
+      }
+      const e = outcome.event
+      const base = { uuid: e.uuid, event: e.name, distinctId: e.distinctId, teamId: project.id, raw, ip: input.ip ?? '' }
+      if (outcome.kind === 'dlq') {
+        letters.push(deadLetterFor(base, { location: `ingestion:${outcome.step}`, reason: outcome.reason, error: outcome.error }))
+        continue
+      }
+      let line: string
+      try {
+        line = eventsTable.encodeEventRow({
+          uuid: e.uuid,
+          event: e.name,
+          properties: JSON.stringify(e.properties),
+          timestamp: toClickHouseDateTimeUs(e.timestampUs),
+          team_id: project.id,
+          distinct_id: e.distinctId,
+          elements_chain: e.elementsChain,
+          created_at: createdAt,
+          person_id: NIL_UUID,
+        })
+      } catch (err) {
+        letters.push(deadLetterFor(base, { location: 'ingestion:encode_row', reason: 'unencodable_event', error: String(err) }))
+        continue
+      }
+      rows.push({ ...base, line, timestampMs: Math.floor(e.timestampUs / 1000) })
+    }
+
+    if (!deps.batcher.hasRoomFor(rows.length)) throw ingestErrors.bufferFull()
+    deps.batcher.add(rows)
+    deps.metrics.eventsAccepted.inc(rows.length)
+    if (letters.length > 0) {
+      await deps.batcher.storeDeadLetters(letters)
+    }
+    return ACCEPTED
+  } catch (err) {
+    if (err instanceof IngestError) return { status: err.status, body: err.body }
+    deps.log(`capture failed: ${(err as Error)?.stack ?? String(err)}`)
+    return { status: 500, body: { type: 'server_error', code: 'error', detail: 'A server error occurred.', attr: null } }
+  }
+}

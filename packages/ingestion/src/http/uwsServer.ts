@@ -1,0 +1,154 @@
+import uWS from 'uWebSockets.js'
+
+/** A request whose body has been read in full. Header names are lower-case. */
+export interface IncomingRequest {
+  method: string
+  path: string
+  query: string
+  headers: Record<string, string>
+  body: Buffer
+  /** The peer's address as text (before any proxy header is considered). */
+  remoteAddress: string
+}
+
+export interface OutgoingResponse {
+  status: number
+  headers: Record<string, string>
+  body: string | Buffer
+}
+
+export type Dispatcher = (req: IncomingRequest) => Promise<OutgoingResponse> | OutgoingResponse
+
+export interface HttpServerOptions {
+  host: string
+  port: number
+  maxBodyBytes: number
+  dispatch: Dispatcher
+  log: (msg: string) => void
+}
+
+export interface HttpServer {
+  port: number
+  /** Stops listening; open connections finish their current request. */
+  close(): void
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK',
+  201: 'Created',
+  204: 'No Content',
+  304: 'Not Modified',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+}
+
+const TOO_LARGE_BODY = JSON.stringify({
+  type: 'client_error',
+  code: 'request_too_large',
+  detail: 'The request body is too large.',
+  attr: null,
+})
+
+function write(res: uWS.HttpResponse, response: OutgoingResponse, closeConnection = false): void {
+  res.cork(() => {
+    res.writeStatus(`${response.status} ${STATUS_TEXT[response.status] ?? 'Status'}`)
+    for (const [name, value] of Object.entries(response.headers)) res.writeHeader(name, value)
+    res.end(response.body, closeConnection)
+  })
+}
+
+function normaliseAddress(text: string): string {
+  return text.startsWith('::ffff:') ? text.slice(7) : text
+}
+
+/**
+ * Serves HTTP with uWebSockets.js. Bodies are read up to `maxBodyBytes` (413 beyond, with
+ * the connection closed so the rest of the upload is not read), then the dispatcher answers.
+ * A client that goes away mid-request is noticed and nothing is written to it.
+ */
+export function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
+  const app = uWS.App()
+  app.any('/*', (res, req) => {
+    const state = { aborted: false }
+    res.onAborted(() => {
+      state.aborted = true
+    })
+    // The request object is only valid until this function returns: copy what is needed.
+    const headers: Record<string, string> = {}
+    req.forEach((name, value) => {
+      headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`
+    })
+    const method = req.getMethod().toUpperCase()
+    const path = req.getUrl()
+    const query = req.getQuery() ?? ''
+    const remoteAddress = normaliseAddress(Buffer.from(res.getRemoteAddressAsText()).toString())
+
+    const declared = Number(headers['content-length'] ?? '0')
+    if (declared > options.maxBodyBytes) {
+      write(res, { status: 413, headers: { 'content-type': 'application/json' }, body: TOO_LARGE_BODY }, true)
+      state.aborted = true
+      return
+    }
+
+    const chunks: Buffer[] = []
+    let received = 0
+    res.onData((chunk, isLast) => {
+      if (state.aborted) return
+      received += chunk.byteLength
+      if (received > options.maxBodyBytes) {
+        state.aborted = true
+        write(res, { status: 413, headers: { 'content-type': 'application/json' }, body: TOO_LARGE_BODY }, true)
+        return
+      }
+      // uWS reuses the chunk's memory after this callback: copy it.
+      chunks.push(Buffer.from(new Uint8Array(chunk)))
+      if (!isLast) return
+      const request: IncomingRequest = {
+        method,
+        path,
+        query,
+        headers,
+        body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks),
+        remoteAddress,
+      }
+      Promise.resolve()
+        .then(() => options.dispatch(request))
+        .then(
+          (response) => {
+            if (!state.aborted) write(res, response)
+          },
+          (err: unknown) => {
+            options.log(`${method} ${path} failed: ${(err as Error)?.stack ?? String(err)}`)
+            if (!state.aborted) {
+              write(res, {
+                status: 500,
+                headers: { 'content-type': 'application/json' },
+                body: JSON.stringify({ type: 'server_error', code: 'error', detail: 'A server error occurred.', attr: null }),
+              })
+            }
+          },
+        )
+    })
+  })
+
+  return new Promise((resolve, reject) => {
+    app.listen(options.host, options.port, (listenSocket) => {
+      if (!listenSocket) {
+        reject(new Error(`could not listen on ${options.host}:${options.port}`))
+        return
+      }
+      resolve({
+        port: uWS.us_socket_local_port(listenSocket),
+        close: () => uWS.us_listen_socket_close(listenSocket),
+      })
+    })
+  })
+}

@@ -1,0 +1,102 @@
+import { ingestErrors } from './ingestError'
+
+/** An event as a client sent it: any JSON object; the pipeline checks each field. */
+export type RawEvent = Record<string, unknown>
+
+export interface CaptureRequest {
+  events: RawEvent[]
+  /** The project API key (or a personal API key) the request names, if any. */
+  token: string | undefined
+  /** `project_id`, for requests authenticated with a personal API key. */
+  projectId: string | undefined
+  /** The client's send time in epoch ms, used to correct client clock skew. */
+  sentAtMs: number | undefined
+}
+
+export interface RequestMeta {
+  path: string
+  query: URLSearchParams
+  form: URLSearchParams | undefined
+  /** Authorization header, for Segment's Basic auth with the write key as user name. */
+  authorization: string | undefined
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+const nonEmptyString = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined)
+
+function eventToken(event: RawEvent): string | undefined {
+  return (
+    nonEmptyString(event.api_key) ??
+    nonEmptyString(event.token) ??
+    nonEmptyString(event.$token) ??
+    nonEmptyString(event.writeKey) ??
+    (isObject(event.properties) ? nonEmptyString(event.properties.token) : undefined)
+  )
+}
+
+function basicAuthUser(authorization: string | undefined): string | undefined {
+  const match = authorization ? /^Basic\s+(\S+)$/i.exec(authorization) : null
+  if (!match?.[1]) return undefined
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8')
+  return nonEmptyString(decoded.split(':')[0])
+}
+
+/** Epoch ms of `sent_at`: ISO text, or digits in ms (over 11 digits) or seconds. */
+export function parseSentAt(value: unknown): number | undefined {
+  if (typeof value === 'number' && Number.isFinite(value)) return value > 1e11 ? value : value * 1000
+  if (typeof value !== 'string' || value === '') return undefined
+  if (/^\d+$/.test(value)) return value.length > 11 ? Number(value) : Number(value) * 1000
+  const ms = Date.parse(value)
+  return Number.isNaN(ms) ? undefined : ms
+}
+
+/**
+ * The events and credentials of a parsed capture body. Accepted shapes: an array of events,
+ * `{api_key|token, batch: [...]}`, or a single event (on `/engage` without a name: `$identify`).
+ * A batch-level key wins over per-event keys; otherwise all events must agree on one key.
+ */
+export function captureRequestFrom(body: unknown, meta: RequestMeta): CaptureRequest {
+  let events: RawEvent[]
+  let batchToken: string | undefined
+  let sentAt: unknown
+  let projectId: unknown
+  if (Array.isArray(body)) {
+    events = body.filter(isObject)
+  } else if (isObject(body) && Array.isArray(body.batch)) {
+    events = body.batch.filter(isObject)
+    batchToken = nonEmptyString(body.api_key) ?? nonEmptyString(body.token) ?? nonEmptyString(body.writeKey)
+    sentAt = body.sent_at ?? body.sentAt
+    projectId = body.project_id
+  } else if (isObject(body)) {
+    events = [body]
+    sentAt = body.sent_at
+    projectId = body.project_id
+    if (meta.path.startsWith('/engage') && body.event === undefined) events = [{ ...body, event: '$identify' }]
+  } else {
+    throw ingestErrors.malformed('expected a JSON object or array of events')
+  }
+
+  let token = batchToken
+  if (token === undefined) {
+    for (const event of events) {
+      const t = eventToken(event)
+      if (t === undefined) continue
+      if (token !== undefined && t !== token) throw ingestErrors.multipleTokens()
+      token = t
+    }
+  }
+  token ??=
+    nonEmptyString(meta.form?.get('api_key')) ??
+    nonEmptyString(meta.form?.get('token')) ??
+    nonEmptyString(meta.query.get('api_key')) ??
+    nonEmptyString(meta.query.get('token')) ??
+    basicAuthUser(meta.authorization)
+
+  const projectIdText = projectId ?? meta.form?.get('project_id') ?? meta.query.get('project_id') ?? undefined
+  return {
+    events,
+    token,
+    projectId: projectIdText === undefined || projectIdText === null ? undefined : String(projectIdText),
+    sentAtMs: parseSentAt(sentAt ?? meta.query.get('_') ?? meta.form?.get('sent_at') ?? undefined),
+  }
+}

@@ -1,0 +1,61 @@
+import type { IngestionProject } from '@burrow/core'
+import type { RawEvent } from './payload'
+
+/** An event on its way through the steps; each step fills in or checks some fields. */
+export interface DraftEvent {
+  /** The event as the client sent it, kept unchanged for dead letters. */
+  readonly raw: RawEvent
+  /** The event the steps read: the raw one, or what a conversion step made of it. */
+  input: RawEvent
+  name: string
+  distinctId: string
+  properties: Record<string, unknown>
+  uuid: string
+  /** Microseconds since the epoch. */
+  timestampUs: number
+  elementsChain: string
+}
+
+export interface RequestContext {
+  project: IngestionProject
+  /** The client's address, unless it could not be determined. */
+  ip: string | undefined
+  nowMs: number
+  sentAtMs: number | undefined
+}
+
+export type StepResult = { kind: 'ok' } | { kind: 'drop'; reason: string } | { kind: 'dlq'; reason: string; error: string }
+
+export const ok: StepResult = { kind: 'ok' }
+export const drop = (reason: string): StepResult => ({ kind: 'drop', reason })
+export const dlq = (reason: string, error: unknown): StepResult => ({ kind: 'dlq', reason, error: String(error) })
+
+export interface Step {
+  name: string
+  run(event: DraftEvent, ctx: RequestContext): StepResult
+}
+
+export type PipelineOutcome =
+  | { kind: 'ok'; event: DraftEvent }
+  | { kind: 'drop'; reason: string; step: string }
+  | { kind: 'dlq'; reason: string; error: string; step: string; event: DraftEvent }
+
+/**
+ * Runs the steps in order until one drops or dead-letters the event. A step that throws is a
+ * bug or an input no step foresaw: the event goes to the dead letter queue with the error,
+ * and its neighbours in the request are unaffected.
+ */
+export function runPipeline(steps: readonly Step[], raw: RawEvent, ctx: RequestContext): PipelineOutcome {
+  const event: DraftEvent = { raw, input: raw, name: '', distinctId: '', properties: {}, uuid: '', timestampUs: 0, elementsChain: '' }
+  for (const step of steps) {
+    let result: StepResult
+    try {
+      result = step.run(event, ctx)
+    } catch (err) {
+      result = dlq('step_failed', err)
+    }
+    if (result.kind === 'drop') return { kind: 'drop', reason: result.reason, step: step.name }
+    if (result.kind === 'dlq') return { kind: 'dlq', reason: result.reason, error: result.error, step: step.name, event }
+  }
+  return { kind: 'ok', event }
+}

@@ -1,0 +1,36 @@
+import { drop, ok, type Step } from '../pipeline'
+
+const MAX_DISTINCT_ID_LENGTH = 200
+
+/** JSON text with object keys sorted, as PostHog stringifies non-string distinct ids. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  )
+}
+
+/**
+ * The distinct id from the top level (`distinct_id`, `$distinct_id`) or the properties.
+ * Missing or empty: the event is dropped (the spec's second and third silent drops).
+ * Non-strings are stringified; NUL becomes U+FFFD; at most 200 characters are kept.
+ */
+export const resolveDistinctId: Step = {
+  name: 'resolve_distinct_id',
+  run(event) {
+    const input = event.input
+    const properties = input.properties
+    let value = input.distinct_id ?? input.$distinct_id
+    if ((value === undefined || value === null) && properties && typeof properties === 'object') {
+      value = (properties as Record<string, unknown>).distinct_id
+    }
+    if (value === undefined || value === null) return drop('missing_distinct_id')
+    let id = typeof value === 'string' ? value : canonicalJson(value)
+    if (id.trim() === '') return drop('empty_distinct_id')
+    if (id.includes('\u0000')) id = id.replaceAll('\u0000', '\uFFFD')
+    if (id.length > MAX_DISTINCT_ID_LENGTH) id = Array.from(id).slice(0, MAX_DISTINCT_ID_LENGTH).join('')
+    event.distinctId = id
+    return ok
+  },
+}

@@ -1,0 +1,17 @@
+import type { Step } from '../pipeline'
+import { resolveDistinctId } from './distinctId'
+import { requireEventName } from './eventName'
+import { buildProperties } from './properties'
+import { segmentToPostHog } from './segment'
+import { resolveTimestamp } from './timestamp'
+import { assignUuid } from './uuid'
+
+/** The ingestion steps in order: conversions, then cheap checks, then the rest. */
+export const INGESTION_STEPS: readonly Step[] = [
+  segmentToPostHog,
+  requireEventName,
+  resolveDistinctId,
+  assignUuid,
+  resolveTimestamp,
+  buildProperties,
+]

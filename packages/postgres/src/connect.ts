@@ -1,0 +1,42 @@
+import postgres from 'postgres'
+import { startEmbeddedPostgres } from './embedded'
+
+/** A connection pool or an open transaction: every query function accepts either. */
+export type Sql = postgres.Sql | postgres.TransactionSql
+/** The connection pool, which can also open transactions. */
+export type Pool = postgres.Sql
+
+export interface PostgresHandle {
+  sql: Pool
+  /** Where the connection points, without the password, for logs. */
+  description: string
+  close(): Promise<void>
+}
+
+export interface PostgresOptions {
+  /** A server URL; without one an embedded server under dataDir is started or reused. */
+  databaseUrl?: string | undefined
+  dataDir: string
+  maxConnections?: number
+  log?: (msg: string) => void
+}
+
+export async function connectPostgres(options: PostgresOptions): Promise<PostgresHandle> {
+  const log = options.log ?? (() => {})
+  const embedded = options.databaseUrl ? undefined : await startEmbeddedPostgres(options.dataDir, log)
+  const url = options.databaseUrl ?? embedded!.url
+  const sql = postgres(url, {
+    max: options.maxConnections ?? 10,
+    onnotice: () => {},
+    connection: { application_name: 'burrow' },
+  })
+  const parsed = new URL(url)
+  return {
+    sql,
+    description: `${embedded ? 'embedded ' : ''}postgres://${parsed.host}${parsed.pathname}`,
+    async close() {
+      await sql.end({ timeout: 5 })
+      await embedded?.stop()
+    },
+  }
+}
