@@ -26,9 +26,10 @@ export async function createRedisCache(url: string, log: (msg: string) => void =
   }
   await Promise.all([client.connect(), subscriber.connect()])
   const listeners: ((key: string) => void)[] = []
-  await subscriber.subscribe(INVALIDATION_CHANNEL, (key) => {
+  const notify = (key: string) => {
     for (const listener of listeners) listener(key)
-  })
+  }
+  await subscriber.subscribe(INVALIDATION_CHANNEL, notify)
 
   return {
     kind: 'redis',
@@ -50,6 +51,8 @@ export async function createRedisCache(url: string, log: (msg: string) => void =
       await client.del(KEY_PREFIX + key)
     },
     async publishInvalidation(key) {
+      // This instance forgets the key at once; the others when the message reaches them.
+      notify(key)
       await client.publish(INVALIDATION_CHANNEL, key)
     },
     onInvalidation(listener) {

@@ -1,0 +1,197 @@
+import { gzipSync } from 'node:zlib'
+import { randomUUID } from 'node:crypto'
+import LZString from 'lz-string'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { TestAccount } from '@burrow/testing'
+import { startTestService, type TestService } from './service'
+
+let service: TestService
+let account: TestAccount
+
+beforeAll(async () => {
+  service = await startTestService()
+  account = await service.account()
+})
+afterAll(() => service?.stop())
+
+const event = (name: string, distinctId: string, extra: Record<string, unknown> = {}) => ({
+  event: name,
+  properties: { distinct_id: distinctId },
+  ...extra,
+})
+
+describe('every body form lands', () => {
+  it('stores events sent as JSON, arrays, batches, forms, base64, gzip and lz64 on every capture path', async () => {
+    const token = account.projectToken
+    const run = randomUUID().slice(0, 8)
+    const id = (n: number) => `${run}-${n}`
+    const sent: Array<{ path: string; body: string | Buffer; headers?: Record<string, string> }> = [
+      { path: '/capture/', body: JSON.stringify({ api_key: token, ...event('json', id(1)) }) },
+      { path: '/capture', body: JSON.stringify([{ ...event('array', id(2)), properties: { distinct_id: id(2), token } }]) },
+      { path: '/batch/', body: JSON.stringify({ api_key: token, batch: [event('batch', id(3)), event('batch', id(4))] }) },
+      {
+        path: '/e/',
+        body: gzipSync(JSON.stringify({ api_key: token, batch: [event('bare-gzip', id(5))] })),
+        headers: { 'content-type': 'text/plain' },
+      },
+      {
+        path: '/i/v0/e/',
+        body: gzipSync(JSON.stringify({ api_key: token, batch: [event('content-encoding', id(6))] })),
+        headers: { 'content-encoding': 'gzip' },
+      },
+      {
+        path: '/track/?compression=base64',
+        body: `data=${encodeURIComponent(Buffer.from(JSON.stringify({ api_key: token, ...event('form-b64', id(7)) })).toString('base64'))}`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      },
+      {
+        path: '/e',
+        body: `data=${encodeURIComponent(LZString.compressToBase64(JSON.stringify([{ token, ...event('lz64', id(8)) }])))}&compression=lz64`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      },
+      { path: '/engage/', body: JSON.stringify({ token, distinct_id: id(9), $set: { plan: 'pro' } }) },
+      { path: '/batch?compression=gzip-js', body: gzipSync(JSON.stringify([{ api_key: token, ...event('query-gzip', id(10)) }])) },
+    ]
+    for (const { path, body, headers } of sent) {
+      const res = await service.post(path, body, headers)
+      expect({ path, status: res.status, body: await res.json() }).toEqual({ path, status: 200, body: { status: 1 } })
+    }
+    const stored = await service.eventsOf(account, 10, `&after=2000-01-01`)
+    const mine = stored.filter((e) => String(e.distinct_id).startsWith(run))
+    expect(mine.map((e) => `${e.event}:${e.distinct_id}`).sort()).toEqual(
+      [
+        `json:${id(1)}`,
+        `array:${id(2)}`,
+        `batch:${id(3)}`,
+        `batch:${id(4)}`,
+        `bare-gzip:${id(5)}`,
+        `content-encoding:${id(6)}`,
+        `form-b64:${id(7)}`,
+        `lz64:${id(8)}`,
+        `$identify:${id(9)}`,
+        `query-gzip:${id(10)}`,
+      ].sort(),
+    )
+    const identify = mine.find((e) => e.event === '$identify')
+    expect(identify?.properties.$set).toEqual({ plan: 'pro' })
+  })
+})
+
+describe('silent drops', () => {
+  it('drops events without a name or distinct_id but answers 200 and keeps their neighbours', async () => {
+    const fresh = await service.account()
+    const res = await service.post('/batch/', {
+      api_key: fresh.projectToken,
+      batch: [{ properties: { distinct_id: 'no-name' } }, { event: 'no-id' }, { event: 'empty-id', distinct_id: '' }, event('kept', 'k1')],
+    })
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual({ status: 1 })
+    const stored = await service.eventsOf(fresh, 1)
+    await new Promise((r) => setTimeout(r, 300))
+    const again = await service.eventsOf(fresh, 1)
+    expect(again.map((e) => e.event)).toEqual(['kept'])
+    expect(stored).toHaveLength(1)
+    const metrics = await (await fetch(`${service.baseUrl}/_metrics`)).text()
+    expect(metrics).toMatch(/burrow_events_dropped_total\{reason="missing_event_name"\} [1-9]/)
+    expect(metrics).toMatch(/burrow_events_dropped_total\{reason="empty_distinct_id"\} [1-9]/)
+  })
+})
+
+describe('errors', () => {
+  it('answers 401 invalid_api_key for an unknown project key', async () => {
+    const res = await service.post('/capture/', { api_key: 'phc_unknown', ...event('e', 'd') })
+    expect(res.status).toBe(401)
+    expect(await res.json()).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key' })
+  })
+
+  it('answers 401 when no key is given at all', async () => {
+    const res = await service.post('/capture/', event('e', 'd'))
+    expect(res.status).toBe(401)
+    expect(await res.json()).toMatchObject({ type: 'authentication_error', code: 'missing_api_key' })
+  })
+
+  it('accepts a personal API key with project_id, and answers the spec’s errors when either is wrong', async () => {
+    const fresh = await service.account()
+    const ok = await service.post('/capture/', { api_key: fresh.personalApiKey, project_id: fresh.projectId, ...event('personal', 'p1') })
+    expect(ok.status).toBe(200)
+    expect((await service.eventsOf(fresh, 1))[0]).toMatchObject({ event: 'personal', distinct_id: 'p1' })
+
+    const badKey = await service.post('/capture/', { api_key: 'phx_wrong', project_id: fresh.projectId, ...event('e', 'd') })
+    expect(badKey.status).toBe(401)
+    expect(await badKey.json()).toEqual({
+      type: 'authentication_error',
+      code: 'invalid_personal_api_key',
+      detail: 'Invalid Personal API key.',
+      attr: null,
+    })
+    // A project of another organization is as unknown as a missing one.
+    const other = await service.account()
+    const badProject = await service.post('/capture/', { api_key: fresh.personalApiKey, project_id: other.projectId, ...event('e', 'd') })
+    expect(badProject.status).toBe(400)
+    expect(await badProject.json()).toEqual({
+      type: 'validation_error',
+      code: 'invalid_project',
+      detail: 'Invalid Project ID.',
+      attr: 'project_id',
+    })
+  })
+
+  it('answers 400 with a JSON error body for malformed JSON', async () => {
+    const res = await service.post('/capture/', '{"event": "x", ')
+    expect(res.status).toBe(400)
+    expect(await res.json()).toMatchObject({ type: 'validation_error', code: 'invalid_payload' })
+  })
+
+  it('answers 413 with a JSON error for a body over 20 MB', async () => {
+    const pad = 'x'.repeat(21 * 1024 * 1024)
+    const res = await service.post('/batch/', { api_key: account.projectToken, batch: [event('big', 'd', { properties: { pad } })] })
+    expect(res.status).toBe(413)
+    expect(await res.json()).toMatchObject({ type: 'client_error', code: 'request_too_large' })
+  })
+})
+
+describe('browsers and operations', () => {
+  it('answers CORS preflight on capture paths, mirroring the origin', async () => {
+    const res = await fetch(`${service.baseUrl}/e/`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-headers': 'content-type' },
+    })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example')
+    expect(res.headers.get('access-control-allow-headers')).toBe('content-type')
+  })
+
+  it('records $ip unless the project anonymises IPs, and follows the setting when it changes', async () => {
+    const fresh = await service.account()
+    await service.post('/capture/', { api_key: fresh.projectToken, ...event('with-ip', 'd') })
+    expect((await service.eventsOf(fresh, 1))[0]?.properties.$ip).toBe('127.0.0.1')
+    const patch = await service.api(fresh, `/api/projects/${fresh.projectId}/`, {
+      method: 'PATCH',
+      body: JSON.stringify({ anonymize_ips: true }),
+    })
+    expect(patch.status).toBe(200)
+    await service.post('/capture/', { api_key: fresh.projectToken, ...event('without-ip', 'd') })
+    const [newest] = await service.eventsOf(fresh, 1, '&event=without-ip')
+    expect(newest?.properties).not.toHaveProperty('$ip')
+  })
+
+  it('creates event definitions for new event names and marks the project as ingesting', async () => {
+    const fresh = await service.account()
+    await service.post('/batch/', { api_key: fresh.projectToken, batch: [event('signed up', 'a'), event('signed up', 'b'), event('paid', 'a')] })
+    await service.eventsOf(fresh, 3)
+    const sql = service.app.deps.sql
+    const rows = await sql<{ name: string }[]>`select name from event_definitions where project_id = ${fresh.projectId} order by name`
+    expect(rows.map((r) => r.name)).toEqual(['paid', 'signed up'])
+    const project = await (await service.api(fresh, `/api/projects/${fresh.projectId}/`)).json()
+    expect(project.ingested_event).toBe(true)
+  })
+
+  it('reports health and Prometheus metrics', async () => {
+    const health = await fetch(`${service.baseUrl}/_health`)
+    expect(health.status).toBe(200)
+    const metrics = await (await fetch(`${service.baseUrl}/_metrics`)).text()
+    for (const name of ['burrow_events_accepted_total', 'burrow_batch_size_rows', 'burrow_flush_duration_seconds', 'burrow_buffer_depth_rows', 'burrow_http_requests_total']) {
+      expect(metrics).toContain(name)
+    }
+  })
+})

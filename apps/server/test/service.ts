@@ -1,0 +1,57 @@
+import type { Config } from '@burrow/config'
+import { createTestAccount, databaseUrlForTests, removeTestDirs, testConfig, waitFor, type TestAccount } from '@burrow/testing'
+import { startApp, type RunningApp } from '../src/app'
+import { createLogger } from '../src/logger'
+
+export interface TestService {
+  app: RunningApp
+  config: Config
+  baseUrl: string
+  account(): Promise<TestAccount>
+  /** A private API call with the account's personal API key. */
+  api(account: TestAccount, path: string, init?: RequestInit): Promise<Response>
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>
+  /** The project's events (newest first) once at least `count` are stored. */
+  eventsOf(account: TestAccount, count: number, query?: string): Promise<Array<Record<string, any>>>
+  stop(): Promise<void>
+}
+
+/** The whole service, started in this process on an ephemeral port, as `npm start` runs it. */
+export async function startTestService(overrides: Partial<Record<keyof Config, string | number | boolean>> = {}): Promise<TestService> {
+  const databaseUrl = await databaseUrlForTests()
+  const config = testConfig({ ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}), ...overrides })
+  const app = await startApp(config, createLogger(config))
+  const baseUrl = `http://127.0.0.1:${app.port}`
+  const api = (account: TestAccount, path: string, init: RequestInit = {}) =>
+    fetch(`${baseUrl}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${account.personalApiKey}`, 'content-type': 'application/json', ...init.headers },
+    })
+  return {
+    app,
+    config,
+    baseUrl,
+    account: () => createTestAccount(app.deps.sql),
+    api,
+    post: (path, body, headers = {}) =>
+      fetch(`${baseUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body),
+      }),
+    async eventsOf(account, count, query = '') {
+      return waitFor(
+        async () => {
+          const res = await api(account, `/api/projects/${account.projectId}/events/?limit=1000${query}`)
+          const page = (await res.json()) as { results: Array<Record<string, any>> }
+          return page.results.length >= count ? page.results : undefined
+        },
+        { what: `${count} stored events`, timeoutMs: 15_000 },
+      )
+    },
+    async stop() {
+      await app.stop()
+      removeTestDirs()
+    },
+  }
+}

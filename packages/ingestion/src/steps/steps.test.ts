@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest'
+import { runPipeline, type RequestContext } from '../pipeline'
+import { INGESTION_STEPS } from './index'
+import { parseTimestampUs } from './timestamp'
+
+const NOW = Date.UTC(2025, 5, 1, 12, 0, 0)
+const ctx = (over: Partial<RequestContext> = {}): RequestContext => ({
+  project: { id: 1, anonymizeIps: false },
+  ip: '203.0.113.9',
+  nowMs: NOW,
+  sentAtMs: undefined,
+  ...over,
+})
+
+function run(raw: Record<string, unknown>, c = ctx()) {
+  return runPipeline(INGESTION_STEPS, raw, c)
+}
+
+function accepted(raw: Record<string, unknown>, c = ctx()) {
+  const outcome = run(raw, c)
+  if (outcome.kind !== 'ok') throw new Error(`expected the event to pass, got ${JSON.stringify(outcome)}`)
+  return outcome.event
+}
+
+describe('the spec’s silent drops', () => {
+  it('drops an event without a name', () => {
+    expect(run({ distinct_id: 'd' })).toMatchObject({ kind: 'drop', reason: 'missing_event_name' })
+    expect(run({ event: '', distinct_id: 'd' })).toMatchObject({ kind: 'drop', reason: 'missing_event_name' })
+  })
+  it('drops an event without a distinct_id, or with an empty one', () => {
+    expect(run({ event: 'e' })).toMatchObject({ kind: 'drop', reason: 'missing_distinct_id' })
+    expect(run({ event: 'e', distinct_id: null })).toMatchObject({ kind: 'drop', reason: 'missing_distinct_id' })
+    expect(run({ event: 'e', distinct_id: '' })).toMatchObject({ kind: 'drop', reason: 'empty_distinct_id' })
+    expect(run({ event: 'e', distinct_id: '   ' })).toMatchObject({ kind: 'drop', reason: 'empty_distinct_id' })
+  })
+  it('drops an event whose name is not a string', () => {
+    expect(run({ event: 42, distinct_id: 'd' })).toMatchObject({ kind: 'drop', reason: 'invalid_event_name' })
+  })
+})
+
+describe('distinct_id', () => {
+  it('comes from the top level first, then the properties', () => {
+    expect(accepted({ event: 'e', distinct_id: 'top', properties: { distinct_id: 'prop' } }).distinctId).toBe('top')
+    expect(accepted({ event: 'e', properties: { distinct_id: 'prop' } }).distinctId).toBe('prop')
+    expect(accepted({ event: 'e', $distinct_id: 'dollar' }).distinctId).toBe('dollar')
+  })
+  it('stringifies numbers and objects (with sorted keys)', () => {
+    expect(accepted({ event: 'e', distinct_id: 23 }).distinctId).toBe('23')
+    expect(accepted({ event: 'e', distinct_id: { b: 1, a: 2 } }).distinctId).toBe('{"a":2,"b":1}')
+  })
+  it('keeps at most 200 characters and replaces NUL', () => {
+    expect(accepted({ event: 'e', distinct_id: 'x'.repeat(10_000) }).distinctId).toHaveLength(200)
+    expect(accepted({ event: 'e', distinct_id: 'a\u0000b' }).distinctId).toBe('a\uFFFDb')
+  })
+})
+
+describe('uuid', () => {
+  it("keeps the client's valid uuid and replaces an invalid one by a UUIDv7", () => {
+    expect(accepted({ event: 'e', distinct_id: 'd', uuid: '0190F0A2-1C5D-7E4B-9D2A-4C6B8E0F1A23' }).uuid).toBe(
+      '0190f0a2-1c5d-7e4b-9d2a-4c6b8e0f1a23',
+    )
+    const generated = accepted({ event: 'e', distinct_id: 'd', uuid: 'not-a-uuid' }).uuid
+    expect(generated).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+  })
+})
+
+describe('timestamp', () => {
+  it('parses ISO 8601 and the YYYY-MM-DD HH:MM:SS.ffffff form as UTC, keeping microseconds', () => {
+    expect(parseTimestampUs('2024-01-02T03:04:05.123456Z')).toBe(Date.UTC(2024, 0, 2, 3, 4, 5, 123) * 1000 + 456)
+    expect(parseTimestampUs('2024-01-02 03:04:05.123456')).toBe(Date.UTC(2024, 0, 2, 3, 4, 5, 123) * 1000 + 456)
+    expect(parseTimestampUs('2024-01-02T03:04:05+03')).toBe(Date.UTC(2024, 0, 2, 0, 4, 5) * 1000)
+    expect(parseTimestampUs(1_700_000_000)).toBe(1_700_000_000 * 1_000_000)
+    expect(parseTimestampUs('yesterday')).toBeUndefined()
+  })
+  it('corrects client clock skew with sent_at', () => {
+    // The client's clock is one hour fast: its event time moves back by an hour.
+    const event = accepted(
+      { event: 'e', distinct_id: 'd', timestamp: new Date(NOW + 3_600_000 - 5000).toISOString() },
+      ctx({ sentAtMs: NOW + 3_600_000 }),
+    )
+    expect(event.timestampUs).toBe((NOW - 5000) * 1000)
+  })
+  it('uses now - offset when offset is given, and now when nothing is', () => {
+    expect(accepted({ event: 'e', distinct_id: 'd', offset: 1500 }).timestampUs).toBe((NOW - 1500) * 1000)
+    expect(accepted({ event: 'e', distinct_id: 'd' }).timestampUs).toBe(NOW * 1000)
+  })
+  it('clamps times more than 23 hours ahead to now', () => {
+    const event = accepted({ event: 'e', distinct_id: 'd', timestamp: new Date(NOW + 48 * 3_600_000).toISOString() })
+    expect(event.timestampUs).toBe(NOW * 1000)
+  })
+})
+
+describe('properties', () => {
+  it('merges top-level $set and $set_once into the properties', () => {
+    const event = accepted({ event: '$identify', distinct_id: 'd', $set: { a: 1 }, properties: { $set: { a: 0, b: 2 } } })
+    expect(event.properties.$set).toEqual({ a: 1, b: 2 })
+  })
+  it('adds $ip unless the project anonymises IPs', () => {
+    expect(accepted({ event: 'e', distinct_id: 'd' }).properties.$ip).toBe('203.0.113.9')
+    const anonymous = accepted({ event: 'e', distinct_id: 'd', properties: { $ip: '1.2.3.4' } }, ctx({ project: { id: 1, anonymizeIps: true } }))
+    expect(anonymous.properties).not.toHaveProperty('$ip')
+  })
+  it('moves autocapture elements into elements_chain', () => {
+    const event = accepted({
+      event: '$autocapture',
+      distinct_id: 'd',
+      properties: { $elements: [{ tag_name: 'a', attr__class: ['btn', 'primary'], $el_text: 'Go', attr__href: '/x', nth_child: 1 }] },
+    })
+    expect(event.elementsChain).toBe('a.btn.primary:text="Go"href="/x"nth-child="1"attr__href="/x"')
+    expect(event.properties).not.toHaveProperty('$elements')
+  })
+})
+
+describe('Segment-style messages', () => {
+  it('turns identify into $identify with $set from traits', () => {
+    const event = accepted({ type: 'identify', userId: 'u1', anonymousId: 'anon', traits: { email: 'a@b.c' }, messageId: 'm-1' })
+    expect(event.name).toBe('$identify')
+    expect(event.distinctId).toBe('u1')
+    expect(event.properties.$set).toEqual({ email: 'a@b.c' })
+    expect(event.properties.$anon_distinct_id).toBe('anon')
+  })
+  it('turns alias into $create_alias with properties.alias', () => {
+    const event = accepted({ type: 'alias', userId: 'new', previousId: 'old' })
+    expect(event.name).toBe('$create_alias')
+    expect(event.properties.alias).toBe('old')
+  })
+  it('turns page and screen into $page and $screen with name and category', () => {
+    const page = accepted({ type: 'page', anonymousId: 'a', name: 'Home', category: 'Docs', context: { page: { url: 'https://x.test/' } } })
+    expect(page.name).toBe('$page')
+    expect(page.properties).toMatchObject({ name: 'Home', category: 'Docs', $current_url: 'https://x.test/' })
+    expect(accepted({ type: 'screen', userId: 'u', name: 'Settings' }).name).toBe('$screen')
+  })
+  it('turns track into the named event and group into $groupidentify', () => {
+    expect(accepted({ type: 'track', userId: 'u', event: 'Clicked' }).name).toBe('Clicked')
+    const group = accepted({ type: 'group', userId: 'u', groupId: 'acme', traits: { plan: 'pro' } })
+    expect(group.name).toBe('$groupidentify')
+    expect(group.properties).toMatchObject({ $group_key: 'acme', $group_set: { plan: 'pro' } })
+  })
+  it('leaves the spec’s typed PostHog samples as they are', () => {
+    const event = accepted({ type: 'capture', event: '$event', distinct_id: 'd', properties: {} })
+    expect(event.name).toBe('$event')
+  })
+})
+
+describe('runPipeline', () => {
+  it('sends an event to the dead letter queue when a step throws, naming the step', () => {
+    const outcome = runPipeline(
+      [{ name: 'explodes', run: () => { throw new Error('boom') } }],
+      { event: 'e', distinct_id: 'd' },
+      ctx(),
+    )
+    expect(outcome).toMatchObject({ kind: 'dlq', step: 'explodes', error: 'Error: boom' })
+  })
+})

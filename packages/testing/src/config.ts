@@ -1,0 +1,31 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { configWith, type Config } from '@burrow/config'
+
+const created: string[] = []
+
+/**
+ * Config for a service under test: its own data directory (so its embedded ClickHouse is its
+ * own), an ephemeral port, quiet logs, PostgreSQL and Redis from the environment when given.
+ */
+export function testConfig(overrides: Partial<Record<keyof Config, string | number | boolean>> = {}): Config {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'burrow-test-'))
+  // The embedded PostgreSQL runs as the `postgres` user, which must be able to enter this directory.
+  chmodSync(dataDir, 0o755)
+  created.push(dataDir)
+  return configWith({
+    PORT: 0,
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    BATCH_MAX_AGE_MS: 100,
+    ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+    ...overrides,
+  })
+}
+
+export function removeTestDirs(): void {
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true })
+}
