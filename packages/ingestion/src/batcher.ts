@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto'
-import { ClickHouseError } from '@clickhouse/client'
-import { deadLetterQueue, events as eventsTable, toClickHouseDateTime, type ClickHouse, type DeadLetterRow } from '@burrow/clickhouse'
+import {
+  deadLetterQueue,
+  events as eventsTable,
+  isDataRejection,
+  toClickHouseDateTime,
+  type ClickHouse,
+  type DeadLetterRow,
+} from '@burrow/clickhouse'
 import type { IngestionMetrics } from './metrics'
 
 /** A row ready for ClickHouse, with what a dead letter needs should ClickHouse reject it. */
@@ -29,13 +35,6 @@ export interface BatcherOptions {
   /** Back-off bounds for retried inserts. */
   retryBaseMs?: number
   retryMaxMs?: number
-}
-
-// Errors about the data itself: retrying the same rows cannot help, they go row by row instead.
-const CONTENT_ERROR_TYPES = /^(CANNOT_PARSE|CANNOT_READ|INCORRECT_DATA|TYPE_MISMATCH|ILLEGAL|TOO_LARGE_STRING|VALUE_IS_OUT_OF_RANGE|ARGUMENT_OUT_OF_BOUND|CANNOT_CONVERT|UNKNOWN_IDENTIFIER|NO_DATA_TO_INSERT)/
-
-export function isContentError(err: unknown): boolean {
-  return err instanceof ClickHouseError && CONTENT_ERROR_TYPES.test(err.type ?? '')
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -125,7 +124,7 @@ export class EventBatcher {
         this.options.metrics.eventsInserted.inc(batch.length)
         return
       } catch (err) {
-        if (isContentError(err)) {
+        if (isDataRejection(err)) {
           await this.insertRowByRow(batch, err)
           return
         }
@@ -178,7 +177,7 @@ export class EventBatcher {
         await insert()
         return
       } catch (err) {
-        if (isContentError(err)) throw err
+        if (isDataRejection(err)) throw err
         this.options.metrics.flushRetries.inc()
         await sleep(this.backoff(attempt))
       }

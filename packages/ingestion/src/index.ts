@@ -1,6 +1,6 @@
 export { startHttpServer, type Dispatcher, type HttpServer, type IncomingRequest, type OutgoingResponse } from './http/uwsServer'
 export { handleCapture, type CaptureDeps, type CaptureInput, type CaptureResult } from './capture'
-export { EventBatcher, type PendingRow, type BatcherOptions, isContentError } from './batcher'
+export { EventBatcher, type PendingRow, type BatcherOptions } from './batcher'
 export { createIngestionMetrics, type IngestionMetrics } from './metrics'
 export { decodePayload } from './decode'
 export { captureRequestFrom, parseSentAt } from './payload'

@@ -1,0 +1,164 @@
+import { appRouter, restRoutes, type AppRouter } from '@burrow/api'
+import { createTRPCClient, httpBatchLink } from '@trpc/client'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { TestAccount } from '@burrow/testing'
+import { startTestService, type TestService } from './service'
+
+let service: TestService
+let account: TestAccount
+
+beforeAll(async () => {
+  service = await startTestService({ SITE_URL: 'https://analytics.example.com' })
+  account = await service.account()
+})
+afterAll(() => service?.stop())
+
+describe('the REST route table', () => {
+  it('names an existing procedure with an output schema on every row', () => {
+    const procedures = appRouter._def.procedures as Record<string, { _def: { outputs?: unknown[]; output?: unknown } }>
+    for (const route of restRoutes) {
+      const procedure = procedures[route.procedure]
+      expect(procedure, `${route.method} ${route.path} -> ${route.procedure}`).toBeDefined()
+      const def = procedure!._def as { output?: unknown }
+      expect(def.output, `${route.procedure} has an output schema`).toBeDefined()
+    }
+  })
+})
+
+describe('authentication', () => {
+  const routes = [
+    ['GET', '/api/projects/'],
+    ['POST', '/api/projects/'],
+    ['GET', '/api/projects/@current/'],
+    ['GET', '/api/projects/@current/events/'],
+  ] as const
+
+  it.each(routes)('%s %s answers 401 not_authenticated without a key', async (method, path) => {
+    const res = await fetch(`${service.baseUrl}${path}`, { method })
+    expect(res.status).toBe(401)
+    expect(await res.json()).toMatchObject({ type: 'authentication_error', code: 'not_authenticated', attr: null })
+  })
+
+  it.each(routes)('%s %s answers 401 authentication_failed for an unknown key or a project key', async (method, path) => {
+    for (const key of ['phx_not_a_real_key', account.projectToken]) {
+      const res = await fetch(`${service.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${key}` } })
+      expect(res.status).toBe(401)
+      expect(await res.json()).toMatchObject({ type: 'authentication_error', code: 'authentication_failed' })
+    }
+  })
+
+  it("answers 404 for another organization's project, for reads and writes alike", async () => {
+    const other = await service.account()
+    for (const [method, path] of [
+      ['GET', `/api/projects/${other.projectId}/`],
+      ['PATCH', `/api/projects/${other.projectId}/`],
+      ['DELETE', `/api/projects/${other.projectId}/`],
+      ['GET', `/api/projects/${other.projectId}/events/`],
+    ] as const) {
+      const res = await service.api(account, path, { method, body: method === 'PATCH' ? '{"name":"x"}' : undefined })
+      expect({ method, path, status: res.status }).toEqual({ method, path, status: 404 })
+      expect(await res.json()).toMatchObject({ type: 'invalid_request', code: 'not_found' })
+    }
+  })
+})
+
+describe('projects', () => {
+  it('creates a project with a phc_ token, answering 201 with every field', async () => {
+    const res = await service.api(account, '/api/projects/', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'Web app', timezone: 'Europe/Paris', app_urls: ['https://x.test'], id: 999, ingested_event: true }),
+    })
+    expect(res.status).toBe(201)
+    const project = await res.json()
+    expect(project.api_token).toMatch(/^phc_[0-9A-Za-z]{40,}$/)
+    expect(project).toMatchObject({ name: 'Web app', timezone: 'Europe/Paris', app_urls: ['https://x.test'], ingested_event: false })
+    expect(project.id).not.toBe(999)
+    expect(Object.keys(project).sort()).toEqual(
+      [
+        'id', 'uuid', 'organization', 'api_token', 'app_urls', 'name', 'chat_incoming_webhook', 'created_at', 'updated_at',
+        'anonymize_ips', 'completed_snippet_onboarding', 'ingested_event', 'test_account_filters',
+        'test_account_filters_default_checked', 'path_cleaning_filters', 'is_demo', 'timezone', 'data_attributes',
+        'person_display_name_properties', 'correlation_config', 'session_recording_opt_in', 'capture_console_log_opt_in',
+        'effective_membership_level', 'access_control', 'has_group_types', 'primary_dashboard', 'live_events_columns',
+        'recording_domains',
+      ].sort(),
+    )
+    const list = await (await service.api(account, '/api/projects/')).json()
+    expect(list.count).toBe(2)
+    expect(Object.keys(list.results[0]).sort()).toEqual(
+      ['access_control', 'api_token', 'completed_snippet_onboarding', 'effective_membership_level', 'id', 'ingested_event', 'is_demo', 'name', 'organization', 'timezone', 'uuid'],
+    )
+  })
+
+  it('answers 400 validation_error with the field for a time zone outside the list', async () => {
+    const res = await service.api(account, '/api/projects/', { method: 'POST', body: JSON.stringify({ name: 'x', timezone: 'Mars/Olympus' }) })
+    expect(res.status).toBe(400)
+    expect(await res.json()).toMatchObject({ type: 'validation_error', code: 'invalid_choice', attr: 'timezone' })
+  })
+
+  it('reads @current as the current project and deletes a project with its events', async () => {
+    const fresh = await service.account()
+    const current = await (await service.api(fresh, '/api/projects/@current')).json()
+    expect(current.id).toBe(fresh.projectId)
+    await service.post('/capture/', { api_key: fresh.projectToken, event: 'doomed', distinct_id: 'd' })
+    await service.eventsOf(fresh, 1)
+    const del = await service.api(fresh, `/api/projects/${fresh.projectId}/`, { method: 'DELETE' })
+    expect(del.status).toBe(204)
+    expect((await service.api(fresh, `/api/projects/${fresh.projectId}/`)).status).toBe(404)
+    const capture = await service.post('/capture/', { api_key: fresh.projectToken, event: 'late', distinct_id: 'd' })
+    expect(capture.status).toBe(401)
+    const left = await service.app.deps.ch.reader.query({
+      query: 'SELECT count() AS n FROM events WHERE team_id = {t:Int64}',
+      query_params: { t: fresh.projectId },
+      format: 'JSONEachRow',
+    })
+    expect(Number((await left.json<{ n: string }>())[0]?.n)).toBe(0)
+  })
+
+  it('answers 405 for a method the route does not have', async () => {
+    const res = await service.api(account, '/api/projects/', { method: 'DELETE' })
+    expect(res.status).toBe(405)
+    expect(await res.json()).toMatchObject({ type: 'invalid_request', code: 'method_not_allowed' })
+  })
+})
+
+describe('events', () => {
+  it('lists events newest first in the envelope, with absolute next and previous links', async () => {
+    const fresh = await service.account()
+    const batch = Array.from({ length: 5 }, (_, i) => ({
+      event: 'step',
+      distinct_id: `user-${i}`,
+      timestamp: new Date(Date.UTC(2025, 0, 1, 0, i)).toISOString(),
+      properties: { i },
+    }))
+    await service.post('/batch/', { api_key: fresh.projectToken, batch })
+    await service.eventsOf(fresh, 5)
+    const first = await (await service.api(fresh, `/api/projects/${fresh.projectId}/events/?limit=2`)).json()
+    expect(first.count).toBe(5)
+    expect(first.results.map((e: { properties: { i: number } }) => e.properties.i)).toEqual([4, 3])
+    expect(first.results[0].timestamp).toBe('2025-01-01T00:04:00.000000+00:00')
+    expect(first.previous).toBeNull()
+    expect(first.next).toBe(`https://analytics.example.com/api/projects/${fresh.projectId}/events/?limit=2&offset=2`)
+    const last = await (await fetch(first.next.replace('https://analytics.example.com', service.baseUrl).replace('offset=2', 'offset=4'), {
+      headers: { authorization: `Bearer ${fresh.personalApiKey}` },
+    })).json()
+    expect(last.results.map((e: { properties: { i: number } }) => e.properties.i)).toEqual([0])
+    expect(last.next).toBeNull()
+    expect(last.previous).toBe(`https://analytics.example.com/api/projects/${fresh.projectId}/events/?limit=2&offset=2`)
+    const one = await (await service.api(fresh, `/api/projects/${fresh.projectId}/events/?distinct_id=user-1`)).json()
+    expect(one.results.map((e: { distinct_id: string }) => e.distinct_id)).toEqual(['user-1'])
+  })
+})
+
+describe('tRPC', () => {
+  it('serves the same procedures to a typed client', async () => {
+    const client = createTRPCClient<AppRouter>({
+      links: [httpBatchLink({ url: `${service.baseUrl}/trpc`, headers: { authorization: `Bearer ${account.personalApiKey}` } })],
+    })
+    const project = await client.projects.get.query({ id: account.projectId })
+    expect(project.api_token).toBe(account.projectToken)
+    await expect(client.projects.get.query({ id: 999_999_999 })).rejects.toMatchObject({
+      data: { httpStatus: 404, problem: { code: 'not_found' } },
+    })
+  })
+})

@@ -1,0 +1,95 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, describe, expect, it } from 'vitest'
+
+const SERVER_DIR = path.resolve(import.meta.dirname, '..')
+const dataDir = mkdtempSync(path.join(tmpdir(), 'burrow-lifecycle-'))
+chmodSync(dataDir, 0o755)
+
+/** The environment of `npm start` on embedded defaults: no server URLs at all. */
+function embeddedEnv(): NodeJS.ProcessEnv {
+  const { DATABASE_URL: _db, CLICKHOUSE_URL: _ch, REDIS_URL: _redis, ...env } = process.env
+  return { ...env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', BATCH_MAX_AGE_MS: '60000' }
+}
+
+interface Started {
+  child: ChildProcess
+  baseUrl: string
+  output: () => string
+}
+
+function startService(): Promise<Started> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: SERVER_DIR, env: embeddedEnv() })
+  let output = ''
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service did not become ready:\n${output}`)), 90_000)
+    let port: string | undefined
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      port ??= /listening on [^:]+:(\d+)/.exec(output)?.[1]
+      if (port && output.includes('"msg":"ready"')) {
+        clearTimeout(timer)
+        resolve({ child, baseUrl: `http://127.0.0.1:${port}`, output: () => output })
+      }
+    }
+    child.stdout.on('data', onData)
+    child.stderr.on('data', onData)
+    child.on('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`service exited with ${code}:\n${output}`))
+    })
+  })
+}
+
+function exitCode(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)))
+}
+
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+
+describe('the service process on embedded defaults', () => {
+  it('bootstraps, serves the CLI while running, stores accepted events on SIGTERM and finds them after a restart', async () => {
+    const first = await startService()
+    expect(first.output()).toContain('created the first account')
+    expect((await fetch(`${first.baseUrl}/_health`)).status).toBe(200)
+
+    // The CLI reaches the running service's embedded PostgreSQL through DATA_DIR.
+    const cli = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli.ts', 'create-user', '--email', 'cli@example.com', '--organization', 'CLI org', '--json'],
+      { cwd: SERVER_DIR, env: embeddedEnv() },
+    )
+    const account = JSON.parse(cli.stdout.trim()) as Record<string, string | number>
+    expect(account).toMatchObject({ personal_api_key: expect.stringMatching(/^phx_/), user_id: expect.any(Number) })
+    expect(account.organization_id).toMatch(/^[0-9a-f-]{36}$/)
+
+    // Batches wait up to a minute before they are inserted: only the shutdown can store these.
+    const batch = Array.from({ length: 50 }, (_, i) => ({ event: 'before shutdown', distinct_id: `u${i}` }))
+    const res = await fetch(`${first.baseUrl}/batch/`, {
+      method: 'POST',
+      body: JSON.stringify({ api_key: account.project_api_key, batch }),
+    })
+    expect(res.status).toBe(200)
+    const exited = exitCode(first.child)
+    first.child.kill('SIGTERM')
+    expect(await exited).toBe(0)
+
+    const second = await startService()
+    try {
+      expect(second.output()).not.toContain('created the first account')
+      const page = await (
+        await fetch(`${second.baseUrl}/api/projects/${account.project_id}/events/`, {
+          headers: { authorization: `Bearer ${account.personal_api_key}` },
+        })
+      ).json()
+      expect(page.count).toBe(50)
+    } finally {
+      const stopped = exitCode(second.child)
+      second.child.kill('SIGTERM')
+      expect(await stopped).toBe(0)
+    }
+  }, 180_000)
+})
