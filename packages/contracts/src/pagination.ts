@@ -27,12 +27,12 @@ export const pageQuerySchema = z.object({
 })
 export type PageQuery = z.infer<typeof pageQuerySchema>
 
-/** The list envelope of every private list endpoint. */
-export function paginatedSchema<T extends z.ZodType>(item: T) {
+/** A page as procedures return it; the REST facade turns it into the envelope with links. */
+export function pageSchema<T extends z.ZodType>(item: T) {
   return z.object({
     count: z.number().int(),
-    next: z.string().nullable(),
-    previous: z.string().nullable(),
+    limit: z.number().int(),
+    offset: z.number().int(),
     results: z.array(item),
   })
 }

@@ -1,7 +1,6 @@
-import { eventSchema, pageQuerySchema } from '@burrow/contracts'
+import { eventSchema, pageQuerySchema, pageSchema } from '@burrow/contracts'
 import { events } from '@burrow/core'
 import { z } from 'zod'
-import { pageOutput } from '../pageOutput'
 import { projectProcedure, router } from '../trpc'
 
 const optionalText = z
@@ -19,7 +18,7 @@ export const eventsRouter = router({
         before: optionalText,
       }),
     )
-    .output(pageOutput(eventSchema))
+    .output(pageSchema(eventSchema))
     .query(({ ctx, input }) =>
       events.listEvents(
         ctx.deps,

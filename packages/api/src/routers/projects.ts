@@ -1,5 +1,6 @@
 import {
   pageQuerySchema,
+  pageSchema,
   projectCreateSchema,
   projectListItemSchema,
   projectSchema,
@@ -7,7 +8,6 @@ import {
 } from '@burrow/contracts'
 import { projects } from '@burrow/core'
 import { z } from 'zod'
-import { pageOutput } from '../pageOutput'
 import { authedProcedure, router } from '../trpc'
 
 const projectIdParam = z.object({ id: z.union([z.string(), z.number()]).transform(String) })
@@ -15,7 +15,7 @@ const projectIdParam = z.object({ id: z.union([z.string(), z.number()]).transfor
 export const projectsRouter = router({
   list: authedProcedure
     .input(pageQuerySchema)
-    .output(pageOutput(projectListItemSchema))
+    .output(pageSchema(projectListItemSchema))
     .query(({ ctx, input }) => projects.listProjects(ctx.deps, ctx.user, input)),
   create: authedProcedure
     .input(projectCreateSchema)
