@@ -25,13 +25,17 @@ const json = (status: number, payload: unknown, headers: Record<string, string> 
 })
 
 const NOT_FOUND = json(404, { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null })
-const UNAVAILABLE = (lifecycle: Lifecycle) =>
-  json(503, {
+const unavailable = (lifecycle: Lifecycle, headers: Record<string, string> = {}) =>
+  json(
+    503,
+    {
     type: 'server_error',
     code: 'service_unavailable',
-    detail: lifecycle === 'starting' ? 'The service is starting.' : 'The service is shutting down.',
-    attr: null,
-  })
+      detail: lifecycle === 'starting' ? 'The service is starting.' : 'The service is shutting down.',
+      attr: null,
+    },
+    headers,
+  )
 
 /** CORS for browsers on another origin: mirror the origin and the requested headers, as PostHog does. */
 function corsHeaders(req: IncomingRequest): Record<string, string> {
@@ -74,7 +78,7 @@ export function createDispatcher(deps: DispatchDeps) {
     if (isCapturePath(path) && deps.capture) {
       const cors = corsHeaders(req)
       if (req.method === 'OPTIONS') return json(200, { status: 1 }, cors)
-      if (lifecycle !== 'ready') return { ...UNAVAILABLE(lifecycle), headers: { ...UNAVAILABLE(lifecycle).headers, ...cors } }
+      if (lifecycle !== 'ready') return unavailable(lifecycle, cors)
       const result = await handleCapture(
         { path, query: new URLSearchParams(req.query), headers: req.headers, body: req.body, ip: clientIp(req, deps.trustProxy) },
         deps.capture,
@@ -85,7 +89,7 @@ export function createDispatcher(deps: DispatchDeps) {
     const api = path.startsWith('/api/') ? deps.rest : path === TRPC_ENDPOINT || path.startsWith(`${TRPC_ENDPOINT}/`) ? deps.trpc : undefined
     if (api) {
       if (req.method === 'OPTIONS') return { status: 200, headers: corsHeaders(req), body: '' }
-      if (lifecycle !== 'ready') return UNAVAILABLE(lifecycle)
+      if (lifecycle !== 'ready') return unavailable(lifecycle)
       const url = publicUrl(deps.siteUrl, req.headers, req.query ? `${path}?${req.query}` : path)
       return api({ method: req.method, url, headers: req.headers, body: req.body })
     }
