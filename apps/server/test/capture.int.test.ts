@@ -1,18 +1,17 @@
 import { gzipSync } from 'node:zlib'
 import { randomUUID } from 'node:crypto'
 import LZString from 'lz-string'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { TestAccount } from '@burrow/testing'
-import { startTestService, type TestService } from './service'
+import { useTestService, type TestService } from './service'
 
 let service: TestService
 let account: TestAccount
 
-beforeAll(async () => {
-  service = await startTestService()
-  account = await service.account()
+useTestService((s, a) => {
+  service = s
+  account = a
 })
-afterAll(() => service?.stop())
 
 const event = (name: string, distinctId: string, extra: Record<string, unknown> = {}) => ({
   event: name,

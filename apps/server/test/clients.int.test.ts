@@ -1,18 +1,17 @@
 import { randomUUID } from 'node:crypto'
 import { Analytics } from '@segment/analytics-node'
 import { PostHog } from 'posthog-node'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { TestAccount } from '@burrow/testing'
-import { startTestService, type TestService } from './service'
+import { useTestService, type TestService } from './service'
 
 let service: TestService
 let account: TestAccount
 
-beforeAll(async () => {
-  service = await startTestService()
-  account = await service.account()
+useTestService((s, a) => {
+  service = s
+  account = a
 })
-afterAll(() => service?.stop())
 
 describe('posthog-node 5.x', () => {
   it('delivers capture, identify, alias and groupIdentify through /batch/ (gzip)', async () => {

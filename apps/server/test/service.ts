@@ -1,5 +1,6 @@
 import type { Config } from '@burrow/config'
 import { createTestAccount, databaseUrlForTests, removeTestDirs, testConfig, waitFor, type TestAccount } from '@burrow/testing'
+import { afterAll, beforeAll } from 'vitest'
 import { startApp, type RunningApp } from '../src/app'
 import { createLogger } from '../src/logger'
 
@@ -54,4 +55,17 @@ export async function startTestService(overrides: Partial<Record<keyof Config, s
       removeTestDirs()
     },
   }
+}
+
+/**
+ * Starts one service and one account for the test file, stopped after its last test; the
+ * callback hands them to the file's variables.
+ */
+export function useTestService(ready: (service: TestService, account: TestAccount) => void): void {
+  let service: TestService | undefined
+  beforeAll(async () => {
+    service = await startTestService()
+    ready(service, await service.account())
+  })
+  afterAll(() => service?.stop())
 }
