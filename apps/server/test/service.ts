@@ -61,10 +61,13 @@ export async function startTestService(overrides: Partial<Record<keyof Config, s
  * Starts one service and one account for the test file, stopped after its last test; the
  * callback hands them to the file's variables.
  */
-export function useTestService(ready: (service: TestService, account: TestAccount) => void): void {
+export function useTestService(
+  ready: (service: TestService, account: TestAccount) => void,
+  overrides: Parameters<typeof startTestService>[0] = {},
+): void {
   let service: TestService | undefined
   beforeAll(async () => {
-    service = await startTestService()
+    service = await startTestService(overrides)
     ready(service, await service.account())
   })
   afterAll(() => service?.stop())

@@ -5,7 +5,9 @@ import { problemFromError } from './errors'
 import { jsonResponse, type HttpRequest, type HttpResponse } from './http'
 import { toEnvelope } from './pagination'
 import { createCaller } from './router'
-import { restRoutes, type RestRoute } from './routes'
+import { openApiDocument } from './openapi'
+import { restRoutes, routeInput, type RestRoute } from './routes'
+import { toCsv, wantsCsv } from './csv'
 
 type Procedure = (input: unknown) => Promise<unknown>
 
@@ -63,26 +65,51 @@ function parseBody(req: HttpRequest): { ok: true; value: unknown } | { ok: false
   }
 }
 
+type Match = { route: CompiledRoute; params: Record<string, string> } | { problem: ApiProblem }
+
+/**
+ * The route for a request. Of the paths that match, the most literal wins (`rearrange/` over
+ * `:id/`), as it would in a URL conf listing it first; a path without the method is a 405.
+ */
+function matchRoute(routes: CompiledRoute[], method: string, path: string): Match {
+  const matching = routes
+    .map((route) => ({ route, match: route.pattern.exec(path) }))
+    .filter((m): m is { route: CompiledRoute; match: RegExpExecArray } => m.match !== null)
+  if (matching.length === 0) return { problem: problems.notFound() }
+  const fewestParams = Math.min(...matching.map((m) => m.route.paramNames.length))
+  const found = matching.find((m) => m.route.paramNames.length === fewestParams && m.route.method === method)
+  if (!found) return { problem: problems.methodNotAllowed(method) }
+  const params = Object.fromEntries(found.route.paramNames.map((name, i) => [name, decodeURIComponent(found.match[i + 1]!)]))
+  return { route: found.route, params }
+}
+
+/** The procedure's result as the response the route promises. */
+function respond(route: RestRoute, result: unknown, req: HttpRequest): HttpResponse {
+  const headers = { ...route.headers }
+  if (route.status === 204) return { status: 204, headers, body: '' }
+  const status = route.status ?? 200
+  if (route.contentType) return { status, headers: { ...headers, 'content-type': route.contentType }, body: String(result) }
+  if (route.csv && wantsCsv(req.url, req.headers.accept)) {
+    const rows = route.paginated ? (result as Page<unknown>).results : [result]
+    return { status, headers: { ...headers, 'content-type': 'text/csv; charset=utf-8' }, body: toCsv(rows) }
+  }
+  return jsonResponse(status, route.paginated ? toEnvelope(result as Page<unknown>, req.url) : result, headers)
+}
+
 /** Answers `/api/...` requests by running the procedure their route names. */
 export function createRestHandler(deps: CoreDeps) {
   const routes = restRoutes.map(compile)
+  let schema: string | undefined
   return async function handleRest(req: HttpRequest): Promise<HttpResponse> {
     const path = req.url.pathname
-    let params: Record<string, string> | undefined
-    let route: CompiledRoute | undefined
-    let pathMatched = false
-    for (const candidate of routes) {
-      const match = candidate.pattern.exec(path)
-      if (!match) continue
-      pathMatched = true
-      if (candidate.method !== req.method) continue
-      route = candidate
-      params = Object.fromEntries(candidate.paramNames.map((name, i) => [name, decodeURIComponent(match[i + 1]!)]))
-      break
+    if (/^\/api\/schema\/?$/.test(path)) {
+      if (req.method !== 'GET') return problemResponse(problems.methodNotAllowed(req.method))
+      schema ??= JSON.stringify(openApiDocument())
+      return { status: 200, headers: { 'content-type': 'application/vnd.oai.openapi+json' }, body: schema }
     }
-    if (!route || !params) {
-      return problemResponse(pathMatched ? problems.methodNotAllowed(req.method) : problems.notFound())
-    }
+    const matched = matchRoute(routes, req.method, path)
+    if ('problem' in matched) return problemResponse(matched.problem)
+    const { route, params } = matched
     const body = parseBody(req)
     if (!body.ok) return problemResponse(body.problem)
 
@@ -90,9 +117,8 @@ export function createRestHandler(deps: CoreDeps) {
       const ctx = await createApiContext(deps, personalApiKeyFrom(req.headers.authorization, req.url))
       const procedure = procedureAt(createCaller(ctx), route.procedure)
       if (!procedure) throw new Error(`route ${route.method} ${route.path} names no procedure ${route.procedure}`)
-      const result = await procedure(route.input({ params, query: queryObject(req.url), body: body.value }))
-      if (route.status === 204) return { status: 204, headers: {}, body: '' }
-      return jsonResponse(route.status ?? 200, route.paginated ? toEnvelope(result as Page<unknown>, req.url) : result)
+      const result = await procedure(routeInput(route, { params, query: queryObject(req.url), body: body.value }))
+      return respond(route, result, req)
     } catch (err) {
       const problem = problemFromError(err)
       if (problem.status >= 500) deps.log(`${req.method} ${path} failed: ${(err as Error)?.stack ?? String(err)}`)

@@ -1,10 +1,19 @@
+import { cohortsRouter } from './routers/cohorts'
+import { eventDefinitionsRouter } from './routers/eventDefinitions'
 import { eventsRouter } from './routers/events'
+import { pluginConfigsRouter, pluginsRouter } from './routers/plugins'
 import { projectsRouter } from './routers/projects'
+import { usersRouter } from './routers/users'
 import { createCallerFactory, router } from './trpc'
 
 export const appRouter = router({
   projects: projectsRouter,
+  cohorts: cohortsRouter,
+  eventDefinitions: eventDefinitionsRouter,
   events: eventsRouter,
+  plugins: pluginsRouter,
+  pluginConfigs: pluginConfigsRouter,
+  users: usersRouter,
 })
 
 /** The router's type: what a frontend's `createTRPCClient<AppRouter>` needs. */

@@ -1,38 +1,159 @@
 /**
  * The REST facade: each row maps one method and path of the private API onto a tRPC
- * procedure, and says how the procedure's input is built from the request.
+ * procedure and says where the procedure's input comes from. Path parameters always join
+ * the input under their own names.
  */
-export interface RestRequestParts {
-  params: Record<string, string>
-  query: Record<string, string | string[]>
-  body: unknown
-}
-
 export interface RestRoute {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'
   path: string
   procedure: string
-  input: (req: RestRequestParts) => unknown
+  /** One line for the API's documentation. */
+  summary: string
+  /** The query string's parameters become input fields. */
+  query?: boolean
+  /** The JSON body becomes the input's fields, or its `data` field (beside the path parameters). */
+  body?: 'fields' | 'data'
   /** Success status; 200 unless given. */
   status?: 200 | 201 | 204
   /** The procedure answers a page, which REST returns as the envelope with links. */
   paginated?: boolean
+  /** `format=csv` (or `Accept: text/csv`) renders the results as CSV instead of JSON. */
+  csv?: boolean
+  /** The procedure's result is the body itself, in this media type. */
+  contentType?: string
+  /** Extra response headers. */
+  headers?: Record<string, string>
 }
 
-const bodyObject = (body: unknown) => (body && typeof body === 'object' && !Array.isArray(body) ? body : {})
+/** RFC 9745's Deprecation header: the current-user endpoint is deprecated since 2021-04-05. */
+const DEPRECATED_SINCE_2021_04_05 = { deprecation: '@1617580800' }
+
+const projectScoped = '/api/projects/:project_id'
 
 export const restRoutes: RestRoute[] = [
-  { method: 'GET', path: '/api/projects/', procedure: 'projects.list', input: ({ query }) => query, paginated: true },
-  { method: 'POST', path: '/api/projects/', procedure: 'projects.create', input: ({ body }) => bodyObject(body), status: 201 },
-  { method: 'GET', path: '/api/projects/:id/', procedure: 'projects.get', input: ({ params }) => params },
-  { method: 'PATCH', path: '/api/projects/:id/', procedure: 'projects.update', input: ({ params, body }) => ({ ...params, data: bodyObject(body) }) },
-  { method: 'PUT', path: '/api/projects/:id/', procedure: 'projects.update', input: ({ params, body }) => ({ ...params, data: bodyObject(body) }) },
-  { method: 'DELETE', path: '/api/projects/:id/', procedure: 'projects.delete', input: ({ params }) => params, status: 204 },
+  { method: 'GET', path: '/api/projects/', procedure: 'projects.list', summary: 'List projects', query: true, paginated: true },
+  { method: 'POST', path: '/api/projects/', procedure: 'projects.create', summary: 'Create a project', body: 'fields', status: 201 },
+  { method: 'GET', path: '/api/projects/:id/', procedure: 'projects.get', summary: 'Retrieve a project' },
+  { method: 'PATCH', path: '/api/projects/:id/', procedure: 'projects.update', summary: 'Update a project', body: 'data' },
+  { method: 'PUT', path: '/api/projects/:id/', procedure: 'projects.update', summary: 'Update a project', body: 'data' },
+  { method: 'DELETE', path: '/api/projects/:id/', procedure: 'projects.delete', summary: 'Delete a project and its events', status: 204 },
+
+  { method: 'GET', path: `${projectScoped}/cohorts/`, procedure: 'cohorts.list', summary: 'List cohorts', query: true, paginated: true },
+  { method: 'POST', path: `${projectScoped}/cohorts/`, procedure: 'cohorts.create', summary: 'Create a cohort', body: 'fields', status: 201 },
+  { method: 'GET', path: `${projectScoped}/cohorts/:id/`, procedure: 'cohorts.get', summary: 'Retrieve a cohort' },
+  { method: 'PATCH', path: `${projectScoped}/cohorts/:id/`, procedure: 'cohorts.update', summary: 'Update or soft-delete a cohort', body: 'data' },
   {
     method: 'GET',
-    path: '/api/projects/:project_id/events/',
-    procedure: 'events.list',
-    input: ({ params, query }) => ({ ...query, ...params }),
+    path: `${projectScoped}/cohorts/:id/persons/`,
+    procedure: 'cohorts.persons',
+    summary: "List a cohort's persons",
+    query: true,
+    paginated: true,
+    csv: true,
+  },
+
+  {
+    method: 'GET',
+    path: `${projectScoped}/event_definitions/`,
+    procedure: 'eventDefinitions.list',
+    summary: 'List event definitions',
+    query: true,
     paginated: true,
   },
+  { method: 'GET', path: `${projectScoped}/event_definitions/:id/`, procedure: 'eventDefinitions.get', summary: 'Retrieve an event definition' },
+  {
+    method: 'PATCH',
+    path: `${projectScoped}/event_definitions/:id/`,
+    procedure: 'eventDefinitions.update',
+    summary: 'Update an event definition',
+    body: 'data',
+  },
+
+  { method: 'GET', path: `${projectScoped}/events/`, procedure: 'events.list', summary: 'List events', query: true, paginated: true, csv: true },
+  { method: 'GET', path: `${projectScoped}/events/values/`, procedure: 'events.values', summary: "Values of an event property", query: true },
+  { method: 'GET', path: `${projectScoped}/events/:id/`, procedure: 'events.get', summary: 'Retrieve an event', query: true, csv: true },
+
+  { method: 'GET', path: '/api/organizations/:organization_id/plugins/', procedure: 'plugins.list', summary: 'List the plugins available', query: true, paginated: true },
+  {
+    method: 'GET',
+    path: `${projectScoped}/plugin_configs/`,
+    procedure: 'pluginConfigs.list',
+    summary: 'List plugin configs',
+    query: true,
+    paginated: true,
+  },
+  {
+    method: 'POST',
+    path: `${projectScoped}/plugin_configs/`,
+    procedure: 'pluginConfigs.create',
+    summary: 'Create a plugin config',
+    body: 'fields',
+    status: 201,
+  },
+  {
+    method: 'PATCH',
+    path: `${projectScoped}/plugin_configs/rearrange/`,
+    procedure: 'pluginConfigs.rearrange',
+    summary: 'Set the order of enabled plugin configs',
+    body: 'data',
+  },
+  {
+    method: 'GET',
+    path: `${projectScoped}/plugin_configs/:parent_lookup_plugin_config_id/logs/`,
+    procedure: 'pluginConfigs.logs',
+    summary: "A plugin config's log entries, newest first",
+    query: true,
+    paginated: true,
+  },
+  { method: 'GET', path: `${projectScoped}/plugin_configs/:id/`, procedure: 'pluginConfigs.get', summary: 'Retrieve a plugin config' },
+  {
+    method: 'PATCH',
+    path: `${projectScoped}/plugin_configs/:id/`,
+    procedure: 'pluginConfigs.update',
+    summary: 'Update a plugin config',
+    body: 'data',
+  },
+  {
+    method: 'DELETE',
+    path: `${projectScoped}/plugin_configs/:id/`,
+    procedure: 'pluginConfigs.delete',
+    summary: 'Delete a plugin config',
+    status: 204,
+  },
+  {
+    method: 'GET',
+    path: `${projectScoped}/plugin_configs/:id/frontend/`,
+    procedure: 'pluginConfigs.frontend',
+    summary: "A plugin config's frontend module",
+    contentType: 'application/javascript; charset=UTF-8',
+  },
+  {
+    method: 'POST',
+    path: `${projectScoped}/plugin_configs/:id/job/`,
+    procedure: 'pluginConfigs.job',
+    summary: "Enqueue one of a plugin's jobs",
+    body: 'data',
+  },
+
+  {
+    method: 'GET',
+    path: '/api/users/@me/',
+    procedure: 'users.me',
+    summary: 'The current user, their organization and project (deprecated)',
+    headers: DEPRECATED_SINCE_2021_04_05,
+  },
 ]
+
+/** The input a route's procedure receives for a request. */
+export function routeInput(
+  route: RestRoute,
+  req: { params: Record<string, string>; query: Record<string, string | string[]>; body: unknown },
+): Record<string, unknown> {
+  const body = req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? (req.body as Record<string, unknown>) : {}
+  return {
+    ...(route.query ? req.query : {}),
+    ...(route.body === 'fields' ? body : {}),
+    ...(route.body === 'data' ? { data: body } : {}),
+    ...req.params,
+  }
+}

@@ -15,7 +15,8 @@ export const pageQuerySchema = z.object({
       return Number.isFinite(n) && n > 0 ? Math.min(n, MAX_PAGE_LIMIT) : DEFAULT_PAGE_LIMIT
     })
     .optional()
-    .transform((v) => v ?? DEFAULT_PAGE_LIMIT),
+    .transform((v) => v ?? DEFAULT_PAGE_LIMIT)
+    .meta({ type: 'integer', description: `Page size: ${DEFAULT_PAGE_LIMIT} by default, at most ${MAX_PAGE_LIMIT}` }),
   offset: z
     .unknown()
     .transform((v) => {
@@ -23,7 +24,8 @@ export const pageQuerySchema = z.object({
       return Number.isFinite(n) && n > 0 ? n : 0
     })
     .optional()
-    .transform((v) => v ?? 0),
+    .transform((v) => v ?? 0)
+    .meta({ type: 'integer', description: 'How many items to skip' }),
 })
 export type PageQuery = z.infer<typeof pageQuerySchema>
 

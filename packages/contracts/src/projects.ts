@@ -1,7 +1,12 @@
 import { z } from 'zod'
 import { TIMEZONES } from './timezones'
 
-const jsonValue = z.json()
+type Json = string | number | boolean | null | Json[] | { [key: string]: Json }
+
+/** Any JSON value, registered by name so that API documents define it once. */
+export const jsonValue: z.ZodType<Json> = z
+  .lazy(() => z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), z.record(z.string(), jsonValue)]))
+  .meta({ id: 'JsonValue' })
 
 /** A project as create, retrieve and update answer it: every field of the spec's table. */
 export const projectSchema = z.object({

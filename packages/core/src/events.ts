@@ -2,10 +2,17 @@ import { events as eventsTable, type StoredEvent } from '@burrow/clickhouse'
 import type { ApiEvent, Page, PageQuery } from '@burrow/contracts'
 import type { CoreDeps } from './deps'
 import { elementsFromChain } from './elementsChain'
+import { problems } from './problems'
+import { parsePropertyFilters } from './propertyFilters'
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export interface EventsFilter {
   event?: string | undefined
   distinctId?: string | undefined
+  personId?: string | undefined
+  /** PostHog's property filter: a JSON list of `{key, value, operator, type}`. */
+  properties?: unknown
   after?: string | undefined
   before?: string | undefined
 }
@@ -29,6 +36,13 @@ export function toApiEvent(row: StoredEvent): ApiEvent {
   }
 }
 
+function checkedTime(attr: 'after' | 'before', value: string | undefined): string | undefined {
+  if (value !== undefined && Number.isNaN(Date.parse(value))) {
+    throw problems.validation(attr, `${JSON.stringify(value)} is not a date and time.`)
+  }
+  return value
+}
+
 /** A page of the project's events, newest first. */
 export async function listEvents(
   deps: CoreDeps,
@@ -36,14 +50,41 @@ export async function listEvents(
   filter: EventsFilter,
   page: PageQuery,
 ): Promise<Page<ApiEvent>> {
+  const properties = parsePropertyFilters(filter.properties)
+  const empty = { count: 0, ...page, results: [] }
+  let personId: string | undefined
+  if (filter.personId !== undefined) {
+    // Persons are addressed by uuid; no person has any other kind of id.
+    if (!UUID.test(filter.personId)) return empty
+    personId = filter.personId
+  }
   const { count, rows } = await eventsTable.queryEvents(deps.ch, {
     teamId: projectId,
     event: filter.event,
     distinctIds: filter.distinctId === undefined ? undefined : [filter.distinctId],
-    after: filter.after,
-    before: filter.before,
+    personId,
+    properties,
+    after: checkedTime('after', filter.after),
+    before: checkedTime('before', filter.before),
     limit: page.limit,
     offset: page.offset,
   })
   return { count, ...page, results: rows.map(toApiEvent) }
+}
+
+export async function getEvent(deps: CoreDeps, projectId: number, id: string): Promise<ApiEvent> {
+  if (!UUID.test(id)) throw problems.validation(null, 'Invalid UUID', 'invalid')
+  const row = await eventsTable.findEvent(deps.ch, projectId, id)
+  if (!row) throw problems.notFound(`No events exist for event UUID ${id}`)
+  return toApiEvent(row)
+}
+
+/** The most frequent values of an event property, with their counts. */
+export async function propertyValues(
+  deps: CoreDeps,
+  projectId: number,
+  query: { key?: string | undefined; value?: string | undefined; events?: string[] | undefined },
+): Promise<Array<{ name: string; count: number }>> {
+  if (!query.key) throw problems.validation('key', 'You must provide a key', 'required')
+  return eventsTable.propertyValues(deps.ch, { teamId: projectId, key: query.key, search: query.value, events: query.events })
 }

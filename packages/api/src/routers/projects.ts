@@ -9,8 +9,9 @@ import {
 import { projects } from '@burrow/core'
 import { z } from 'zod'
 import { authedProcedure, router } from '../trpc'
+import { idParam } from './inputs'
 
-const projectIdParam = z.object({ id: z.union([z.string(), z.number()]).transform(String) })
+const projectIdParam = idParam
 
 export const projectsRouter = router({
   list: authedProcedure

@@ -1,5 +1,6 @@
 import type { ClickHouse } from '../connect'
 import { clickHouseDateTimeToIso } from '../datetime'
+import { distinctIdsOfPersonsSql, eventPropertiesSql, SqlParams, type PropertyExpression } from '../propertyConditions'
 
 export const EVENTS_TABLE = 'events'
 export const NIL_UUID = '00000000-0000-0000-0000-000000000000'
@@ -32,6 +33,9 @@ export interface EventsQuery {
   teamId: number
   event?: string | undefined
   distinctIds?: string[] | undefined
+  /** Events of any distinct id that maps to this person (uuid). */
+  personId?: string | undefined
+  properties?: PropertyExpression | undefined
   after?: string | undefined
   before?: string | undefined
   limit: number
@@ -48,35 +52,33 @@ export interface StoredEvent {
   person_id: string
 }
 
+const STORED_EVENT_COLUMNS = 'uuid, event, properties, timestamp, distinct_id, elements_chain, person_id'
+
+const TEAM = '{team_id:Int64}'
+
 /** The filter as a WHERE clause of fixed fragments; every value travels as a query parameter. */
 function eventsWhere(q: EventsQuery): { where: string; params: Record<string, unknown> } {
-  const clauses = ['team_id = {team_id:Int64}']
-  const params: Record<string, unknown> = { team_id: q.teamId }
-  if (q.event !== undefined) {
-    clauses.push('event = {event:String}')
-    params.event = q.event
+  const params = new SqlParams()
+  const clauses = [`team_id = ${TEAM}`]
+  if (q.event !== undefined) clauses.push(`event = ${params.add('String', q.event)}`)
+  if (q.distinctIds !== undefined) clauses.push(`distinct_id IN ${params.add('Array(String)', q.distinctIds)}`)
+  if (q.personId !== undefined) {
+    clauses.push(`distinct_id IN (${distinctIdsOfPersonsSql(TEAM, params.add('Array(UUID)', [q.personId]))})`)
   }
-  if (q.distinctIds !== undefined) {
-    clauses.push('distinct_id IN {distinct_ids:Array(String)}')
-    params.distinct_ids = q.distinctIds
-  }
-  if (q.after !== undefined) {
-    clauses.push(`timestamp > parseDateTime64BestEffort({after:String}, 6, 'UTC')`)
-    params.after = q.after
-  }
-  if (q.before !== undefined) {
-    clauses.push(`timestamp < parseDateTime64BestEffort({before:String}, 6, 'UTC')`)
-    params.before = q.before
-  }
-  return { where: clauses.join(' AND '), params }
+  if (q.after !== undefined) clauses.push(`timestamp > parseDateTime64BestEffort(${params.add('String', q.after)}, 6, 'UTC')`)
+  if (q.before !== undefined) clauses.push(`timestamp < parseDateTime64BestEffort(${params.add('String', q.before)}, 6, 'UTC')`)
+  if (q.properties) clauses.push(eventPropertiesSql(q.properties, TEAM, params))
+  return { where: clauses.join(' AND '), params: { ...params.values, team_id: q.teamId } }
 }
+
+const toStored = (r: StoredEvent): StoredEvent => ({ ...r, timestamp: clickHouseDateTimeToIso(r.timestamp) })
 
 /** A page of events, newest first, and how many match in all. */
 export async function queryEvents(ch: ClickHouse, q: EventsQuery): Promise<{ count: number; rows: StoredEvent[] }> {
   const { where, params } = eventsWhere(q)
   const [rowsResult, countResult] = await Promise.all([
     ch.reader.query({
-      query: `SELECT uuid, event, properties, timestamp, distinct_id, elements_chain, person_id
+      query: `SELECT ${STORED_EVENT_COLUMNS}
         FROM events WHERE ${where}
         ORDER BY timestamp DESC, uuid DESC
         LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
@@ -91,10 +93,93 @@ export async function queryEvents(ch: ClickHouse, q: EventsQuery): Promise<{ cou
   ])
   const rows = await rowsResult.json<StoredEvent>()
   const [count] = await countResult.json<{ count: string | number }>()
-  return {
-    count: Number(count?.count ?? 0),
-    rows: rows.map((r) => ({ ...r, timestamp: clickHouseDateTimeToIso(r.timestamp) })),
+  return { count: Number(count?.count ?? 0), rows: rows.map(toStored) }
+}
+
+export async function findEvent(ch: ClickHouse, teamId: number, uuid: string): Promise<StoredEvent | undefined> {
+  const result = await ch.reader.query({
+    query: `SELECT ${STORED_EVENT_COLUMNS} FROM events WHERE team_id = ${TEAM} AND uuid = {uuid:UUID} LIMIT 1`,
+    query_params: { team_id: teamId, uuid },
+    format: 'JSONEachRow',
+  })
+  const [row] = await result.json<StoredEvent>()
+  return row && toStored(row)
+}
+
+/** Event names PostHog treats as its own rather than the project's custom events. */
+const BUILT_IN_EVENTS = ['$autocapture', '$pageview', '$identify', '$pageleave', '$screen']
+
+/** How far back property values are looked up, as PostHog does, so the lookup stays cheap. */
+const VALUES_WINDOW_DAYS = 7
+const VALUES_LIMIT = 100
+
+export interface PropertyValuesQuery {
+  teamId: number
+  key: string
+  /** Only values containing this, case-insensitively. */
+  search?: string | undefined
+  events?: string[] | undefined
+}
+
+/**
+ * The most frequent values of a property over recent events, with how often each occurs;
+ * array values count each element. `key=custom_event` lists custom event names instead.
+ */
+export async function propertyValues(ch: ClickHouse, q: PropertyValuesQuery): Promise<Array<{ name: string; count: number }>> {
+  const params = new SqlParams()
+  const clauses = [`team_id = ${TEAM}`, `timestamp >= now64(6, 'UTC') - INTERVAL ${VALUES_WINDOW_DAYS} DAY`]
+  if (q.events && q.events.length > 0) clauses.push(`event IN ${params.add('Array(String)', q.events)}`)
+  let select: string
+  if (q.key === 'custom_event') {
+    clauses.push(`event NOT IN ${params.add('Array(String)', BUILT_IN_EVENTS)}`)
+    select = 'SELECT event AS value'
+  } else {
+    const key = params.add('String', q.key)
+    clauses.push(`JSONHas(properties, ${key})`)
+    select = `SELECT arrayJoin(if(JSONType(properties, ${key}) = 'Array',
+        JSONExtractArrayRaw(properties, ${key}), [JSONExtractRaw(properties, ${key})])) AS raw,
+      if(JSONType(raw) = 'String', JSONExtractString(raw), raw) AS value`
   }
+  const outer = [`value != ''`, q.key === 'custom_event' ? '1' : `raw != 'null'`]
+  if (q.search) outer.push(`positionCaseInsensitiveUTF8(value, ${params.add('String', q.search)}) > 0`)
+  const result = await ch.reader.query({
+    query: `SELECT value AS name, count() AS count FROM (${select} FROM events WHERE ${clauses.join(' AND ')})
+      WHERE ${outer.join(' AND ')}
+      GROUP BY value ORDER BY count DESC, value LIMIT ${VALUES_LIMIT}`,
+    query_params: { ...params.values, team_id: q.teamId },
+    format: 'JSONEachRow',
+  })
+  return (await result.json<{ name: string; count: string | number }>()).map((r) => ({ name: r.name, count: Number(r.count) }))
+}
+
+/** For each named event: how many occurred in the last 30 days and when the latest happened. */
+export async function eventVolumes(
+  ch: ClickHouse,
+  teamId: number,
+  names: string[],
+): Promise<Map<string, { volume30Day: number; lastSeenAt: string }>> {
+  if (names.length === 0) return new Map()
+  const result = await ch.reader.query({
+    query: `SELECT event, countIf(timestamp >= now64(6, 'UTC') - INTERVAL 30 DAY) AS volume, max(timestamp) AS last_seen
+      FROM events WHERE team_id = ${TEAM} AND event IN {names:Array(String)} GROUP BY event`,
+    query_params: { team_id: teamId, names },
+    format: 'JSONEachRow',
+  })
+  const rows = await result.json<{ event: string; volume: string | number; last_seen: string }>()
+  return new Map(rows.map((r) => [r.event, { volume30Day: Number(r.volume), lastSeenAt: clickHouseDateTimeToIso(r.last_seen) }]))
+}
+
+/** Property keys of the team's latest events, and whether any of their values is a number. */
+export async function recentPropertyKeys(ch: ClickHouse, teamId: number): Promise<Array<{ key: string; numerical: boolean }>> {
+  const result = await ch.reader.query({
+    query: `SELECT key, max(JSONType(properties, key) IN ('Int64', 'UInt64', 'Double')) AS numerical
+      FROM (SELECT properties FROM events WHERE team_id = ${TEAM} ORDER BY timestamp DESC LIMIT 10000)
+      ARRAY JOIN JSONExtractKeys(properties) AS key
+      GROUP BY key ORDER BY key LIMIT 1000`,
+    query_params: { team_id: teamId },
+    format: 'JSONEachRow',
+  })
+  return (await result.json<{ key: string; numerical: number | string }>()).map((r) => ({ key: r.key, numerical: Number(r.numerical) === 1 }))
 }
 
 export async function deleteTeamEvents(ch: ClickHouse, teamId: number): Promise<void> {

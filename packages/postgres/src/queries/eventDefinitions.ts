@@ -23,3 +23,79 @@ export async function upsertEventSightings(sql: Sql, sightings: EventSighting[])
     on conflict (project_id, name) do update
       set last_seen_at = greatest(event_definitions.last_seen_at, excluded.last_seen_at)`
 }
+
+export interface EventDefinitionRow {
+  id: string
+  project_id: number
+  name: string
+  owner_id: number | null
+  description: string
+  tags: string[]
+  verified: boolean
+  verified_at: Date | null
+  verified_by_id: number | null
+  post_to_chat: boolean
+  created_at: Date
+  updated_at: Date
+  updated_by_id: number | null
+  last_seen_at: Date | null
+}
+
+/** The project's definitions by name, optionally those whose name contains `search`. */
+export async function listEventDefinitions(
+  sql: Sql,
+  projectId: number,
+  query: { search?: string | undefined; limit: number; offset: number },
+): Promise<{ count: number; rows: EventDefinitionRow[] }> {
+  const pattern = query.search ? `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null
+  const where = sql`project_id = ${projectId} ${pattern ? sql`and name ilike ${pattern}` : sql``}`
+  const [rows, [total]] = await Promise.all([
+    sql<EventDefinitionRow[]>`
+      select * from event_definitions where ${where}
+      order by name limit ${query.limit} offset ${query.offset}`,
+    sql<{ n: number }[]>`select count(*)::int as n from event_definitions where ${where}`,
+  ])
+  return { count: total?.n ?? 0, rows }
+}
+
+export async function findEventDefinition(sql: Sql, projectId: number, id: string): Promise<EventDefinitionRow | undefined> {
+  const [row] = await sql<EventDefinitionRow[]>`select * from event_definitions where project_id = ${projectId} and id = ${id}`
+  return row
+}
+
+export interface EventDefinitionWrite {
+  owner_id?: number | null
+  description?: string
+  tags?: string[]
+  post_to_chat?: boolean
+  /** Verifying records who and when; unverifying clears both. */
+  verified?: { by: number } | false
+}
+
+export async function updateEventDefinition(
+  sql: Sql,
+  projectId: number,
+  id: string,
+  updatedBy: number,
+  write: EventDefinitionWrite,
+): Promise<EventDefinitionRow | undefined> {
+  const values: Record<string, unknown> = { updated_at: sql`now()`, updated_by_id: updatedBy }
+  if (write.owner_id !== undefined) values.owner_id = write.owner_id
+  if (write.description !== undefined) values.description = write.description
+  if (write.tags !== undefined) values.tags = sql.json(write.tags)
+  if (write.post_to_chat !== undefined) values.post_to_chat = write.post_to_chat
+  if (write.verified === false) Object.assign(values, { verified: false, verified_at: null, verified_by_id: null })
+  const [row] = await sql<EventDefinitionRow[]>`
+    update event_definitions set ${sql(values as never)}
+      ${write.verified ? sql`, verified = true, verified_at = case when verified then verified_at else now() end,
+        verified_by_id = case when verified then verified_by_id else ${write.verified.by}::int end` : sql``}
+    where project_id = ${projectId} and id = ${id}
+    returning *`
+  return row
+}
+
+/** Every event name seen in the project, by name. */
+export async function eventNames(sql: Sql, projectId: number): Promise<string[]> {
+  const rows = await sql<{ name: string }[]>`select name from event_definitions where project_id = ${projectId} order by name`
+  return rows.map((r) => r.name)
+}

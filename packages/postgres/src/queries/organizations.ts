@@ -30,3 +30,16 @@ export async function membershipLevel(sql: Sql, organizationId: string, userId: 
     select level from organization_memberships where organization_id = ${organizationId} and user_id = ${userId}`
   return row?.level
 }
+
+export async function findOrganization(sql: Sql, id: string): Promise<OrganizationRow | undefined> {
+  const [row] = await sql<OrganizationRow[]>`select * from organizations where id = ${id}`
+  return row
+}
+
+/** The organizations a user belongs to, with their level in each, oldest first. */
+export async function organizationsOfUser(sql: Sql, userId: number): Promise<(OrganizationRow & { level: number })[]> {
+  return sql<(OrganizationRow & { level: number })[]>`
+    select o.*, m.level from organizations o
+    join organization_memberships m on m.organization_id = o.id and m.user_id = ${userId}
+    order by o.created_at, o.id`
+}

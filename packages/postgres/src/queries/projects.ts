@@ -156,3 +156,7 @@ export async function markProjectsIngested(sql: Sql, ids: number[]) {
   if (ids.length === 0) return
   await sql`update projects set ingested_event = true where id = any(${ids}::int[]) and not ingested_event`
 }
+
+export async function projectsOfOrganization(sql: Sql, organizationId: string): Promise<ProjectRow[]> {
+  return sql<ProjectRow[]>`select * from projects where organization_id = ${organizationId} order by id`
+}

@@ -37,3 +37,8 @@ export async function findUsersByIds(sql: Sql, ids: number[]): Promise<UserRow[]
   if (ids.length === 0) return []
   return sql<UserRow[]>`select * from users where id = any(${ids}::int[])`
 }
+
+export async function findUserById(sql: Sql, id: number): Promise<UserRow | undefined> {
+  const [row] = await sql<UserRow[]>`select * from users where id = ${id}`
+  return row
+}

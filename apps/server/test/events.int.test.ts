@@ -1,0 +1,231 @@
+import { randomUUID } from 'node:crypto'
+import type { TestAccount } from '@burrow/testing'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { useTestService, type TestService } from './service'
+
+const SITE = 'https://analytics.example.com'
+let service: TestService
+let account: TestAccount
+useTestService(
+  (s, a) => {
+    service = s
+    account = a
+  },
+  { SITE_URL: SITE },
+)
+
+const minutesAgo = (n: number) => new Date(Date.now() - n * 60_000).toISOString()
+
+describe('listing', () => {
+  it('lists events newest first in the envelope, with absolute next and previous links', async () => {
+    const fresh = await service.account()
+    const batch = Array.from({ length: 5 }, (_, i) => ({
+      event: 'step',
+      distinct_id: `user-${i}`,
+      timestamp: new Date(Date.UTC(2025, 0, 1, 0, i)).toISOString(),
+      properties: { i },
+    }))
+    await service.post('/batch/', { api_key: fresh.projectToken, batch })
+    await service.eventsOf(fresh, 5)
+    const first = await (await service.api(fresh, `/api/projects/${fresh.projectId}/events/?limit=2`)).json()
+    expect(first.count).toBe(5)
+    expect(first.results.map((e: { properties: { i: number } }) => e.properties.i)).toEqual([4, 3])
+    expect(first.results[0].timestamp).toBe('2025-01-01T00:04:00.000000+00:00')
+    expect(first.previous).toBeNull()
+    expect(first.next).toBe(`${SITE}/api/projects/${fresh.projectId}/events/?limit=2&offset=2`)
+    const last = await (await service.api(fresh, `/api/projects/${fresh.projectId}/events/?limit=2&offset=4`)).json()
+    expect(last.results.map((e: { properties: { i: number } }) => e.properties.i)).toEqual([0])
+    expect(last.next).toBeNull()
+    expect(last.previous).toBe(`${SITE}/api/projects/${fresh.projectId}/events/?limit=2&offset=2`)
+    const one = await (await service.api(fresh, `/api/projects/${fresh.projectId}/events/?distinct_id=user-1`)).json()
+    expect(one.results.map((e: { distinct_id: string }) => e.distinct_id)).toEqual(['user-1'])
+    const between = await (
+      await service.api(fresh, `/api/projects/${fresh.projectId}/events/?after=2025-01-01T00:00:30Z&before=2025-01-01T00:03:00Z`)
+    ).json()
+    expect(between.results.map((e: { distinct_id: string }) => e.distinct_id)).toEqual(['user-2', 'user-1'])
+  })
+
+  it('answers 400 naming the parameter for a time that is not one', async () => {
+    const res = await service.api(account, `/api/projects/${account.projectId}/events/?after=yesterday-ish`)
+    expect(res.status).toBe(400)
+    expect(await res.json()).toMatchObject({ type: 'validation_error', attr: 'after' })
+  })
+})
+
+describe('the properties filter', () => {
+  let project: TestAccount
+  const users = [
+    { distinct_id: 'ann', properties: { plan: 'pro', seats: 5, email: 'ann@acme.com', signed_up: '2024-03-01', quote: 'it\'s "fine"' } },
+    { distinct_id: 'bob', properties: { plan: 'free', seats: 1, email: 'bob@other.org', signed_up: '2024-06-01' } },
+    { distinct_id: 'cat', properties: { plan: 'Pro', seats: 12, beta: true } },
+    { distinct_id: 'dan', properties: { seats: '7' } },
+  ]
+
+  beforeAll(async () => {
+    project = await service.account()
+    const batch = users.map((u, i) => ({ event: 'signed in', ...u, timestamp: minutesAgo(10 - i) }))
+    await service.post('/batch/', { api_key: project.projectToken, batch })
+    await service.eventsOf(project, users.length)
+  })
+
+  async function matching(filter: unknown): Promise<string[]> {
+    const res = await service.api(
+      project,
+      `/api/projects/${project.projectId}/events/?properties=${encodeURIComponent(JSON.stringify(filter))}`,
+    )
+    expect(res.status).toBe(200)
+    const page = (await res.json()) as { results: Array<{ distinct_id: string }> }
+    return page.results.map((e) => e.distinct_id).sort()
+  }
+
+  it.each([
+    ['exact', [{ key: 'plan', value: 'pro' }], ['ann']],
+    ['exact with a list', [{ key: 'plan', value: ['pro', 'free'], operator: 'exact' }], ['ann', 'bob']],
+    ['exact on a number', [{ key: 'seats', value: 5 }], ['ann']],
+    ['exact on a boolean', [{ key: 'beta', value: true }], ['cat']],
+    ['is_not (missing counts as not)', [{ key: 'plan', value: 'pro', operator: 'is_not' }], ['bob', 'cat', 'dan']],
+    ['icontains', [{ key: 'plan', value: 'PRO', operator: 'icontains' }], ['ann', 'cat']],
+    ['not_icontains', [{ key: 'email', value: 'acme', operator: 'not_icontains' }], ['bob', 'cat', 'dan']],
+    ['regex', [{ key: 'email', value: '@acme\\.com$', operator: 'regex' }], ['ann']],
+    ['not_regex', [{ key: 'plan', value: '^[Pp]ro$', operator: 'not_regex' }], ['bob', 'dan']],
+    ['gt', [{ key: 'seats', value: 5, operator: 'gt' }], ['cat', 'dan']],
+    ['gte', [{ key: 'seats', value: '5', operator: 'gte' }], ['ann', 'cat', 'dan']],
+    ['lt', [{ key: 'seats', value: 5, operator: 'lt' }], ['bob']],
+    ['lte', [{ key: 'seats', value: 5, operator: 'lte' }], ['ann', 'bob']],
+    ['is_set', [{ key: 'email', operator: 'is_set' }], ['ann', 'bob']],
+    ['is_not_set', [{ key: 'email', operator: 'is_not_set' }], ['cat', 'dan']],
+    ['is_date_before', [{ key: 'signed_up', value: '2024-04-01', operator: 'is_date_before' }], ['ann']],
+    ['is_date_after', [{ key: 'signed_up', value: '2024-04-01', operator: 'is_date_after' }], ['bob']],
+    ['several, AND-ed', [{ key: 'plan', value: 'pro', operator: 'icontains' }, { key: 'seats', value: 10, operator: 'gt' }], ['cat']],
+    ['an OR group', { type: 'OR', values: [{ key: 'plan', value: 'free' }, { key: 'beta', operator: 'is_set' }] }, ['bob', 'cat']],
+    ['the legacy dict form', { plan: 'free' }, ['bob']],
+    ['the legacy dict form with an operator', { email__icontains: 'ACME' }, ['ann']],
+    ['a value with quotes', [{ key: 'quote', value: 'it\'s "fine"' }], ['ann']],
+  ])('%s', async (_name, filter, expected) => {
+    expect(await matching(filter)).toEqual(expected)
+  })
+
+  it('never splices keys or values into the query', async () => {
+    expect(await matching([{ key: "plan') OR 1=1 --", value: 'x' }])).toEqual([])
+    expect(await matching([{ key: 'plan', value: "pro' OR '1'='1" }])).toEqual([])
+    expect(await matching([{ key: "x'}, 1) OR 1=1 OR JSONHas('{", operator: 'is_set' }])).toEqual([])
+  })
+
+  it.each([
+    ['unparsable JSON', '[{"key":'],
+    ['an unknown operator', JSON.stringify([{ key: 'plan', value: 'x', operator: 'sounds_like' }])],
+    ['gt without a number', JSON.stringify([{ key: 'seats', value: 'many', operator: 'gt' }])],
+    ['an invalid regular expression', JSON.stringify([{ key: 'plan', value: '(', operator: 'regex' }])],
+    ['a filter without a key', JSON.stringify([{ value: 'x' }])],
+    ['an unsupported type', JSON.stringify([{ key: 'plan', value: 'x', type: 'hogql' }])],
+  ])('answers 400 validation_error naming properties for %s', async (_name, raw) => {
+    const res = await service.api(project, `/api/projects/${project.projectId}/events/?properties=${encodeURIComponent(raw)}`)
+    expect(res.status).toBe(400)
+    expect(await res.json()).toMatchObject({ type: 'validation_error', attr: 'properties' })
+  })
+
+  it('filters on person properties and by person through the persons the events belong to', async () => {
+    const personId = randomUUID()
+    const ch = service.app.deps.ch.writer
+    await ch.insert({
+      table: 'person',
+      format: 'JSONEachRow',
+      values: [{ id: personId, created_at: '2024-01-01 00:00:00.000', team_id: project.projectId, properties: '{"company":"Acme"}', is_identified: 1, version: 1 }],
+    })
+    await ch.insert({
+      table: 'person_distinct_id2',
+      format: 'JSONEachRow',
+      values: ['ann', 'cat'].map((d) => ({ team_id: project.projectId, distinct_id: d, person_id: personId, version: 1 })),
+    })
+    expect(await matching([{ key: 'company', value: 'acme', operator: 'icontains', type: 'person' }])).toEqual(['ann', 'cat'])
+    const byPerson = await (await service.api(project, `/api/projects/${project.projectId}/events/?person_id=${personId}`)).json()
+    expect(byPerson.results.map((e: { distinct_id: string }) => e.distinct_id).sort()).toEqual(['ann', 'cat'])
+    const nobody = await (await service.api(project, `/api/projects/${project.projectId}/events/?person_id=${randomUUID()}`)).json()
+    expect(nobody.count).toBe(0)
+  })
+})
+
+describe('CSV', () => {
+  it('renders the page as CSV with a column per nested property for format=csv and for Accept: text/csv', async () => {
+    const fresh = await service.account()
+    await service.post('/batch/', {
+      api_key: fresh.projectToken,
+      batch: [
+        { event: 'a', distinct_id: 'u1', properties: { plan: 'pro, yearly' }, timestamp: minutesAgo(2) },
+        { event: 'b', distinct_id: 'u2', properties: { seats: 3 }, timestamp: minutesAgo(1) },
+      ],
+    })
+    await service.eventsOf(fresh, 2)
+    for (const init of [{ query: '?format=csv', headers: {} }, { query: '', headers: { accept: 'text/csv' } }]) {
+      const res = await service.api(fresh, `/api/projects/${fresh.projectId}/events/${init.query}`, { headers: init.headers })
+      expect(res.status).toBe(200)
+      expect(res.headers.get('content-type')).toMatch(/^text\/csv/)
+      const [header, ...rows] = (await res.text()).trim().split('\n')
+      const columns = header!.split(',')
+      expect(columns).toEqual(expect.arrayContaining(['id', 'distinct_id', 'event', 'timestamp', 'properties.plan', 'properties.seats']))
+      expect(rows).toHaveLength(2)
+      expect(rows[0]).toContain('u2')
+      expect(rows[1]).toContain('"pro, yearly"')
+    }
+  })
+})
+
+describe('retrieving one event', () => {
+  it('answers the event by its uuid, 400 for a malformed id and 404 for an unknown one', async () => {
+    const fresh = await service.account()
+    const uuid = randomUUID()
+    await service.post('/capture/', { api_key: fresh.projectToken, event: 'one', distinct_id: 'x', uuid, properties: { k: 1 } })
+    await service.eventsOf(fresh, 1)
+    const res = await service.api(fresh, `/api/projects/${fresh.projectId}/events/${uuid}/`)
+    expect(res.status).toBe(200)
+    expect(await res.json()).toMatchObject({ id: uuid, event: 'one', distinct_id: 'x', properties: { k: 1 }, person: null })
+
+    const malformed = await service.api(fresh, `/api/projects/${fresh.projectId}/events/not-a-uuid/`)
+    expect(malformed.status).toBe(400)
+    expect(await malformed.json()).toEqual({ type: 'validation_error', code: 'invalid', detail: 'Invalid UUID', attr: null })
+
+    const unknown = randomUUID()
+    const missing = await service.api(fresh, `/api/projects/${fresh.projectId}/events/${unknown}/`)
+    expect(missing.status).toBe(404)
+    expect(await missing.json()).toMatchObject({ code: 'not_found', detail: `No events exist for event UUID ${unknown}` })
+
+    const elsewhere = await service.api(account, `/api/projects/${account.projectId}/events/${uuid}/`)
+    expect(elsewhere.status).toBe(404)
+  })
+})
+
+describe('property values', () => {
+  it('answers the distinct values of a property with their counts, most frequent first', async () => {
+    const fresh = await service.account()
+    const batch = [
+      { event: 'view', properties: { browser: 'Chrome', tags: ['a', 'b'] } },
+      { event: 'view', properties: { browser: 'Chrome', tags: ['a'] } },
+      { event: 'view', properties: { browser: 'Firefox' } },
+      { event: 'click', properties: { browser: 'Safari' } },
+      { event: 'click', properties: { other: 1 } },
+      { event: '$pageview', properties: {} },
+    ].map((e, i) => ({ ...e, distinct_id: `d${i}`, timestamp: minutesAgo(i + 1) }))
+    await service.post('/batch/', { api_key: fresh.projectToken, batch })
+    await service.eventsOf(fresh, batch.length)
+    const values = (query: string) => service.api(fresh, `/api/projects/${fresh.projectId}/events/values/?${query}`).then((r) => r.json())
+
+    expect(await values('key=browser')).toEqual([
+      { name: 'Chrome', count: 2 },
+      { name: 'Firefox', count: 1 },
+      { name: 'Safari', count: 1 },
+    ])
+    expect(await values('key=browser&value=fire')).toEqual([{ name: 'Firefox', count: 1 }])
+    expect(await values('key=browser&event=click')).toEqual([{ name: 'Safari', count: 1 }])
+    expect(await values('key=tags')).toEqual([
+      { name: 'a', count: 2 },
+      { name: 'b', count: 1 },
+    ])
+    expect(await values('key=custom_event')).toEqual([
+      { name: 'view', count: 3 },
+      { name: 'click', count: 2 },
+    ])
+    const missing = await service.api(fresh, `/api/projects/${fresh.projectId}/events/values/`)
+    expect(missing.status).toBe(400)
+    expect(await missing.json()).toMatchObject({ type: 'validation_error', attr: 'key', detail: 'You must provide a key' })
+  })
+})

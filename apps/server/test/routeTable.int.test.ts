@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto'
+import { appRouter, restRoutes } from '@burrow/api'
+import { Validator } from '@seriousme/openapi-schema-validator'
+import type { TestAccount } from '@burrow/testing'
+import { describe, expect, it } from 'vitest'
+import { useTestService, type TestService } from './service'
+
+let service: TestService
+let account: TestAccount
+useTestService((s, a) => {
+  service = s
+  account = a
+})
+
+/** A concrete path for a route: its parameters filled in for the given project and organization. */
+function pathFor(path: string, ids: { project: string | number; organization: string }): string {
+  return path
+    .replace(':project_id', String(ids.project))
+    .replace(':organization_id', ids.organization)
+    .replace('/api/projects/:id/', `/api/projects/${ids.project}/`)
+    .replace(':parent_lookup_plugin_config_id', '1')
+    .replace(/:id\b/, path.includes('/events/') ? randomUUID() : '1')
+}
+
+const cases = restRoutes.map((route) => [route.method, route.path] as const)
+const bodyFor = (method: string) => (method === 'GET' || method === 'DELETE' ? undefined : '{}')
+
+describe('the route table', () => {
+  it('names an existing procedure with an output schema on every row', () => {
+    const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { output?: unknown } }>
+    for (const route of restRoutes) {
+      const procedure = procedures[route.procedure]
+      expect(procedure, `${route.method} ${route.path} -> ${route.procedure}`).toBeDefined()
+      expect(procedure!._def.output, `${route.procedure} has an output schema`).toBeDefined()
+    }
+  })
+
+  it('covers every route of the spec', () => {
+    const table = new Set(restRoutes.map((r) => `${r.method} ${r.path}`))
+    const spec = [
+      'GET /api/projects/:project_id/plugin_configs/',
+      'POST /api/projects/:project_id/plugin_configs/',
+      'GET /api/projects/:project_id/plugin_configs/:parent_lookup_plugin_config_id/logs/',
+      'GET /api/projects/:project_id/plugin_configs/:id/',
+      'PATCH /api/projects/:project_id/plugin_configs/:id/',
+      'DELETE /api/projects/:project_id/plugin_configs/:id/',
+      'GET /api/projects/:project_id/plugin_configs/:id/frontend/',
+      'POST /api/projects/:project_id/plugin_configs/:id/job/',
+      'PATCH /api/projects/:project_id/plugin_configs/rearrange/',
+      'GET /api/projects/:project_id/cohorts/',
+      'POST /api/projects/:project_id/cohorts/',
+      'GET /api/projects/:project_id/cohorts/:id/',
+      'PATCH /api/projects/:project_id/cohorts/:id/',
+      'GET /api/projects/:project_id/cohorts/:id/persons/',
+      'GET /api/projects/:project_id/event_definitions/',
+      'GET /api/projects/:project_id/event_definitions/:id/',
+      'PATCH /api/projects/:project_id/event_definitions/:id/',
+      'GET /api/projects/:project_id/events/',
+      'GET /api/projects/:project_id/events/:id/',
+      'GET /api/projects/:project_id/events/values/',
+      'GET /api/projects/',
+      'POST /api/projects/',
+      'GET /api/projects/:id/',
+      'PATCH /api/projects/:id/',
+      'DELETE /api/projects/:id/',
+      'GET /api/users/@me/',
+    ]
+    expect(spec.filter((route) => !table.has(route))).toEqual([])
+  })
+})
+
+describe('authorization, for every route of the table', () => {
+  it.each(cases)('%s %s answers 401 not_authenticated without a key', async (method, path) => {
+    const res = await fetch(`${service.baseUrl}${pathFor(path, { project: account.projectId, organization: '@current' })}`, {
+      method,
+      body: bodyFor(method),
+    })
+    expect(res.status).toBe(401)
+    expect(await res.json()).toEqual({
+      type: 'authentication_error',
+      code: 'not_authenticated',
+      detail: 'Authentication credentials were not provided.',
+      attr: null,
+    })
+  })
+
+  it.each(cases)('%s %s answers 401 authentication_failed for an unknown key and for a project key', async (method, path) => {
+    for (const key of ['phx_not_a_real_key', account.projectToken]) {
+      const res = await fetch(`${service.baseUrl}${pathFor(path, { project: account.projectId, organization: '@current' })}`, {
+        method,
+        headers: { authorization: `Bearer ${key}` },
+        body: bodyFor(method),
+      })
+      expect(res.status).toBe(401)
+      expect(await res.json()).toMatchObject({ type: 'authentication_error', code: 'authentication_failed' })
+    }
+  })
+
+  const scoped = cases.filter(([, path]) => /:project_id|:id\/$|:organization_id/.test(path) && !path.startsWith('/api/users'))
+  it.each(scoped)("%s %s answers 404 for another organization's project or organization", async (method, path) => {
+    const other = await service.account()
+    const res = await service.api(account, pathFor(path, { project: other.projectId, organization: other.organizationId }), {
+      method,
+      body: bodyFor(method),
+    })
+    expect(res.status).toBe(404)
+    expect(await res.json()).toMatchObject({ type: 'invalid_request', code: 'not_found', attr: null })
+  })
+
+  it('takes the key from ?personal_api_key= as PostHog does', async () => {
+    const res = await fetch(`${service.baseUrl}/api/projects/?personal_api_key=${account.personalApiKey}`)
+    expect(res.status).toBe(200)
+  })
+})
+
+describe('the OpenAPI document at /api/schema/', () => {
+  it('is a valid OpenAPI 3.1 document with an operation and a response schema for every route', async () => {
+    const res = await fetch(`${service.baseUrl}/api/schema/`)
+    expect(res.status).toBe(200)
+    const doc = (await res.json()) as { paths: Record<string, Record<string, any>> }
+    expect(await new Validator().validate(doc as never)).toEqual({ valid: true })
+    for (const route of restRoutes) {
+      const operation = doc.paths[route.path.replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()]
+      expect(operation, `${route.method} ${route.path}`).toBeDefined()
+      const success = operation.responses[String(route.status ?? 200)]
+      expect(success, `${route.method} ${route.path} success response`).toBeDefined()
+      if (route.status !== 204) expect(Object.values(success.content as object)[0].schema).toBeDefined()
+    }
+    const list = doc.paths['/api/projects/{project_id}/cohorts/']!.get
+    expect(list.responses['200'].content['application/json'].schema.required).toEqual(['count', 'next', 'previous', 'results'])
+    const update = doc.paths['/api/projects/{project_id}/event_definitions/{id}/']!.patch
+    expect(Object.keys(update.requestBody.content['application/json'].schema.properties).sort()).toEqual(
+      ['description', 'owner', 'post_to_chat', 'tags', 'verified'],
+    )
+  })
+})

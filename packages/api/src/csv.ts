@@ -1,0 +1,34 @@
+import { stringify } from 'csv-stringify/sync'
+
+/**
+ * Nested objects and arrays as flat columns (`properties.$browser`, `elements.0.tag_name`), the
+ * way PostHog's CSV renderer writes them, so a spreadsheet gets one cell per value.
+ */
+function flatten(value: unknown, prefix: string, into: Record<string, unknown>): void {
+  if (value !== null && typeof value === 'object') {
+    const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value)
+    if (entries.length === 0 && prefix) into[prefix] = ''
+    for (const [key, inner] of entries) flatten(inner, prefix ? `${prefix}.${key}` : key, into)
+    return
+  }
+  into[prefix] = value
+}
+
+/** Rows as CSV with a header of every column any row has, in order of first appearance. */
+export function toCsv(rows: unknown[]): string {
+  const flat = rows.map((row) => {
+    const into: Record<string, unknown> = {}
+    flatten(row, '', into)
+    return into
+  })
+  const columns = [...new Set(flat.flatMap((row) => Object.keys(row)))]
+  if (columns.length === 0) return ''
+  return stringify(flat, { header: true, columns, cast: { boolean: (b) => (b ? 'true' : 'false') } })
+}
+
+/** Whether the request asks for CSV: `format=csv`, or an Accept header preferring it. */
+export function wantsCsv(url: URL, accept: string | undefined): boolean {
+  const format = url.searchParams.get('format')
+  if (format) return format.toLowerCase() === 'csv'
+  return accept?.split(',')[0]?.trim().startsWith('text/csv') ?? false
+}

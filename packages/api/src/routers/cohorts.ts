@@ -1,0 +1,27 @@
+import { cohortCreateSchema, cohortPersonSchema, cohortSchema, cohortUpdateSchema, pageQuerySchema, pageSchema } from '@burrow/contracts'
+import { cohorts } from '@burrow/core'
+import { projectProcedure, router } from '../trpc'
+import { idParam } from './inputs'
+
+export const cohortsRouter = router({
+  list: projectProcedure
+    .input(pageQuerySchema)
+    .output(pageSchema(cohortSchema))
+    .query(({ ctx, input }) => cohorts.listCohorts(ctx.deps, ctx.project.row.id, input)),
+  create: projectProcedure
+    .input(cohortCreateSchema)
+    .output(cohortSchema)
+    .mutation(({ ctx, input }) => cohorts.createCohort(ctx.deps, ctx.project.row.id, ctx.user, input)),
+  get: projectProcedure
+    .input(idParam)
+    .output(cohortSchema)
+    .query(({ ctx, input }) => cohorts.getCohort(ctx.deps, ctx.project.row.id, input.id)),
+  update: projectProcedure
+    .input(idParam.extend({ data: cohortUpdateSchema }))
+    .output(cohortSchema)
+    .mutation(({ ctx, input }) => cohorts.updateCohort(ctx.deps, ctx.project.row.id, input.id, input.data)),
+  persons: projectProcedure
+    .input(idParam.extend(pageQuerySchema.shape))
+    .output(pageSchema(cohortPersonSchema))
+    .query(({ ctx, input }) => cohorts.cohortPersons(ctx.deps, ctx.project.row.id, input.id, input)),
+})

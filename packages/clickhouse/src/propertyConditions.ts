@@ -1,0 +1,114 @@
+/**
+ * PostHog's property filters as ClickHouse conditions. Every key and value travels as a query
+ * parameter; only fixed fragments are written into the SQL text.
+ */
+export interface PropertyCondition {
+  key: string
+  /** Strings to compare with (a list for exact/is_not), a number for gt/lt, nothing for is_set. */
+  value: string | number | string[] | null
+  operator:
+    | 'exact'
+    | 'is_not'
+    | 'icontains'
+    | 'not_icontains'
+    | 'regex'
+    | 'not_regex'
+    | 'gt'
+    | 'gte'
+    | 'lt'
+    | 'lte'
+    | 'is_set'
+    | 'is_not_set'
+    | 'is_date_exact'
+    | 'is_date_before'
+    | 'is_date_after'
+  type: 'event' | 'person'
+}
+
+export class SqlParams {
+  readonly values: Record<string, unknown> = {}
+  private next = 0
+
+  /** Registers a value and answers its placeholder, e.g. `{p3:String}`. */
+  add(type: string, value: unknown): string {
+    const name = `p${this.next++}`
+    this.values[name] = value
+    return `{${name}:${type}}`
+  }
+}
+
+const COMPARISONS = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const
+
+/** One condition on the JSON text in `column`. */
+export function conditionOn(column: string, c: PropertyCondition, params: SqlParams): string {
+  const key = params.add('String', c.key)
+  const has = `JSONHas(${column}, ${key})`
+  // The value as text: strings unquoted and unescaped, anything else as its JSON.
+  const text = `if(JSONType(${column}, ${key}) = 'String', JSONExtractString(${column}, ${key}), JSONExtractRaw(${column}, ${key}))`
+  const value = c.value
+  switch (c.operator) {
+    case 'exact':
+    case 'is_not': {
+      const list = Array.isArray(value) ? value : [String(value ?? '')]
+      const matches = `(${has} AND ${text} IN ${params.add('Array(String)', list)})`
+      return c.operator === 'exact' ? matches : `NOT ${matches}`
+    }
+    case 'icontains':
+      return `(${has} AND positionCaseInsensitiveUTF8(${text}, ${params.add('String', String(value))}) > 0)`
+    case 'not_icontains':
+      return `NOT (${has} AND positionCaseInsensitiveUTF8(${text}, ${params.add('String', String(value))}) > 0)`
+    case 'regex':
+      return `(${has} AND match(${text}, ${params.add('String', String(value))}))`
+    case 'not_regex':
+      return `NOT (${has} AND match(${text}, ${params.add('String', String(value))}))`
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte':
+      return `(toFloat64OrNull(${text}) ${COMPARISONS[c.operator]} ${params.add('Float64', Number(value))}) = 1`
+    case 'is_set':
+      return has
+    case 'is_not_set':
+      return `NOT ${has}`
+    case 'is_date_exact':
+    case 'is_date_before':
+    case 'is_date_after': {
+      const op = c.operator === 'is_date_exact' ? '=' : c.operator === 'is_date_before' ? '<' : '>'
+      const at = `parseDateTime64BestEffort(${params.add('String', String(value))}, 6, 'UTC')`
+      return `(parseDateTime64BestEffortOrNull(${text}, 6, 'UTC') ${op} ${at}) = 1`
+    }
+  }
+}
+
+/** The current persons of a team, with their latest properties, as a subquery. */
+export function currentPersonsSql(teamParam: string): string {
+  return `SELECT id, argMax(properties, version) AS properties, argMax(is_deleted, version) AS deleted
+    FROM person WHERE team_id = ${teamParam} GROUP BY id HAVING deleted = 0`
+}
+
+/** The distinct ids mapped now to the persons of `personIdsSql`. */
+export function distinctIdsOfPersonsSql(teamParam: string, personIdsSql: string): string {
+  return `SELECT distinct_id FROM person_distinct_id2 WHERE team_id = ${teamParam}
+    GROUP BY distinct_id
+    HAVING argMax(is_deleted, version) = 0 AND argMax(person_id, version) IN (${personIdsSql})`
+}
+
+/** Conditions combined with AND or OR, nested as PostHog's property groups are. */
+export interface PropertyGroup {
+  type: 'AND' | 'OR'
+  values: PropertyExpression[]
+}
+export type PropertyExpression = PropertyCondition | PropertyGroup
+
+const isGroup = (e: PropertyExpression): e is PropertyGroup => e.type === 'AND' || e.type === 'OR'
+
+/** A filter tree on events of one team: event properties directly, person ones through the persons. */
+export function eventPropertiesSql(expression: PropertyExpression, teamParam: string, params: SqlParams): string {
+  if (isGroup(expression)) {
+    if (expression.values.length === 0) return '1'
+    return `(${expression.values.map((e) => eventPropertiesSql(e, teamParam, params)).join(` ${expression.type} `)})`
+  }
+  if (expression.type === 'event') return conditionOn('properties', expression, params)
+  const persons = `SELECT id FROM (${currentPersonsSql(teamParam)}) WHERE ${conditionOn('properties', expression, params)}`
+  return `distinct_id IN (${distinctIdsOfPersonsSql(teamParam, persons)})`
+}

@@ -1,0 +1,94 @@
+import { z } from 'zod'
+
+/** One field of a plugin's configuration, as PostHog's plugin.json declares it. */
+export const pluginConfigFieldSchema = z.object({
+  key: z.string(),
+  name: z.string(),
+  type: z.enum(['string', 'json', 'choice']),
+  default: z.string().optional(),
+  required: z.boolean().optional(),
+  secret: z.boolean().optional(),
+  hint: z.string().optional(),
+  choices: z.array(z.string()).optional(),
+})
+export type PluginConfigField = z.infer<typeof pluginConfigFieldSchema>
+
+/** A plugin of the catalog, as PostHog's plugin serializer shows it. */
+export const pluginSchema = z.object({
+  id: z.number().int(),
+  plugin_type: z.literal('local'),
+  name: z.string(),
+  description: z.string(),
+  url: z.string(),
+  icon: z.string().nullable(),
+  config_schema: z.array(pluginConfigFieldSchema),
+  tag: z.string(),
+  latest_tag: z.string(),
+  is_global: z.boolean(),
+  organization_id: z.string().nullable(),
+  organization_name: z.string().nullable(),
+  capabilities: z.object({ methods: z.array(z.string()), jobs: z.array(z.string()), scheduled_tasks: z.array(z.string()) }),
+  metrics: z.record(z.string(), z.string()),
+  public_jobs: z.record(z.string(), z.object({ payload: z.record(z.string(), z.unknown()) })),
+})
+export type Plugin = z.infer<typeof pluginSchema>
+
+export const pluginConfigSchema = z.object({
+  id: z.number().int(),
+  plugin: z.number().int(),
+  enabled: z.boolean(),
+  order: z.number().int(),
+  /** The configuration, with secret fields masked. */
+  config: z.record(z.string(), z.unknown()),
+  error: z.record(z.string(), z.unknown()).nullable(),
+  team_id: z.number().int(),
+  /** The plugin, except in lists. */
+  plugin_info: pluginSchema.nullable(),
+  delivery_rate_24h: z.number().nullable(),
+  created_at: z.string(),
+})
+export type PluginConfig = z.infer<typeof pluginConfigSchema>
+
+const pluginConfigWritableSchema = z.object({
+  plugin: z.number().int(),
+  enabled: z.boolean(),
+  order: z.number().int().min(0).max(1_000_000),
+  config: z.record(z.string(), z.unknown()),
+  error: z.record(z.string(), z.unknown()).nullable(),
+})
+export const pluginConfigCreateSchema = pluginConfigWritableSchema.partial().required({ plugin: true })
+export const pluginConfigUpdateSchema = pluginConfigWritableSchema.omit({ plugin: true }).partial()
+export type PluginConfigCreate = z.infer<typeof pluginConfigCreateSchema>
+export type PluginConfigUpdate = z.infer<typeof pluginConfigUpdateSchema>
+
+export const PLUGIN_LOG_SOURCES = ['SYSTEM', 'PLUGIN', 'CONSOLE'] as const
+export const PLUGIN_LOG_TYPES = ['DEBUG', 'LOG', 'INFO', 'WARN', 'ERROR'] as const
+
+export const pluginLogEntrySchema = z.object({
+  id: z.uuid(),
+  team_id: z.number().int(),
+  plugin_id: z.number().int(),
+  plugin_config_id: z.number().int(),
+  timestamp: z.string(),
+  source: z.enum(PLUGIN_LOG_SOURCES),
+  type: z.enum(PLUGIN_LOG_TYPES),
+  message: z.string(),
+  instance_id: z.uuid(),
+})
+export type PluginLogEntry = z.infer<typeof pluginLogEntrySchema>
+
+export const pluginJobRequestSchema = z.object({
+  job: z.object(
+    {
+      type: z.string({ error: 'The job type must be specified!' }).min(1, 'The job type must be specified!'),
+      payload: z.record(z.string(), z.unknown()).optional().transform((p) => p ?? {}),
+      operation: z.enum(['start', 'stop']).optional().transform((o) => o ?? 'start'),
+    },
+    { error: 'The job type must be specified!' },
+  ),
+})
+export type PluginJobRequest = z.infer<typeof pluginJobRequestSchema>
+
+export const pluginRearrangeSchema = z.object({
+  orders: z.record(z.string().regex(/^\d+$/, 'Plugin config ids are integers.'), z.number().int().min(0)),
+})

@@ -1,0 +1,60 @@
+import type { PluginConfigField } from '@burrow/contracts'
+import { problems } from '../problems'
+
+/** What a secret field shows instead of its value (PostHog's exact text, which clients recognise). */
+export const SECRET_FIELD_MASK = '**************** POSTHOG SECRET FIELD ****************'
+
+const fieldAttr = (key: string) => `config__${key}`
+
+function fieldValue(field: PluginConfigField, value: unknown): string {
+  if (field.type === 'json') {
+    if (typeof value !== 'string') return JSON.stringify(value)
+    try {
+      JSON.parse(value)
+    } catch {
+      throw problems.validation(fieldAttr(field.key), `"${field.name}" must be valid JSON.`)
+    }
+    return value
+  }
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+    throw problems.validation(fieldAttr(field.key), `"${field.name}" must be text.`)
+  }
+  const text = String(value)
+  if (field.type === 'choice' && !field.choices?.includes(text)) {
+    throw problems.validation(fieldAttr(field.key), `"${text}" is not a valid choice.`, 'invalid_choice')
+  }
+  return text
+}
+
+/**
+ * A plugin config's `config` after a write, checked against the plugin's schema. Keys the
+ * schema does not know are dropped; a secret left out, null or sent back masked keeps its value;
+ * defaults fill what is unset; an enabled config must have every required field.
+ */
+export function mergeConfig(
+  schema: PluginConfigField[],
+  previous: Record<string, unknown>,
+  incoming: Record<string, unknown> | undefined,
+  enabled: boolean,
+): Record<string, unknown> {
+  const merged: Record<string, unknown> = {}
+  for (const field of schema) {
+    const sent = incoming?.[field.key]
+    const keep = sent === undefined || (field.secret && (sent === null || sent === SECRET_FIELD_MASK))
+    if (!keep && sent !== null && sent !== '') merged[field.key] = fieldValue(field, sent)
+    else if (keep && previous[field.key] !== undefined) merged[field.key] = previous[field.key]
+    else if (field.default !== undefined && sent === undefined) merged[field.key] = field.default
+  }
+  if (enabled) {
+    const missing = schema.find((field) => field.required && (merged[field.key] === undefined || merged[field.key] === ''))
+    if (missing) throw problems.validation(fieldAttr(missing.key), `"${missing.name}" is required to enable the plugin.`, 'required')
+  }
+  return merged
+}
+
+/** The config as responses show it: secrets that are set replaced by the mask. */
+export function maskSecrets(schema: PluginConfigField[], config: Record<string, unknown>): Record<string, unknown> {
+  const masked = { ...config }
+  for (const field of schema) if (field.secret && masked[field.key] !== undefined) masked[field.key] = SECRET_FIELD_MASK
+  return masked
+}

@@ -1,0 +1,106 @@
+import type { PropertyCondition, PropertyExpression } from '@burrow/clickhouse'
+import { PROPERTY_OPERATORS, type PropertyOperator } from '@burrow/contracts'
+import { problems } from './problems'
+
+const ATTR = 'properties'
+const OPERATORS = new Set<string>(PROPERTY_OPERATORS)
+const FILTER_TYPES = new Set(['event', 'person'])
+
+const invalid = (detail: string) => problems.validation(ATTR, detail)
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
+
+function scalarText(value: unknown): string {
+  if (typeof value === 'string') return value
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
+  throw invalid('Property filter values must be strings, numbers or booleans.')
+}
+
+/** One `{key, value, operator, type}` item, its value checked against what the operator needs. */
+function condition(item: Record<string, unknown>): PropertyCondition {
+  const key = item.key
+  if ((typeof key !== 'string' || key === '') && typeof key !== 'number') throw invalid('Each property filter needs a key.')
+  const operator = (item.operator ?? 'exact') as string
+  if (!OPERATORS.has(operator)) throw invalid(`"${operator}" is not a valid operator.`)
+  const type = (item.type ?? 'event') as string
+  if (!FILTER_TYPES.has(type)) throw invalid(`Property filters of type "${type}" are not supported here.`)
+  const base = { key: String(key), operator: operator as PropertyOperator, type: type as 'event' | 'person' }
+  const value = item.value
+  switch (operator) {
+    case 'is_set':
+    case 'is_not_set':
+      return { ...base, value: null }
+    case 'exact':
+    case 'is_not':
+      return { ...base, value: (Array.isArray(value) ? value : [value]).map(scalarText) }
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte': {
+      const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN
+      if (!Number.isFinite(n)) throw invalid(`The "${operator}" operator needs a number, not ${JSON.stringify(value)}.`)
+      return { ...base, value: n }
+    }
+    case 'regex':
+    case 'not_regex': {
+      const pattern = scalarText(value)
+      try {
+        new RegExp(pattern)
+      } catch {
+        throw invalid(`${JSON.stringify(pattern)} is not a valid regular expression.`)
+      }
+      return { ...base, value: pattern }
+    }
+    case 'is_date_exact':
+    case 'is_date_before':
+    case 'is_date_after': {
+      const text = scalarText(value)
+      if (Number.isNaN(Date.parse(text))) throw invalid(`${JSON.stringify(text)} is not a date.`)
+      return { ...base, value: text }
+    }
+    default:
+      return { ...base, value: scalarText(value) }
+  }
+}
+
+/** A filter or a group of them, as items of a list or of a group are. */
+function expression(value: unknown, depth: number): PropertyExpression {
+  if (depth > 10) throw invalid('Property filter groups are nested too deeply.')
+  if (Array.isArray(value)) return { type: 'AND', values: value.map((v) => expression(v, depth + 1)) }
+  if (!isObject(value)) throw invalid('Each property filter must be an object.')
+  if (value.type === 'AND' || value.type === 'OR') {
+    if (!Array.isArray(value.values)) throw invalid('A property group needs a list of values.')
+    return { type: value.type, values: value.values.map((v) => expression(v, depth + 1)) }
+  }
+  return condition(value)
+}
+
+/** The whole filter: a list, a group, or PostHog's legacy dict `{"<key>[__<operator>]": value}`. */
+function topLevel(value: unknown): PropertyExpression {
+  if (!isObject(value) || 'key' in value || value.type === 'AND' || value.type === 'OR') return expression(value, 0)
+  return {
+    type: 'AND',
+    values: Object.entries(value).map(([name, v]) => {
+      const split = name.lastIndexOf('__')
+      const op = split > 0 ? name.slice(split + 2) : ''
+      return OPERATORS.has(op) ? condition({ key: name.slice(0, split), operator: op, value: v }) : condition({ key: name, value: v })
+    }),
+  }
+}
+
+/**
+ * The `properties` filter of a request (a JSON text in a query string, or the value a tRPC
+ * client sent) as a filter tree; anything malformed is a 400 naming `properties`.
+ */
+export function parsePropertyFilters(raw: unknown): PropertyExpression | undefined {
+  if (raw === undefined || raw === null || raw === '') return undefined
+  let value = raw
+  if (typeof raw === 'string') {
+    try {
+      value = JSON.parse(raw)
+    } catch {
+      throw invalid('Properties are unparsable!')
+    }
+  }
+  return topLevel(value)
+}

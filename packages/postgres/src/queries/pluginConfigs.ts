@@ -1,0 +1,123 @@
+import type { Sql } from '../connect'
+
+export interface PluginConfigRow {
+  id: number
+  project_id: number
+  plugin_id: number
+  enabled: boolean
+  order: number
+  config: Record<string, unknown>
+  error: Record<string, unknown> | null
+  deleted: boolean
+  created_at: Date
+  updated_at: Date
+}
+
+export interface PluginConfigWrite {
+  enabled?: boolean | undefined
+  order?: number | undefined
+  config?: Record<string, unknown> | undefined
+  error?: Record<string, unknown> | null | undefined
+}
+
+function columnValues(sql: Sql, write: PluginConfigWrite): Record<string, unknown> {
+  const values: Record<string, unknown> = {}
+  if (write.enabled !== undefined) values.enabled = write.enabled
+  if (write.order !== undefined) values.order = write.order
+  if (write.config !== undefined) values.config = sql.json(write.config as never)
+  if (write.error !== undefined) values.error = write.error === null ? null : sql.json(write.error as never)
+  return values
+}
+
+/** Inserts a config; undefined when the project already has a live config of this plugin. */
+export async function insertPluginConfig(
+  sql: Sql,
+  projectId: number,
+  pluginId: number,
+  write: PluginConfigWrite,
+): Promise<PluginConfigRow | undefined> {
+  const values = { ...columnValues(sql, write), project_id: projectId, plugin_id: pluginId }
+  const [row] = await sql<PluginConfigRow[]>`
+    insert into plugin_configs ${sql(values as never)}
+    on conflict (project_id, plugin_id) where not deleted do nothing
+    returning *`
+  return row
+}
+
+export async function updatePluginConfig(
+  sql: Sql,
+  projectId: number,
+  id: number,
+  write: PluginConfigWrite,
+): Promise<PluginConfigRow | undefined> {
+  const values = columnValues(sql, write)
+  const [row] = await sql<PluginConfigRow[]>`
+    update plugin_configs set ${sql({ ...values, updated_at: sql`now()` } as never)}
+    where project_id = ${projectId} and id = ${id} and not deleted
+    returning *`
+  return row
+}
+
+/** Deleting keeps the row (its logs still name it) but disables it and hides it. */
+export async function softDeletePluginConfig(sql: Sql, projectId: number, id: number): Promise<PluginConfigRow | undefined> {
+  const [row] = await sql<PluginConfigRow[]>`
+    update plugin_configs set deleted = true, enabled = false, updated_at = now()
+    where project_id = ${projectId} and id = ${id} and not deleted
+    returning *`
+  return row
+}
+
+/** A config of the project; deleted ones only when asked for (their logs stay readable). */
+export async function findPluginConfig(
+  sql: Sql,
+  projectId: number,
+  id: number,
+  options: { includeDeleted?: boolean } = {},
+): Promise<PluginConfigRow | undefined> {
+  const [row] = await sql<PluginConfigRow[]>`
+    select * from plugin_configs where project_id = ${projectId} and id = ${id}
+      ${options.includeDeleted ? sql`` : sql`and not deleted`}`
+  return row
+}
+
+/** The project's live configs in the order plugins run: by `order`, then plugin. */
+export async function listPluginConfigs(
+  sql: Sql,
+  projectId: number,
+  page: { limit: number; offset: number },
+): Promise<{ count: number; rows: PluginConfigRow[] }> {
+  const [rows, [total]] = await Promise.all([
+    sql<PluginConfigRow[]>`
+      select * from plugin_configs where project_id = ${projectId} and not deleted
+      order by "order", plugin_id, id limit ${page.limit} offset ${page.offset}`,
+    sql<{ n: number }[]>`select count(*)::int as n from plugin_configs where project_id = ${projectId} and not deleted`,
+  ])
+  return { count: total?.n ?? 0, rows }
+}
+
+/** Sets `order` of the project's enabled configs named in `orders`; answers all enabled configs. */
+export async function rearrangePluginConfigs(sql: Sql, projectId: number, orders: Map<number, number>): Promise<PluginConfigRow[]> {
+  if (orders.size > 0) {
+    await sql`
+      update plugin_configs c set "order" = o.new_order, updated_at = now()
+      from unnest(${[...orders.keys()]}::int[], ${[...orders.values()]}::int[]) as o(id, new_order)
+      where c.id = o.id and c.project_id = ${projectId} and c.enabled and not c.deleted and c."order" <> o.new_order`
+  }
+  return sql<PluginConfigRow[]>`
+    select * from plugin_configs where project_id = ${projectId} and enabled and not deleted
+    order by "order", plugin_id, id`
+}
+
+export async function insertPluginJob(
+  sql: Sql,
+  job: { id: string; pluginConfigId: number; type: string; operation: string; payload: Record<string, unknown>; createdById: number },
+): Promise<void> {
+  await sql`
+    insert into plugin_jobs (id, plugin_config_id, type, operation, payload, created_by_id)
+    values (${job.id}, ${job.pluginConfigId}, ${job.type}, ${job.operation}, ${sql.json(job.payload as never)}, ${job.createdById})`
+}
+
+export async function listPluginJobs(sql: Sql, pluginConfigId: number) {
+  return sql<{ id: string; type: string; operation: string; payload: Record<string, unknown>; status: string }[]>`
+    select id, type, operation, payload, status from plugin_jobs where plugin_config_id = ${pluginConfigId} order by created_at`
+}
