@@ -47,12 +47,15 @@ describe('projects', () => {
     expect(await res.json()).toMatchObject({ type: 'validation_error', code: 'invalid_choice', attr: 'timezone' })
   })
 
-  it('reads @current as the current project and deletes a project with its events', async () => {
+  it('reads @current as the current project and deletes a project with its events, cohorts and plugin logs', async () => {
     const fresh = await service.account()
     const current = await (await service.api(fresh, '/api/projects/@current')).json()
     expect(current.id).toBe(fresh.projectId)
     await service.post('/capture/', { api_key: fresh.projectToken, event: 'doomed', distinct_id: 'd' })
     await service.eventsOf(fresh, 1)
+    const scoped = `/api/projects/${fresh.projectId}`
+    await service.api(fresh, `${scoped}/cohorts/`, { method: 'POST', body: '{"name":"doomed"}' })
+    await service.api(fresh, `${scoped}/plugin_configs/`, { method: 'POST', body: '{"plugin":1}' })
     const del = await service.api(fresh, `/api/projects/${fresh.projectId}/`, { method: 'DELETE' })
     expect(del.status).toBe(204)
     expect((await service.api(fresh, `/api/projects/${fresh.projectId}/`)).status).toBe(404)
@@ -64,6 +67,16 @@ describe('projects', () => {
       format: 'JSONEachRow',
     })
     expect(Number((await left.json<{ n: string }>())[0]?.n)).toBe(0)
+    const logs = await service.app.deps.ch.reader.query({
+      query: 'SELECT count() AS n FROM plugin_log_entries WHERE team_id = {t:Int64}',
+      query_params: { t: fresh.projectId },
+      format: 'JSONEachRow',
+    })
+    expect(Number((await logs.json<{ n: string }>())[0]?.n)).toBe(0)
+    const [rows] = await service.app.deps.sql<{ n: number }[]>`
+      select (select count(*) from cohorts where project_id = ${fresh.projectId})
+        + (select count(*) from plugin_configs where project_id = ${fresh.projectId}) as n`
+    expect(Number(rows!.n)).toBe(0)
   })
 
   it('answers 405 for a method the route does not have', async () => {
@@ -82,6 +95,18 @@ describe('tRPC', () => {
     expect(project.api_token).toBe(account.projectToken)
     await expect(client.projects.get.query({ id: 999_999_999 })).rejects.toMatchObject({
       data: { httpStatus: 404, problem: { code: 'not_found' } },
+    })
+  })
+
+  it('creates through tRPC what REST then reads, with the same validation errors', async () => {
+    const client = createTRPCClient<AppRouter>({
+      links: [httpBatchLink({ url: `${service.baseUrl}/trpc`, headers: { authorization: `Bearer ${account.personalApiKey}` } })],
+    })
+    const cohort = await client.cohorts.create.mutate({ project_id: '@current', name: 'From a frontend' })
+    const viaRest = await (await service.api(account, `/api/projects/${account.projectId}/cohorts/${cohort.id}/`)).json()
+    expect(viaRest).toEqual(cohort)
+    await expect(client.pluginConfigs.create.mutate({ project_id: account.projectId, plugin: 999 })).rejects.toMatchObject({
+      data: { httpStatus: 400, problem: { type: 'validation_error', attr: 'plugin' } },
     })
   })
 })

@@ -14,8 +14,12 @@ function flatten(value: unknown, prefix: string, into: Record<string, unknown>):
   into[prefix] = value
 }
 
-/** Rows as CSV with a header of every column any row has, in order of first appearance. */
-export function toCsv(rows: unknown[]): string {
+/**
+ * Rows as CSV with a header of every column any row has, in order of first appearance; with no
+ * rows, just the header of the given fields.
+ */
+export function toCsv(rows: unknown[], fieldsWhenEmpty: string[]): string {
+  if (rows.length === 0) return fieldsWhenEmpty.length > 0 ? stringify([fieldsWhenEmpty]) : ''
   const flat = rows.map((row) => {
     const into: Record<string, unknown> = {}
     flatten(row, '', into)

@@ -1,14 +1,9 @@
 import { SERVICE_VERSION } from '@burrow/core'
 import { z } from 'zod'
-import { appRouter } from './router'
+import { procedureDef, type ProcedureDef } from './procedures'
 import { restRoutes, type RestRoute } from './routes'
 
 type JsonSchema = Record<string, unknown>
-
-interface ProcedureDef {
-  inputs: z.ZodType[]
-  output?: z.ZodType
-}
 
 const errorSchema: JsonSchema = {
   type: 'object',
@@ -66,13 +61,6 @@ class SharedDefinitions {
     }
     return name
   }
-}
-
-function procedureDef(path: string): ProcedureDef {
-  const procedures = appRouter._def.procedures as unknown as Record<string, { _def: ProcedureDef }>
-  const procedure = procedures[path]
-  if (!procedure) throw new Error(`no procedure ${path}`)
-  return procedure._def
 }
 
 /** The properties of a procedure's input, from all of its `.input()` parsers merged. */

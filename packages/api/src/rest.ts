@@ -6,6 +6,7 @@ import { jsonResponse, type HttpRequest, type HttpResponse } from './http'
 import { toEnvelope } from './pagination'
 import { createCaller } from './router'
 import { openApiDocument } from './openapi'
+import { outputFields } from './procedures'
 import { restRoutes, routeInput, type RestRoute } from './routes'
 import { toCsv, wantsCsv } from './csv'
 
@@ -91,7 +92,7 @@ function respond(route: RestRoute, result: unknown, req: HttpRequest): HttpRespo
   if (route.contentType) return { status, headers: { ...headers, 'content-type': route.contentType }, body: String(result) }
   if (route.csv && wantsCsv(req.url, req.headers.accept)) {
     const rows = route.paginated ? (result as Page<unknown>).results : [result]
-    return { status, headers: { ...headers, 'content-type': 'text/csv; charset=utf-8' }, body: toCsv(rows) }
+    return { status, headers: { ...headers, 'content-type': 'text/csv; charset=utf-8' }, body: toCsv(rows, outputFields(route.procedure, route.paginated ?? false)) }
   }
   return jsonResponse(status, route.paginated ? toEnvelope(result as Page<unknown>, req.url) : result, headers)
 }

@@ -3,6 +3,7 @@ import { cohorts, type CohortRow, type UserRow } from '@burrow/postgres'
 import type { CoreDeps } from './deps'
 import { problems } from './problems'
 import { userSummaries } from './users'
+import { serialIdOrNotFound } from './ids'
 
 function toCohort(row: CohortRow, createdBy: UserSummary | null): Cohort {
   return {
@@ -27,14 +28,8 @@ async function toCohorts(deps: CoreDeps, rows: CohortRow[]): Promise<Cohort[]> {
   return rows.map((row) => toCohort(row, summary(row.created_by_id)))
 }
 
-/** `:id` of a cohort URL; anything but a positive integer names no cohort. */
-function cohortId(idParam: string): number {
-  if (!/^\d{1,9}$/.test(idParam)) throw problems.notFound()
-  return Number(idParam)
-}
-
 async function findCohort(deps: CoreDeps, projectId: number, idParam: string): Promise<CohortRow> {
-  const row = await cohorts.findCohort(deps.sql, projectId, cohortId(idParam))
+  const row = await cohorts.findCohort(deps.sql, projectId, serialIdOrNotFound(idParam))
   if (!row) throw problems.notFound()
   return row
 }
@@ -57,7 +52,7 @@ export async function createCohort(deps: CoreDeps, projectId: number, user: User
 
 /** Updates a cohort; `deleted: true` is its (soft) deletion, `deleted: false` brings it back. */
 export async function updateCohort(deps: CoreDeps, projectId: number, idParam: string, input: CohortWrite): Promise<Cohort> {
-  const row = await cohorts.updateCohort(deps.sql, projectId, cohortId(idParam), input)
+  const row = await cohorts.updateCohort(deps.sql, projectId, serialIdOrNotFound(idParam), input)
   if (!row) throw problems.notFound()
   const [cohort] = await toCohorts(deps, [row])
   return cohort!

@@ -4,8 +4,7 @@ import { eventDefinitions, organizations, projects, type EventDefinitionRow, typ
 import type { CoreDeps } from './deps'
 import { problems } from './problems'
 import { userSummaries } from './users'
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+import { isUuid } from './ids'
 
 /** Definitions with their volumes and last sighting computed from the stored events. */
 async function toDefinitions(deps: CoreDeps, projectId: number, rows: EventDefinitionRow[]): Promise<EventDefinition[]> {
@@ -44,7 +43,7 @@ async function toDefinitions(deps: CoreDeps, projectId: number, rows: EventDefin
 }
 
 async function findDefinition(deps: CoreDeps, projectId: number, id: string): Promise<EventDefinitionRow> {
-  const row = UUID.test(id) ? await eventDefinitions.findEventDefinition(deps.sql, projectId, id) : undefined
+  const row = isUuid(id) ? await eventDefinitions.findEventDefinition(deps.sql, projectId, id) : undefined
   if (!row) throw problems.notFound()
   return row
 }

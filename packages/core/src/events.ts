@@ -4,8 +4,7 @@ import type { CoreDeps } from './deps'
 import { elementsFromChain } from './elementsChain'
 import { problems } from './problems'
 import { parsePropertyFilters } from './propertyFilters'
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+import { isUuid } from './ids'
 
 export interface EventsFilter {
   event?: string | undefined
@@ -55,7 +54,7 @@ export async function listEvents(
   let personId: string | undefined
   if (filter.personId !== undefined) {
     // Persons are addressed by uuid; no person has any other kind of id.
-    if (!UUID.test(filter.personId)) return empty
+    if (!isUuid(filter.personId)) return empty
     personId = filter.personId
   }
   const { count, rows } = await eventsTable.queryEvents(deps.ch, {
@@ -73,7 +72,7 @@ export async function listEvents(
 }
 
 export async function getEvent(deps: CoreDeps, projectId: number, id: string): Promise<ApiEvent> {
-  if (!UUID.test(id)) throw problems.validation(null, 'Invalid UUID', 'invalid')
+  if (!isUuid(id)) throw problems.validation(null, 'Invalid UUID', 'invalid')
   const row = await eventsTable.findEvent(deps.ch, projectId, id)
   if (!row) throw problems.notFound(`No events exist for event UUID ${id}`)
   return toApiEvent(row)

@@ -1,8 +1,7 @@
 import { organizations, type OrganizationRow, type UserRow } from '@burrow/postgres'
 import type { CoreDeps } from './deps'
 import { problems } from './problems'
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+import { isUuid } from './ids'
 
 /** The organization named by a URL segment (a uuid or `@current`) if the user belongs to it; else 404. */
 export async function findAccessibleOrganization(
@@ -10,7 +9,7 @@ export async function findAccessibleOrganization(
   user: UserRow,
   idParam: string,
 ): Promise<OrganizationRow & { level: number }> {
-  const id = idParam === '@current' ? user.current_organization_id : UUID.test(idParam) ? idParam : null
+  const id = idParam === '@current' ? user.current_organization_id : isUuid(idParam) ? idParam : null
   const row = id === null ? undefined : await organizations.findOrganization(deps.sql, id)
   const level = row && (await organizations.membershipLevel(deps.sql, row.id, user.id))
   if (!row || level === undefined) throw problems.notFound('Organization not found.')

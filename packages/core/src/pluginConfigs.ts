@@ -15,6 +15,7 @@ import { catalogEntry, toPlugin, type CatalogEntry } from './plugins/catalog'
 import { maskSecrets, mergeConfig } from './plugins/config'
 import { listLogEntries, logSystemEvent, type LogQuery } from './plugins/logs'
 import { problems } from './problems'
+import { serialIdOrNotFound } from './ids'
 
 export { allPlugins } from './plugins/catalog'
 
@@ -41,13 +42,8 @@ function toPluginConfig(row: PluginConfigRow, options: { withPlugin: boolean }):
   }
 }
 
-function configId(idParam: string): number {
-  if (!/^\d{1,9}$/.test(idParam)) throw problems.notFound()
-  return Number(idParam)
-}
-
 async function findConfig(deps: CoreDeps, projectId: number, idParam: string, includeDeleted = false): Promise<PluginConfigRow> {
-  const row = await pluginConfigs.findPluginConfig(deps.sql, projectId, configId(idParam), { includeDeleted })
+  const row = await pluginConfigs.findPluginConfig(deps.sql, projectId, serialIdOrNotFound(idParam), { includeDeleted })
   if (!row) throw problems.notFound()
   return row
 }
@@ -100,7 +96,7 @@ export async function updatePluginConfig(
 
 /** Deleting disables the config and hides it; its log stays readable. */
 export async function deletePluginConfig(deps: CoreDeps, projectId: number, idParam: string): Promise<void> {
-  const row = await pluginConfigs.softDeletePluginConfig(deps.sql, projectId, configId(idParam))
+  const row = await pluginConfigs.softDeletePluginConfig(deps.sql, projectId, serialIdOrNotFound(idParam))
   if (!row) throw problems.notFound()
   await logSystemEvent(deps, row, 'Config deleted.')
 }

@@ -2,6 +2,7 @@ import { LocalTtlCache } from '@burrow/cache'
 import { projects } from '@burrow/postgres'
 import { findUserByPersonalApiKey } from './accounts'
 import type { CoreDeps } from './deps'
+import { serialId } from './ids'
 
 /** What ingestion needs to know about the project behind a token. */
 export interface IngestionProject {
@@ -49,7 +50,7 @@ export class ProjectTokenResolver {
   async resolveWithPersonalKey(key: string, projectId: string): Promise<IngestionProject | 'invalid_key' | 'invalid_project'> {
     const user = await findUserByPersonalApiKey(this.deps.sql, key)
     if (!user) return 'invalid_key'
-    if (!/^\d{1,9}$/.test(projectId)) return 'invalid_project'
+    if (serialId(projectId) === null) return 'invalid_project'
     const row = await projects.findProjectForUser(this.deps.sql, Number(projectId), user.id)
     return row ? { id: row.id, anonymizeIps: row.anonymize_ips } : 'invalid_project'
   }

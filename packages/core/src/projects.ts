@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { events as eventsTable } from '@burrow/clickhouse'
+import { deleteTeamData } from '@burrow/clickhouse'
 import type { Page, PageQuery, Project, ProjectCreate, ProjectListItem, ProjectUpdate } from '@burrow/contracts'
 import { organizations, projects, type ProjectRow, type UserRow } from '@burrow/postgres'
 import { MEMBERSHIP_LEVEL } from './accounts'
@@ -7,6 +7,7 @@ import type { CoreDeps } from './deps'
 import { generateProjectToken } from './keys'
 import { problems } from './problems'
 import { invalidateProjectToken } from './projectTokens'
+import { serialId } from './ids'
 
 /** A project the caller may use, with their membership level in its organization. */
 export interface AccessibleProject {
@@ -19,7 +20,7 @@ export interface AccessibleProject {
  * organization. Any other case is 404, so that another organization's ids reveal nothing.
  */
 export async function findAccessibleProject(deps: CoreDeps, user: UserRow, idParam: string): Promise<AccessibleProject> {
-  const id = idParam === '@current' ? user.current_project_id : /^\d{1,9}$/.test(idParam) ? Number(idParam) : null
+  const id = idParam === '@current' ? user.current_project_id : serialId(idParam)
   if (id === null) throw problems.notFound('Project not found.')
   const row = await projects.findProjectForUser(deps.sql, id, user.id)
   if (!row) throw problems.notFound('Project not found.')
@@ -95,7 +96,7 @@ export async function updateProject(deps: CoreDeps, user: UserRow, idParam: stri
   return toProject(updated, membershipLevel)
 }
 
-/** Deletes the project, its configuration and its events; admins only. */
+/** Deletes the project, its configuration, its events and everything else stored of it; admins only. */
 export async function deleteProject(deps: CoreDeps, user: UserRow, idParam: string): Promise<void> {
   const { row, membershipLevel } = await findAccessibleProject(deps, user, idParam)
   if (membershipLevel < MEMBERSHIP_LEVEL.admin) {
@@ -103,5 +104,5 @@ export async function deleteProject(deps: CoreDeps, user: UserRow, idParam: stri
   }
   await projects.deleteProject(deps.sql, row.id)
   await invalidateProjectToken(deps, row.api_token)
-  await eventsTable.deleteTeamEvents(deps.ch, row.id)
+  await deleteTeamData(deps.ch, row.id)
 }

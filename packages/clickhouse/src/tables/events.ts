@@ -181,10 +181,3 @@ export async function recentPropertyKeys(ch: ClickHouse, teamId: number): Promis
   })
   return (await result.json<{ key: string; numerical: number | string }>()).map((r) => ({ key: r.key, numerical: Number(r.numerical) === 1 }))
 }
-
-export async function deleteTeamEvents(ch: ClickHouse, teamId: number): Promise<void> {
-  await ch.writer.command({
-    query: 'ALTER TABLE events DELETE WHERE team_id = {team_id:Int64}',
-    query_params: { team_id: teamId },
-  })
-}

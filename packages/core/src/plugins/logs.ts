@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { pluginLogEntries, toClickHouseDateTime } from '@burrow/clickhouse'
+import { pluginLogEntries, toClickHouseDateTimeUs } from '@burrow/clickhouse'
 import { PLUGIN_LOG_TYPES, type Page, type PageQuery, type PluginLogEntry } from '@burrow/contracts'
 import type { PluginConfigRow } from '@burrow/postgres'
 import type { CoreDeps } from '../deps'
@@ -16,7 +16,8 @@ export async function logSystemEvent(deps: CoreDeps, config: PluginConfigRow, me
       team_id: config.project_id,
       plugin_id: config.plugin_id,
       plugin_config_id: config.id,
-      timestamp: toClickHouseDateTime(Date.now()),
+      // Microseconds, so that entries written one after another keep their order.
+      timestamp: toClickHouseDateTimeUs(Math.round((performance.timeOrigin + performance.now()) * 1000)),
       source: 'SYSTEM',
       type: 'INFO',
       message,
