@@ -79,6 +79,20 @@ describe('projects', () => {
     expect(Number(rows!.n)).toBe(0)
   })
 
+  it('answers 400 for a body that is not a JSON object, and for one that is not JSON', async () => {
+    for (const [body, detail] of [
+      ['[1,2]', 'Invalid data. Expected a dictionary, but got list.'],
+      ['"name"', 'Invalid data. Expected a dictionary, but got string.'],
+    ]) {
+      const res = await service.api(account, '/api/projects/', { method: 'POST', body })
+      expect(res.status).toBe(400)
+      expect(await res.json()).toEqual({ type: 'validation_error', code: 'invalid', detail, attr: null })
+    }
+    const broken = await service.api(account, '/api/projects/', { method: 'POST', body: '{"name":' })
+    expect(broken.status).toBe(400)
+    expect(await broken.json()).toMatchObject({ type: 'invalid_request', code: 'parse_error' })
+  })
+
   it('answers 405 for a method the route does not have', async () => {
     const res = await service.api(account, '/api/projects/', { method: 'DELETE' })
     expect(res.status).toBe(405)

@@ -113,6 +113,10 @@ export function createRestHandler(deps: CoreDeps) {
     const { route, params } = matched
     const body = parseBody(req)
     if (!body.ok) return problemResponse(body.problem)
+    if (route.body && (body.value === null || typeof body.value !== 'object' || Array.isArray(body.value))) {
+      const got = Array.isArray(body.value) ? 'list' : body.value === null ? 'null' : typeof body.value
+      return problemResponse(problems.validation(null, `Invalid data. Expected a dictionary, but got ${got}.`, 'invalid'))
+    }
 
     try {
       const ctx = await createApiContext(deps, personalApiKeyFrom(req.headers.authorization, req.url))
