@@ -1,9 +1,10 @@
+import path from 'node:path'
 import { createRestHandler, createTrpcHandler } from '@burrow/api'
 import { createSharedCache } from '@burrow/cache'
 import { connectClickHouse, migrateClickHouse } from '@burrow/clickhouse'
 import type { Config } from '@burrow/config'
 import { accounts, EventDefinitionTracker, ProjectTokenResolver, type CoreDeps } from '@burrow/core'
-import { createIngestionMetrics, EventBatcher, startHttpServer, type CaptureDeps, type HttpServer } from '@burrow/ingestion'
+import { createIngestionMetrics, EventSink, EventSpool, startHttpServer, type CaptureDeps, type HttpServer } from '@burrow/ingestion'
 import { connectPostgres, migratePostgres } from '@burrow/postgres'
 import { collectDefaultMetrics, Registry } from 'prom-client'
 import { createDispatcher, type Lifecycle } from './dispatch'
@@ -95,26 +96,29 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       )
     }
 
-    let batcher: EventBatcher | undefined
     if (runsIngestion) {
       const definitions = new EventDefinitionTracker(deps)
-      batcher = new EventBatcher({
-        ch,
+      const sink = new EventSink({ ch, metrics, log: warn })
+      const spool = await EventSpool.open({
+        dir: path.join(config.DATA_DIR, 'spool'),
+        sink,
         metrics,
         maxRows: config.BATCH_MAX_ROWS,
         maxAgeMs: config.BATCH_MAX_AGE_MS,
-        maxBufferedRows: config.BUFFER_MAX_ROWS,
+        maxBytes: config.SPOOL_MAX_BYTES,
+        segmentBytes: config.SPOOL_SEGMENT_BYTES,
         log: warn,
-        onStored: async (rows) => {
-          for (const row of rows) definitions.record(row.teamId, row.event, row.timestampMs)
+        onStored: async (sightings) => {
+          for (const [teamId, event, timestampMs] of sightings) definitions.record(teamId, event, timestampMs)
           await definitions.flush()
         },
       })
-      const stopBatcher = batcher
-      cleanups.unshift(() => stopBatcher.close())
+      // What ClickHouse does not take in time stays in the spool for the next start.
+      cleanups.unshift(() => spool.close(config.SHUTDOWN_TIMEOUT_MS))
       capture = {
         projects: new ProjectTokenResolver(deps),
-        batcher,
+        spool,
+        sink,
         metrics,
         maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES,
         log: warn,

@@ -1,5 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
+import { randomUUID } from 'node:crypto'
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
@@ -10,10 +11,12 @@ const dataDir = mkdtempSync(path.join(tmpdir(), 'burrow-lifecycle-'))
 chmodSync(dataDir, 0o755)
 
 /** The environment of `npm start` on embedded defaults: no server URLs at all. */
-function embeddedEnv(): NodeJS.ProcessEnv {
+function embeddedEnv(overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const { DATABASE_URL: _db, CLICKHOUSE_URL: _ch, REDIS_URL: _redis, ...env } = process.env
-  return { ...env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', BATCH_MAX_AGE_MS: '60000' }
+  return { ...env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', BATCH_MAX_AGE_MS: '60000', ...overrides }
 }
+
+const spoolSegments = () => readdirSync(path.join(dataDir, 'spool')).filter((f) => f.endsWith('.seg'))
 
 interface Started {
   child: ChildProcess
@@ -21,8 +24,8 @@ interface Started {
   output: () => string
 }
 
-function startService(): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: SERVER_DIR, env: embeddedEnv() })
+function startService(env: NodeJS.ProcessEnv = {}): Promise<Started> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: SERVER_DIR, env: embeddedEnv(env) })
   let output = ''
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`service did not become ready:\n${output}`)), 90_000)
@@ -76,6 +79,7 @@ describe('the service process on embedded defaults', () => {
     const exited = exitCode(first.child)
     first.child.kill('SIGTERM')
     expect(await exited).toBe(0)
+    expect(spoolSegments()).toEqual([])
 
     const second = await startService()
     try {
@@ -91,5 +95,69 @@ describe('the service process on embedded defaults', () => {
       second.child.kill('SIGTERM')
       expect(await stopped).toBe(0)
     }
+  }, 180_000)
+
+  it('loses no acknowledged event and stores none twice when killed with SIGKILL in the middle of a load', async () => {
+    // Small, frequent inserts, so that the kill finds some rows stored and some only on disk.
+    const env = { BATCH_MAX_AGE_MS: '20', BATCH_MAX_ROWS: '200' }
+    const first = await startService(env)
+    const cli = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli.ts', 'create-user', '--email', 'load@example.com', '--organization', 'Load org', '--json'],
+      { cwd: SERVER_DIR, env: embeddedEnv() },
+    )
+    const account = JSON.parse(cli.stdout.trim()) as { project_api_key: string; personal_api_key: string; project_id: number }
+
+    const acknowledged = new Set<string>()
+    let killed = false
+    const client = async () => {
+      while (!killed) {
+        const batch = Array.from({ length: 20 }, () => ({ event: 'load', distinct_id: 'u', uuid: randomUUID() }))
+        try {
+          const res = await fetch(`${first.baseUrl}/batch/`, {
+            method: 'POST',
+            body: JSON.stringify({ api_key: account.project_api_key, batch }),
+          })
+          if (res.status === 200) for (const e of batch) acknowledged.add(e.uuid)
+        } catch {
+          // The connection died with the process: these were never acknowledged.
+        }
+      }
+    }
+    const clients = Array.from({ length: 4 }, client)
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    const exited = exitCode(first.child)
+    first.child.kill('SIGKILL')
+    await exited
+    killed = true
+    await Promise.all(clients)
+    expect(acknowledged.size).toBeGreaterThan(100)
+
+    const second = await startService(env)
+    try {
+      const headers = { authorization: `Bearer ${account.personal_api_key}` }
+      const listed: string[] = []
+      for (let waited = 0; ; waited += 250) {
+        listed.length = 0
+        let count = 0
+        for (let offset = 0; ; offset += 1000) {
+          const page = await (await fetch(`${second.baseUrl}/api/projects/${account.project_id}/events/?limit=1000&offset=${offset}`, { headers })).json()
+          count = page.count
+          listed.push(...page.results.map((e: { id: string }) => e.id))
+          if (!page.next) break
+        }
+        expect(listed.length).toBe(count)
+        if ([...acknowledged].every((uuid) => listed.includes(uuid)) || waited > 20_000) break
+        await new Promise((resolve) => setTimeout(resolve, 250))
+      }
+      const stored = new Set(listed)
+      expect([...acknowledged].filter((uuid) => !stored.has(uuid))).toEqual([])
+      expect(stored.size).toBe(listed.length)
+    } finally {
+      const stopped = exitCode(second.child)
+      second.child.kill('SIGTERM')
+      expect(await stopped, second.output().slice(-3000)).toBe(0)
+    }
+    expect(spoolSegments()).toEqual([])
   }, 180_000)
 })

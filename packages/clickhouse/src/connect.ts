@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import { Readable } from 'node:stream'
-import { createClient, type ClickHouseClient } from '@clickhouse/client'
+import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client'
 import { createChdbConnection } from 'chdb/connection'
 
 export type EncodedFormat = 'JSONEachRow' | 'JSONCompactEachRow'
@@ -42,6 +42,8 @@ function connectServer(url: string, options: ClickHouseOptions): ClickHouse {
       database: options.database ?? 'default',
       request_timeout: 60_000,
       compression: { request: false, response: true },
+      // Failures reach the callers, which log them with what they were doing.
+      log: { level: ClickHouseLogLevel.OFF },
     })
   const writer = make()
   const reader = make()

@@ -46,8 +46,10 @@ export const configSchema = z.object({
   BATCH_MAX_ROWS: z.coerce.number().int().positive().default(10_000),
   /** ...or when its oldest row has waited this long. */
   BATCH_MAX_AGE_MS: z.coerce.number().int().positive().default(500),
-  /** Rows accepted but not yet in ClickHouse; past this, capture answers 503 so clients retry. */
-  BUFFER_MAX_ROWS: z.coerce.number().int().positive().default(200_000),
+  /** Bound on the on-disk spool of acknowledged rows; past it, capture answers 503 so clients retry. */
+  SPOOL_MAX_BYTES: z.coerce.number().int().positive().default(1024 * 1024 * 1024),
+  /** The spool's segment files are this large before the next one starts. */
+  SPOOL_SEGMENT_BYTES: z.coerce.number().int().positive().default(16 * 1024 * 1024),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   TRUST_PROXY: booleanFromEnv.default(true),
 })

@@ -1,11 +1,13 @@
 import type { IngestionProject, ProjectTokenResolver } from '@burrow/core'
 import { events as eventsTable, NIL_UUID, toClickHouseDateTime, toClickHouseDateTimeUs } from '@burrow/clickhouse'
-import { deadLetterFor, type EventBatcher, type PendingRow } from './batcher'
 import { decodePayload } from './decode'
+import { deadLetter, rawPayloadOf, type EventSink } from './eventSink'
 import { IngestError, ingestErrors } from './ingestError'
 import type { IngestionMetrics } from './metrics'
 import { captureRequestFrom, type CaptureRequest } from './payload'
 import { runPipeline, type RequestContext } from './pipeline'
+import { encodeFrame, type Sighting } from './spool/frames'
+import type { EventSpool } from './spool/eventSpool'
 import { INGESTION_STEPS } from './steps'
 
 export interface CaptureInput {
@@ -19,7 +21,9 @@ export interface CaptureInput {
 
 export interface CaptureDeps {
   projects: ProjectTokenResolver
-  batcher: EventBatcher
+  spool: EventSpool
+  /** Where dead letters of the pipeline go. */
+  sink: EventSink
   metrics: IngestionMetrics
   maxDecompressedBytes: number
   log: (msg: string) => void
@@ -64,8 +68,8 @@ async function projectFor(request: CaptureRequest, deps: CaptureDeps): Promise<I
 
 /**
  * Handles one capture request: decode, authenticate, run each event through the pipeline,
- * queue the rows. Answers `{"status": 1}` once the events are accepted; events dropped by the
- * pipeline do not change the answer (the spec's silent drops).
+ * append the rows to the spool. Answers `{"status": 1}` once they are on disk; events dropped
+ * by the pipeline do not change the answer (the spec's silent drops).
  */
 export async function handleCapture(input: CaptureInput, deps: CaptureDeps): Promise<CaptureResult> {
   try {
@@ -88,7 +92,8 @@ export async function handleCapture(input: CaptureInput, deps: CaptureDeps): Pro
     if (request.events.length === 0) return ACCEPTED
 
     const ctx: RequestContext = { project, ip: input.ip, nowMs: Date.now(), sentAtMs: request.sentAtMs }
-    const rows: PendingRow[] = []
+    const lines: string[] = []
+    const latest = new Map<string, Sighting>()
     const letters = []
     const createdAt = toClickHouseDateTime(ctx.nowMs)
     for (const raw of request.events) {
@@ -98,37 +103,47 @@ export async function handleCapture(input: CaptureInput, deps: CaptureDeps): Pro
         continue
       }
       const e = outcome.event
-      const base = { uuid: e.uuid, event: e.name, distinctId: e.distinctId, teamId: project.id, raw, ip: input.ip ?? '' }
+      const subject = { uuid: e.uuid, event: e.name, distinctId: e.distinctId, teamId: project.id, ip: input.ip ?? '' }
       if (outcome.kind === 'dlq') {
-        letters.push(deadLetterFor(base, { location: `ingestion:${outcome.step}`, reason: outcome.reason, error: outcome.error }))
+        letters.push(deadLetter(subject, rawPayloadOf(raw), { location: `ingestion:${outcome.step}`, reason: outcome.reason, error: outcome.error }))
         continue
       }
-      let line: string
       try {
-        line = eventsTable.encodeEventRow({
-          uuid: e.uuid,
-          event: e.name,
-          properties: JSON.stringify(e.properties),
-          timestamp: toClickHouseDateTimeUs(e.timestampUs),
-          team_id: project.id,
-          distinct_id: e.distinctId,
-          elements_chain: e.elementsChain,
-          created_at: createdAt,
-          person_id: NIL_UUID,
-        })
+        lines.push(
+          eventsTable.encodeEventRow({
+            uuid: e.uuid,
+            event: e.name,
+            properties: JSON.stringify(e.properties),
+            timestamp: toClickHouseDateTimeUs(e.timestampUs),
+            team_id: project.id,
+            distinct_id: e.distinctId,
+            elements_chain: e.elementsChain,
+            created_at: createdAt,
+            person_id: NIL_UUID,
+          }),
+        )
       } catch (err) {
-        letters.push(deadLetterFor(base, { location: 'ingestion:encode_row', reason: 'unencodable_event', error: String(err) }))
+        letters.push(deadLetter(subject, rawPayloadOf(raw), { location: 'ingestion:encode_row', reason: 'unencodable_event', error: String(err) }))
         continue
       }
-      rows.push({ ...base, line, timestampMs: Math.floor(e.timestampUs / 1000) })
+      const timestampMs = Math.floor(e.timestampUs / 1000)
+      const seen = latest.get(e.name)
+      if (!seen) latest.set(e.name, [project.id, e.name, timestampMs])
+      else if (timestampMs > seen[2]) seen[2] = timestampMs
     }
 
-    if (!deps.batcher.hasRoomFor(rows.length)) throw ingestErrors.bufferFull()
-    deps.batcher.add(rows)
-    deps.metrics.eventsAccepted.inc(rows.length)
-    if (letters.length > 0) {
-      await deps.batcher.storeDeadLetters(letters)
+    if (lines.length > 0) {
+      const frame = encodeFrame(lines, [...latest.values()])
+      if (!deps.spool.hasRoom(frame.length)) throw ingestErrors.bufferFull()
+      try {
+        await deps.spool.append(frame, lines.length)
+      } catch (err) {
+        deps.log(`spool append failed: ${String(err)}`)
+        throw ingestErrors.unavailable('The events could not be stored. Retry the request later.')
+      }
+      deps.metrics.eventsAccepted.inc(lines.length)
     }
+    await deps.sink.storeDeadLetters(letters)
     return ACCEPTED
   } catch (err) {
     if (err instanceof IngestError) return { status: err.status, body: err.body }

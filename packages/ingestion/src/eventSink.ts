@@ -1,0 +1,170 @@
+import { randomUUID } from 'node:crypto'
+import {
+  deadLetterQueue,
+  events as eventsTable,
+  isDataRejection,
+  NIL_UUID,
+  toClickHouseDateTime,
+  type ClickHouse,
+  type DeadLetterRow,
+} from '@burrow/clickhouse'
+import type { IngestionMetrics } from './metrics'
+
+export interface EventSinkOptions {
+  ch: ClickHouse
+  metrics: IngestionMetrics
+  log: (msg: string) => void
+  /** Back-off bounds for retried inserts. */
+  retryBaseMs?: number
+  retryMaxMs?: number
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+export class SinkGaveUp extends Error {
+  constructor(cause: unknown) {
+    super(`gave up inserting: ${String(cause)}`, { cause })
+    this.name = 'SinkGaveUp'
+  }
+}
+
+/**
+ * Inserts encoded event rows into ClickHouse. A failed insert is retried with exponential
+ * back-off and jitter while ClickHouse is unavailable; when ClickHouse refuses the rows
+ * themselves, each row is tried alone and the refused ones become dead letters.
+ */
+export class EventSink {
+  private retrying = true
+
+  constructor(private readonly options: EventSinkOptions) {}
+
+  /** From now on a failing insert throws SinkGaveUp instead of waiting for ClickHouse (shutdown). */
+  stopRetrying(): void {
+    this.retrying = false
+  }
+
+  /** Stores JSONEachRow lines (`body`, `rows` of them); resolves once each is in ClickHouse or dead-lettered. */
+  async insert(body: Buffer, rows: number): Promise<void> {
+    const started = performance.now()
+    try {
+      await this.retryUnlessContent(() => eventsTable.insertEncodedEvents(this.options.ch, body), rows)
+      this.options.metrics.eventsInserted.inc(rows)
+    } catch (err) {
+      if (!isDataRejection(err)) throw err
+      await this.insertRowByRow(body, err)
+    }
+    this.options.metrics.flushDuration.observe((performance.now() - started) / 1000)
+    this.options.metrics.batchSize.observe(rows)
+  }
+
+  /** Writes dead letters, retrying while ClickHouse is unavailable; resolves once they are stored. */
+  async storeDeadLetters(letters: DeadLetterRow[]): Promise<void> {
+    if (letters.length === 0) return
+    await this.retryUnlessContent(() => deadLetterQueue.insertDeadLetters(this.options.ch, letters), letters.length)
+    for (const letter of letters) this.options.metrics.eventsDeadLettered.inc({ reason: letter.tags[0] ?? 'unknown' })
+  }
+
+  /** After a batch was refused for its content: stores the good rows, dead-letters the bad. */
+  private async insertRowByRow(body: Buffer, batchError: unknown): Promise<void> {
+    const lines = body.toString('utf8').split('\n').filter((line) => line.length > 0)
+    this.options.log(`batch of ${lines.length} rejected for its content, inserting row by row: ${String(batchError)}`)
+    const letters: DeadLetterRow[] = []
+    for (const line of lines) {
+      try {
+        await this.retryUnlessContent(() => eventsTable.insertEncodedEvents(this.options.ch, Buffer.from(`${line}\n`)), 1)
+        this.options.metrics.eventsInserted.inc()
+      } catch (error) {
+        if (!isDataRejection(error)) throw error
+        letters.push(deadLetterForRow(line, String(error)))
+      }
+    }
+    await this.storeDeadLetters(letters)
+  }
+
+  private async retryUnlessContent(insert: () => Promise<void>, rows: number): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await insert()
+        return
+      } catch (err) {
+        if (isDataRejection(err)) throw err
+        if (!this.retrying) throw new SinkGaveUp(err)
+        this.options.metrics.flushRetries.inc()
+        const delay = this.backoff(attempt)
+        this.options.log(`insert of ${rows} rows failed (attempt ${attempt + 1}), retrying in ${delay} ms: ${String(err)}`)
+        await sleep(delay)
+      }
+    }
+  }
+
+  private backoff(attempt: number): number {
+    const base = this.options.retryBaseMs ?? 100
+    const max = this.options.retryMaxMs ?? 30_000
+    const ceiling = Math.min(max, base * 2 ** Math.min(attempt, 20))
+    return Math.round(ceiling / 2 + Math.random() * (ceiling / 2))
+  }
+}
+
+/** The fields of an event a dead letter names, whatever stage it failed at. */
+export interface DeadLetterSubject {
+  uuid: string
+  event: string
+  distinctId: string
+  teamId: number
+  ip: string
+}
+
+/** A dead letter keeping `rawPayload`: the event as the client sent it, or the row ClickHouse refused. */
+export function deadLetter(
+  subject: DeadLetterSubject,
+  rawPayload: string,
+  failure: { location: string; reason: string; error: string },
+): DeadLetterRow {
+  const now = toClickHouseDateTime(Date.now())
+  return {
+    id: randomUUID(),
+    // A uuid ClickHouse cannot parse would get the dead letter itself refused.
+    event_uuid: UUID.test(subject.uuid) ? subject.uuid : NIL_UUID,
+    event: subject.event,
+    properties: '{}',
+    distinct_id: subject.distinctId,
+    team_id: subject.teamId,
+    elements_chain: '',
+    created_at: now,
+    ip: subject.ip,
+    site_url: '',
+    now,
+    raw_payload: rawPayload,
+    error_timestamp: now,
+    error_location: failure.location,
+    error: failure.error,
+    tags: [failure.reason],
+  }
+}
+
+/** The JSON of a client's event for a dead letter; never throws. */
+export function rawPayloadOf(raw: unknown): string {
+  try {
+    return JSON.stringify(raw) ?? ''
+  } catch (err) {
+    return `unserialisable payload: ${String(err)}`
+  }
+}
+
+/** A dead letter for a row ClickHouse refused: the row itself is the payload to repair and replay. */
+function deadLetterForRow(line: string, error: string): DeadLetterRow {
+  let row: Record<string, unknown> = {}
+  try {
+    row = JSON.parse(line) as Record<string, unknown>
+  } catch {
+    // The row is kept as it is in raw_payload either way.
+  }
+  const text = (v: unknown) => (typeof v === 'string' ? v : '')
+  return deadLetter(
+    { uuid: text(row.uuid), event: text(row.event), distinctId: text(row.distinct_id), teamId: Number(row.team_id) || 0, ip: '' },
+    line,
+    { location: 'clickhouse_insert', reason: 'clickhouse_rejected_row', error },
+  )
+}

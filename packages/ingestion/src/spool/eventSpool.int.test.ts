@@ -1,0 +1,147 @@
+import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { connectClickHouse, events, migrateClickHouse, NIL_UUID, type ClickHouse } from '@burrow/clickhouse'
+import { Registry } from 'prom-client'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { EventSink } from '../eventSink'
+import { createIngestionMetrics } from '../metrics'
+import { EventSpool, type EventSpoolOptions } from './eventSpool'
+import { encodeFrame, type Sighting } from './frames'
+
+let ch: ClickHouse
+/** A real client of a ClickHouse server that is not there: every insert fails to connect. */
+let unreachable: ClickHouse
+const root = mkdtempSync(path.join(tmpdir(), 'burrow-spool-'))
+
+beforeAll(async () => {
+  ch = await connectClickHouse({ dataDir: path.join(root, 'ch') })
+  await migrateClickHouse(ch.writer)
+  unreachable = await connectClickHouse({ url: 'http://127.0.0.1:9', dataDir: root })
+})
+afterAll(async () => {
+  await ch?.close()
+  await unreachable?.close()
+  rmSync(root, { recursive: true, force: true })
+})
+
+let dirs = 0
+const newDir = () => path.join(root, `spool-${++dirs}`)
+
+function line(teamId: number, uuid: string, timestamp = '2025-01-01 00:00:00.000000'): string {
+  return events.encodeEventRow({
+    uuid,
+    event: 'e',
+    properties: '{}',
+    timestamp,
+    team_id: teamId,
+    distinct_id: 'd',
+    elements_chain: '',
+    created_at: '2025-01-01 00:00:00.000000',
+    person_id: NIL_UUID,
+  })
+}
+
+const uuidOf = (team: number, i: number) => `0190f0a2-1c5d-7e4b-9d2a-${String(team).padStart(4, '0')}${String(i).padStart(8, '0')}`
+
+function spoolOptions(dir: string, over: Partial<EventSpoolOptions> & { client?: ClickHouse } = {}): EventSpoolOptions {
+  const metrics = createIngestionMetrics(new Registry())
+  return {
+    dir,
+    sink: new EventSink({ ch: over.client ?? ch, metrics, log: () => {}, retryBaseMs: 10, retryMaxMs: 50 }),
+    metrics,
+    maxRows: 100,
+    maxAgeMs: 20,
+    maxBytes: 10 << 20,
+    segmentBytes: 4096,
+    log: () => {},
+    ...over,
+  }
+}
+
+async function storedUuids(team: number): Promise<string[]> {
+  const { rows } = await events.queryEvents(ch, { teamId: team, limit: 10_000, offset: 0 })
+  return rows.map((r) => r.uuid).sort()
+}
+
+async function appendEvents(spool: EventSpool, team: number, from: number, count: number): Promise<void> {
+  for (let i = from; i < from + count; i++) {
+    const sightings: Sighting[] = [[team, 'e', 0]]
+    await spool.append(encodeFrame([line(team, uuidOf(team, i))], sightings), 1)
+  }
+}
+
+it('stores appended rows, removes finished segments, and leaves an empty spool after close', async () => {
+  const dir = newDir()
+  const stored: Sighting[] = []
+  const spool = await EventSpool.open(spoolOptions(dir, { onStored: async (s) => void stored.push(...s) }))
+  await appendEvents(spool, 11, 0, 60)
+  await spool.close(5_000)
+  expect(await storedUuids(11)).toEqual(Array.from({ length: 60 }, (_, i) => uuidOf(11, i)))
+  expect(stored.every(([team, event]) => team === 11 && event === 'e')).toBe(true)
+  expect(readdirSync(dir)).toEqual([])
+})
+
+it('keeps acknowledged rows on disk while ClickHouse is unreachable and stores them on the next start', async () => {
+  const dir = newDir()
+  const down = await EventSpool.open(spoolOptions(dir, { client: unreachable }))
+  await appendEvents(down, 12, 0, 40)
+  expect(down.waitingRows()).toBe(40)
+  await down.close(100)
+  expect(readdirSync(dir).filter((f) => f.endsWith('.seg')).length).toBeGreaterThan(0)
+  expect(await storedUuids(12)).toEqual([])
+
+  const up = await EventSpool.open(spoolOptions(dir))
+  await appendEvents(up, 12, 40, 5)
+  await up.close(5_000)
+  expect(await storedUuids(12)).toEqual(Array.from({ length: 45 }, (_, i) => uuidOf(12, i)))
+  expect(readdirSync(dir)).toEqual([])
+})
+
+it('ignores a frame torn by a crash in the middle of a write, and what follows it', async () => {
+  const dir = newDir()
+  const crashed = await EventSpool.open(spoolOptions(dir, { client: unreachable, segmentBytes: 1 << 20 }))
+  await appendEvents(crashed, 13, 0, 3)
+  await crashed.close(50)
+  const [segment] = readdirSync(dir).filter((f) => f.endsWith('.seg'))
+  const torn = encodeFrame([line(13, uuidOf(13, 99))], [])
+  appendFileSync(path.join(dir, segment!), torn.subarray(0, torn.length - 5))
+
+  const next = await EventSpool.open(spoolOptions(dir))
+  await next.close(5_000)
+  expect(await storedUuids(13)).toEqual([0, 1, 2].map((i) => uuidOf(13, i)))
+})
+
+it('refuses frames beyond its bound', async () => {
+  const dir = newDir()
+  const spool = await EventSpool.open(spoolOptions(dir, { client: unreachable, maxBytes: 2_000 }))
+  const frame = encodeFrame([line(14, uuidOf(14, 0))], [])
+  let accepted = 0
+  while (spool.hasRoom(frame.length)) {
+    await spool.append(frame, 1)
+    accepted++
+  }
+  expect(accepted).toBe(Math.floor(2_000 / frame.length))
+  expect(spool.spoolBytes).toBeLessThanOrEqual(2_000)
+  await spool.close(50)
+})
+
+it('stores the good rows of a refused batch and dead-letters the bad one with the row as its payload', async () => {
+  const dir = newDir()
+  const spool = await EventSpool.open(spoolOptions(dir))
+  const good1 = uuidOf(15, 1)
+  const bad = uuidOf(15, 2)
+  const good2 = uuidOf(15, 3)
+  const rows = [line(15, good1), line(15, bad, 'not a time'), line(15, good2, '2025-01-01 00:00:01.000000')]
+  await spool.append(encodeFrame(rows, [[15, 'e', 0]]), 3)
+  await spool.close(5_000)
+  expect(await storedUuids(15)).toEqual([good1, good2])
+  const letters = await ch.reader.query({
+    query: 'SELECT event_uuid, raw_payload, error_location, tags FROM events_dead_letter_queue WHERE team_id = 15',
+    format: 'JSONEachRow',
+  })
+  const found = await letters.json<{ event_uuid: string; raw_payload: string; error_location: string; tags: string[] }>()
+  expect(found).toHaveLength(1)
+  expect(found[0]).toMatchObject({ event_uuid: bad, error_location: 'clickhouse_insert', tags: ['clickhouse_rejected_row'] })
+  expect(JSON.parse(found[0]!.raw_payload)).toMatchObject({ uuid: bad, timestamp: 'not a time' })
+})

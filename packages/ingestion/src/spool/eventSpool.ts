@@ -1,0 +1,321 @@
+import { open, rm, type FileHandle } from 'node:fs/promises'
+import path from 'node:path'
+import type { EventSink } from '../eventSink'
+import { SinkGaveUp } from '../eventSink'
+import type { IngestionMetrics } from '../metrics'
+import { readFrame, type Sighting } from './frames'
+import { listSegments, readPosition, removeSegment, segmentPath, writePosition, type SpoolPosition } from './segments'
+import { SpoolWriter } from './spoolWriter'
+
+export interface EventSpoolOptions {
+  dir: string
+  sink: EventSink
+  metrics: IngestionMetrics
+  /** An insert happens at this many rows waiting, or when the oldest has waited maxAgeMs. */
+  maxRows: number
+  maxAgeMs: number
+  /** Bound on the spool's files; appends beyond it are refused so that capture answers 503. */
+  maxBytes: number
+  segmentBytes: number
+  log: (msg: string) => void
+  /** Called with the event names of each stored batch (for event definitions). */
+  onStored?: (sightings: Sighting[]) => Promise<void>
+}
+
+interface Segment {
+  /** Bytes known to hold frames: the committed length; for an earlier run's segment, up to a torn tail. */
+  end: number
+  /** Bytes on disk. */
+  size: number
+  /** No more frames will be added. */
+  closed: boolean
+}
+
+interface Batch {
+  bodies: Buffer[]
+  rows: number
+  /** Rows of segments written by this run (earlier runs' rows are not counted as waiting). */
+  liveRows: number
+  sightings: Sighting[]
+  end: SpoolPosition
+}
+
+/** Bytes read from a segment at a time when looking for frames. */
+const READ_CHUNK = 1 << 20
+/** Bound on one insert's body besides maxRows. */
+const MAX_BATCH_BYTES = 32 << 20
+
+/**
+ * The durable queue between capture and ClickHouse. Capture appends a request's rows and
+ * answers only once they are fsync'd; a single consumer reads the segments in order, inserts
+ * them in batches and deletes each segment once all its rows are stored. After a crash, the
+ * next start resumes from the last recorded position, so nothing acknowledged is lost; rows
+ * stored just before the crash may be inserted again, and reads collapse them by uuid.
+ */
+export class EventSpool {
+  private readonly segments = new Map<number, Segment>()
+  private readonly writer: SpoolWriter
+  private position: SpoolPosition
+  private bytes = 0
+  private committedRows = 0
+  private consumedRows = 0
+  /** (rows committed so far, when): tells how long the oldest waiting row has waited. */
+  private commits: Array<{ rows: number; at: number }> = []
+  private wake: (() => void) | undefined
+  private readonly timer: NodeJS.Timeout
+  private consumer: Promise<void>
+  private accepting = true
+  private draining = false
+  private giveUp = false
+  private reader: { seq: number; handle: FileHandle } | undefined
+  /** Segments from this number on are written by this run; lower ones by an earlier run. */
+  private readonly writerFirstSeq: number
+
+  private constructor(
+    private readonly options: EventSpoolOptions,
+    previous: Array<{ seq: number; size: number }>,
+    start: SpoolPosition,
+    firstSeq: number,
+  ) {
+    for (const { seq, size } of previous) {
+      this.segments.set(seq, { end: size, size, closed: true })
+      this.bytes += size
+    }
+    this.position = start
+    this.writerFirstSeq = firstSeq
+    this.writer = new SpoolWriter({
+      dir: options.dir,
+      firstSeq,
+      segmentBytes: options.segmentBytes,
+      onCommit: (seq, committed, rows) => {
+        const segment = this.segments.get(seq)
+        if (segment) segment.end = segment.size = committed
+        else this.segments.set(seq, { end: committed, size: committed, closed: false })
+        this.committedRows += rows
+        this.commits.push({ rows: this.committedRows, at: Date.now() })
+        this.updateGauges()
+        if (this.waitingRows() >= this.options.maxRows) this.notify()
+      },
+      onRotate: (seq) => {
+        const segment = this.segments.get(seq)
+        if (segment) segment.closed = true
+      },
+    })
+    this.timer = setInterval(() => this.notify(), Math.max(5, Math.floor(options.maxAgeMs / 4)))
+    this.timer.unref()
+    this.consumer = this.consume()
+  }
+
+  /** Opens the spool in `dir`, resuming the rows an earlier run left there. */
+  static async open(options: EventSpoolOptions): Promise<EventSpool> {
+    const found = await listSegments(options.dir)
+    const saved = await readPosition(options.dir)
+    const lastSeq = found.at(-1)?.seq ?? saved?.seq ?? 0
+    const remaining = found.filter((s) => !saved || s.seq >= saved.seq)
+    for (const done of found.filter((s) => saved && s.seq < saved.seq)) await removeSegment(options.dir, done.seq)
+    const start = saved && remaining[0]?.seq === saved.seq ? saved : { seq: remaining[0]?.seq ?? lastSeq + 1, offset: 0 }
+    if (remaining.length > 0) options.log(`spool: resuming ${remaining.length} segment(s) from an earlier run`)
+    return new EventSpool(options, remaining, start, lastSeq + 1)
+  }
+
+  /** Whether a frame of this size fits under the bound. */
+  hasRoom(frameBytes: number): boolean {
+    return this.accepting && this.bytes + frameBytes <= this.options.maxBytes
+  }
+
+  /** Appends a request's frame; resolves once it is on disk, which is when capture may acknowledge it. */
+  async append(frame: Buffer, rows: number): Promise<void> {
+    if (!this.accepting) throw new Error('the spool is closed')
+    this.bytes += frame.length
+    try {
+      await this.writer.append(frame, rows)
+    } catch (err) {
+      this.bytes -= frame.length
+      throw err
+    }
+  }
+
+  /** Rows acknowledged and not yet stored in ClickHouse by this run. */
+  waitingRows(): number {
+    return this.committedRows - this.consumedRows
+  }
+
+  get spoolBytes(): number {
+    return this.bytes
+  }
+
+  /**
+   * Stops accepting, stores everything acknowledged, and removes the segments. If ClickHouse
+   * does not take the rows within `timeoutMs`, stops anyway: they stay on disk for the next start.
+   */
+  async close(timeoutMs: number): Promise<void> {
+    this.accepting = false
+    await this.writer.close()
+    const active = this.segments.get(this.writer.activeSeq)
+    if (active) active.closed = true
+    this.draining = true
+    this.notify()
+    const timeout = setTimeout(() => {
+      this.giveUp = true
+      this.options.sink.stopRetrying()
+      this.notify()
+    }, timeoutMs)
+    try {
+      await this.consumer
+    } finally {
+      clearTimeout(timeout)
+      clearInterval(this.timer)
+      await this.reader?.handle.close()
+      this.reader = undefined
+    }
+    if (this.segments.size === 0) await rm(path.join(this.options.dir, 'position.json'), { force: true })
+    else this.options.log(`spool: ${this.segments.size} segment(s) left for the next start`)
+  }
+
+  private notify(): void {
+    const wake = this.wake
+    this.wake = undefined
+    wake?.()
+  }
+
+  private shouldInsert(): boolean {
+    if (this.hasEarlierRunSegments()) return true
+    const waiting = this.waitingRows()
+    if (waiting <= 0) return this.draining && this.hasUnreadBytes()
+    if (this.draining || waiting >= this.options.maxRows) return true
+    const oldest = this.commits.find((c) => c.rows > this.consumedRows)
+    return oldest !== undefined && Date.now() - oldest.at >= this.options.maxAgeMs
+  }
+
+  private hasEarlierRunSegments(): boolean {
+    for (const seq of this.segments.keys()) if (seq < this.writerFirstSeq) return true
+    return false
+  }
+
+  private hasUnreadBytes(): boolean {
+    const segment = this.segments.get(this.position.seq)
+    return (segment !== undefined && this.position.offset < segment.end) || [...this.segments.keys()].some((seq) => seq > this.position.seq)
+  }
+
+  private async consume(): Promise<void> {
+    for (;;) {
+      if (this.giveUp) return
+      if (!this.shouldInsert()) {
+        if (this.draining) return
+        await new Promise<void>((resolve) => (this.wake = resolve))
+        continue
+      }
+      try {
+        const batch = await this.readBatch()
+        if (batch.rows > 0) {
+          await this.options.sink.insert(Buffer.concat(batch.bodies), batch.rows)
+          await this.options.onStored?.(batch.sightings).catch((err) => this.options.log(`after-store hook failed: ${String(err)}`))
+        }
+        await this.advance(batch)
+      } catch (err) {
+        if (err instanceof SinkGaveUp) return
+        this.options.log(`spool: consuming failed, retrying: ${(err as Error)?.stack ?? String(err)}`)
+        await new Promise((resolve) => setTimeout(resolve, 200))
+      }
+    }
+  }
+
+  /** Frames from the position on, up to the batch bounds, across segment ends. */
+  private async readBatch(): Promise<Batch> {
+    const batch: Batch = { bodies: [], rows: 0, liveRows: 0, sightings: [], end: { ...this.position } }
+    let bytes = 0
+    while (batch.rows < this.options.maxRows && bytes < MAX_BATCH_BYTES) {
+      const segment = this.segments.get(batch.end.seq)
+      if (!segment || batch.end.offset >= segment.end) {
+        const next = [...this.segments.keys()].filter((seq) => seq > batch.end.seq).sort((a, b) => a - b)[0]
+        if ((segment && !segment.closed) || next === undefined) break
+        batch.end = { seq: next, offset: 0 }
+        continue
+      }
+      const chunk = await this.readAt(batch.end.seq, batch.end.offset, Math.min(segment.end - batch.end.offset, READ_CHUNK))
+      let at = 0
+      while (at < chunk.length && batch.rows < this.options.maxRows) {
+        const frame = readFrame(chunk.subarray(at))
+        if (frame.kind === 'incomplete') {
+          if (batch.end.offset + at + frame.needed > segment.end) {
+            this.tornTail(batch.end.seq, segment, batch.end.offset + at, 'a frame runs past the end of the segment')
+          } else if (at === 0) {
+            // A frame larger than the chunk: read exactly it.
+            const whole = await this.readAt(batch.end.seq, batch.end.offset, frame.needed)
+            const read = readFrame(whole)
+            if (read.kind !== 'frame') this.tornTail(batch.end.seq, segment, batch.end.offset, 'an unreadable frame')
+            else {
+              this.take(batch, read.content, batch.end.seq)
+              bytes += read.bytes
+              at = read.bytes
+            }
+          }
+          break
+        }
+        if (frame.kind === 'corrupt') {
+          this.tornTail(batch.end.seq, segment, batch.end.offset + at, frame.reason)
+          break
+        }
+        this.take(batch, frame.content, batch.end.seq)
+        bytes += frame.bytes
+        at += frame.bytes
+      }
+      if (at > 0) batch.end = { seq: batch.end.seq, offset: batch.end.offset + at }
+    }
+    return batch
+  }
+
+  private take(batch: Batch, content: { rows: number; sightings: Sighting[]; body: Buffer }, seq: number): void {
+    batch.bodies.push(content.body)
+    batch.rows += content.rows
+    if (seq >= this.writerFirstSeq) batch.liveRows += content.rows
+    for (const sighting of content.sightings) batch.sightings.push(sighting)
+  }
+
+  /** Only an earlier run's segment can end in a torn frame: its writer crashed mid-write. */
+  private tornTail(seq: number, segment: Segment, offset: number, reason: string): void {
+    if (!segment.closed || seq >= this.writerFirstSeq) throw new Error(`spool segment ${seq} is unreadable at ${offset}: ${reason}`)
+    this.options.log(`spool: segment ${seq} ends in a torn frame at byte ${offset} (${reason}); it was never acknowledged`)
+    segment.end = offset
+  }
+
+  private async readAt(seq: number, offset: number, length: number): Promise<Buffer> {
+    if (this.reader?.seq !== seq) {
+      await this.reader?.handle.close()
+      this.reader = { seq, handle: await open(segmentPath(this.options.dir, seq), 'r') }
+    }
+    const buffer = Buffer.allocUnsafe(length)
+    let read = 0
+    while (read < length) {
+      const { bytesRead } = await this.reader.handle.read(buffer, read, length - read, offset + read)
+      if (bytesRead === 0) break
+      read += bytesRead
+    }
+    return buffer.subarray(0, read)
+  }
+
+  /** Moves the position past a stored batch and removes the segments it finished. */
+  private async advance(batch: Batch): Promise<void> {
+    this.position = batch.end
+    this.consumedRows += batch.liveRows
+    while (this.commits.length > 0 && this.commits[0]!.rows <= this.consumedRows) this.commits.shift()
+    for (const [seq, segment] of [...this.segments]) {
+      const finished = seq < this.position.seq || (seq === this.position.seq && segment.closed && this.position.offset >= segment.end)
+      if (!finished) continue
+      if (this.reader?.seq === seq) {
+        await this.reader.handle.close()
+        this.reader = undefined
+      }
+      await removeSegment(this.options.dir, seq)
+      this.segments.delete(seq)
+      this.bytes -= segment.size
+    }
+    await writePosition(this.options.dir, this.position)
+    this.updateGauges()
+  }
+
+  private updateGauges(): void {
+    this.options.metrics.bufferDepth.set(this.waitingRows())
+    this.options.metrics.spoolBytes.set(this.bytes)
+  }
+}

@@ -1,0 +1,56 @@
+import { crc32 } from 'node:zlib'
+
+/**
+ * A frame is what one request adds to the spool: its rows and the event names they carry.
+ *
+ *   [u32 LE payload length][u32 LE crc32 of payload][payload]
+ *   payload = header JSON line + the rows as JSONEachRow lines
+ *
+ * The checksum finds a frame torn by a crash in the middle of a write: such a frame was never
+ * acknowledged, and it and whatever follows it in that segment are ignored.
+ */
+export const FRAME_HEADER_BYTES = 8
+
+/** (project, event name, latest timestamp in ms) of a frame's rows, for event definitions. */
+export type Sighting = [teamId: number, event: string, timestampMs: number]
+
+export interface FrameContent {
+  rows: number
+  sightings: Sighting[]
+  /** The rows, each a JSONEachRow line ending in a newline. */
+  body: Buffer
+}
+
+export function encodeFrame(rowLines: readonly string[], sightings: Sighting[]): Buffer {
+  const header = `${JSON.stringify({ n: rowLines.length, s: sightings })}\n`
+  const payload = Buffer.from(header + rowLines.join(''))
+  const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + payload.length)
+  frame.writeUInt32LE(payload.length, 0)
+  frame.writeUInt32LE(crc32(payload), 4)
+  payload.copy(frame, FRAME_HEADER_BYTES)
+  return frame
+}
+
+export type FrameRead =
+  | { kind: 'frame'; content: FrameContent; bytes: number }
+  /** More bytes are needed to read the frame at this position. */
+  | { kind: 'incomplete'; needed: number }
+  | { kind: 'corrupt'; reason: string }
+
+/** The frame at the start of `buffer`. */
+export function readFrame(buffer: Buffer): FrameRead {
+  if (buffer.length < FRAME_HEADER_BYTES) return { kind: 'incomplete', needed: FRAME_HEADER_BYTES }
+  const length = buffer.readUInt32LE(0)
+  const total = FRAME_HEADER_BYTES + length
+  if (buffer.length < total) return { kind: 'incomplete', needed: total }
+  const payload = buffer.subarray(FRAME_HEADER_BYTES, total)
+  if (crc32(payload) !== buffer.readUInt32LE(4)) return { kind: 'corrupt', reason: 'checksum mismatch' }
+  const newline = payload.indexOf(0x0a)
+  if (newline < 0) return { kind: 'corrupt', reason: 'no header line' }
+  try {
+    const header = JSON.parse(payload.subarray(0, newline).toString('utf8')) as { n: number; s: Sighting[] }
+    return { kind: 'frame', content: { rows: header.n, sightings: header.s, body: payload.subarray(newline + 1) }, bytes: total }
+  } catch {
+    return { kind: 'corrupt', reason: 'unreadable header' }
+  }
+}
