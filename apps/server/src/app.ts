@@ -3,10 +3,20 @@ import { createRestHandler, createTrpcHandler } from '@burrow/api'
 import { createSharedCache } from '@burrow/cache'
 import { connectClickHouse, migrateClickHouse } from '@burrow/clickhouse'
 import type { Config } from '@burrow/config'
-import { accounts, EventDefinitionTracker, ProjectTokenResolver, type CoreDeps } from '@burrow/core'
-import { createIngestionMetrics, EventSink, EventSpool, startHttpServer, type CaptureDeps, type HttpServer } from '@burrow/ingestion'
+import { accounts, EventDefinitionTracker, findIngestionProject, ProjectTokenResolver, type CoreDeps } from '@burrow/core'
+import {
+  createIngestionMetrics,
+  EventSink,
+  EventSpool,
+  listDeadLetters,
+  replayDeadLetters,
+  startHttpServer,
+  type CaptureDeps,
+  type HttpServer,
+} from '@burrow/ingestion'
 import { connectPostgres, migratePostgres } from '@burrow/postgres'
 import { collectDefaultMetrics, Registry } from 'prom-client'
+import { startAdminSocket } from './adminSocket'
 import { createDispatcher, type Lifecycle } from './dispatch'
 import type { Logger } from './logger'
 
@@ -124,6 +134,15 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
         log: warn,
       }
     }
+    const admin = await startAdminSocket(
+      config.DATA_DIR,
+      {
+        dlqList: (filter) => listDeadLetters(ch, filter),
+        dlqReplay: (filter) => replayDeadLetters({ ch, projectById: (id) => findIngestionProject(deps, id) }, filter),
+      },
+      warn,
+    )
+    cleanups.unshift(() => admin.close())
     if (runsApi) {
       rest = createRestHandler(deps)
       trpc = createTrpcHandler(deps)

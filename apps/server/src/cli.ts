@@ -1,14 +1,21 @@
 import { parseArgs } from 'node:util'
-import { loadConfig } from '@burrow/config'
-import { accounts, ApiProblem } from '@burrow/core'
+import { connectClickHouse } from '@burrow/clickhouse'
+import { loadConfig, type Config } from '@burrow/config'
+import { accounts, ApiProblem, findIngestionProject } from '@burrow/core'
+import { listDeadLetters, replayDeadLetters, type DeadLetterFilter, type ReplayOutcome } from '@burrow/ingestion'
 import { connectPostgres, migratePostgres } from '@burrow/postgres'
+import { sendAdminCommand } from './adminSocket'
 
 const USAGE = `usage: npm run cli -- <command>
 
 commands:
   create-user --email E --organization NAME [--json]
       creates a user who owns a new organization with a first project, and prints the
-      user's personal API key (shown once)`
+      user's personal API key (shown once)
+  dlq list [--project ID] [--limit N]
+      prints the dead letters (events that could not be stored), newest first, one JSON per line
+  dlq replay [--project ID] [--id UUID ...]
+      ingests dead letters again; those stored leave the queue, the others stay with the reason`
 
 async function createUser(args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -45,11 +52,65 @@ async function createUser(args: string[]): Promise<number> {
   }
 }
 
+/**
+ * Runs a dead-letter command in the running service when one answers on its admin socket
+ * (the embedded ClickHouse admits one process), else against the storage directly.
+ */
+async function withDeadLetters<T>(config: Config, command: string, filter: DeadLetterFilter): Promise<T> {
+  const viaService = await sendAdminCommand(config.DATA_DIR, command, { project: filter.teamId, ids: filter.ids, limit: filter.limit })
+  if (viaService !== undefined) return viaService as T
+  const ch = await connectClickHouse({
+    url: config.CLICKHOUSE_URL,
+    username: config.CLICKHOUSE_USER,
+    password: config.CLICKHOUSE_PASSWORD,
+    database: config.CLICKHOUSE_DATABASE,
+    dataDir: config.DATA_DIR,
+  })
+  const pg = await connectPostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, maxConnections: 2 })
+  try {
+    if (command === '/dlq/list') return (await listDeadLetters(ch, filter)) as T
+    return (await replayDeadLetters({ ch, projectById: (id) => findIngestionProject(pg, id) }, filter)) as T
+  } finally {
+    await ch.close()
+    await pg.close()
+  }
+}
+
+async function deadLetters(args: string[]): Promise<number> {
+  const [sub, ...rest] = args
+  const { values } = parseArgs({
+    args: rest,
+    options: { project: { type: 'string' }, limit: { type: 'string' }, id: { type: 'string', multiple: true } },
+  })
+  const filter: DeadLetterFilter = {
+    teamId: values.project === undefined ? undefined : Number(values.project),
+    ids: values.id,
+    limit: values.limit === undefined ? undefined : Number(values.limit),
+  }
+  if ((sub !== 'list' && sub !== 'replay') || Number.isNaN(filter.teamId) || Number.isNaN(filter.limit)) {
+    console.error(USAGE)
+    return 2
+  }
+  const config = loadConfig()
+  if (sub === 'list') {
+    for (const letter of await withDeadLetters<unknown[]>(config, '/dlq/list', filter)) console.log(JSON.stringify(letter))
+    return 0
+  }
+  const outcomes = await withDeadLetters<ReplayOutcome[]>(config, '/dlq/replay', filter)
+  for (const failed of outcomes.filter((o) => !o.replayed)) console.error(`${failed.id}: ${failed.error}`)
+  const replayed = outcomes.filter((o) => o.replayed).length
+  console.log(`replayed ${replayed} of ${outcomes.length} dead letters`)
+  return replayed === outcomes.length ? 0 : 1
+}
+
 const [command, ...rest] = process.argv.slice(2)
 let code: number
 switch (command) {
   case 'create-user':
     code = await createUser(rest)
+    break
+  case 'dlq':
+    code = await deadLetters(rest)
     break
   default:
     console.error(USAGE)

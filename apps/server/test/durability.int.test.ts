@@ -1,3 +1,9 @@
+import { execFile } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { deadLetter } from '@burrow/ingestion'
+import { deadLetterQueue } from '@burrow/clickhouse'
 import type { TestAccount } from '@burrow/testing'
 import { waitFor } from '@burrow/testing'
 import { describe, expect, it } from 'vitest'
@@ -50,5 +56,51 @@ describe('while ClickHouse cannot store events', () => {
       async () => ((await service.post('/batch/', { api_key: account.projectToken, batch: batchOf('after', 1) })).status === 200 ? true : undefined),
       { what: 'capture accepting again', timeoutMs: 10_000 },
     )
+  })
+})
+
+describe('npm run cli -- dlq', () => {
+  const SERVER_DIR = path.resolve(import.meta.dirname, '..')
+  const cli = (...args: string[]) =>
+    promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'dlq', ...args], {
+      cwd: SERVER_DIR,
+      env: { ...process.env, DATA_DIR: service.config.DATA_DIR },
+    }).then(
+      (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+      (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+    )
+
+  it('lists dead letters and replays them through the running service; what fails again stays', async () => {
+    const fresh = await service.account()
+    const lostUuid = randomUUID()
+    const subject = { uuid: lostUuid, event: 'lost', distinctId: 'dl-user', teamId: fresh.projectId, ip: '' }
+    const recoverable = deadLetter(subject, JSON.stringify({ event: 'lost', distinct_id: 'dl-user', uuid: lostUuid, properties: { plan: 'pro' } }), {
+      location: 'ingestion:properties',
+      reason: 'step_failed',
+      error: 'Error: a bug since fixed',
+    })
+    const refusedRow = JSON.stringify({ uuid: randomUUID(), event: 'bad', properties: '{}', timestamp: 'not a time', team_id: fresh.projectId, distinct_id: 'x', elements_chain: '', created_at: '2025-01-01 00:00:00.000000', person_id: randomUUID() })
+    const unrecoverable = deadLetter({ ...subject, uuid: '', event: 'bad' }, refusedRow, {
+      location: 'clickhouse_insert',
+      reason: 'clickhouse_rejected_row',
+      error: 'Cannot parse DateTime',
+    })
+    await deadLetterQueue.insertDeadLetters(service.app.deps.ch, [recoverable, unrecoverable])
+
+    const listed = await cli('list', '--project', String(fresh.projectId))
+    expect(listed.code).toBe(0)
+    const letters = listed.stdout.trim().split('\n').map((l) => JSON.parse(l))
+    expect(letters.map((l: { id: string }) => l.id).sort()).toEqual([recoverable.id, unrecoverable.id].sort())
+    expect(letters.find((l: { id: string }) => l.id === recoverable.id)).toMatchObject({ error_location: 'ingestion:properties', tags: ['step_failed'] })
+
+    const replay = await cli('replay', '--project', String(fresh.projectId))
+    expect(replay.code).toBe(1)
+    expect(replay.stdout).toContain('replayed 1 of 2 dead letters')
+    expect(replay.stderr).toContain(unrecoverable.id)
+
+    const [event] = await service.eventsOf(fresh, 1)
+    expect(event).toMatchObject({ id: lostUuid, event: 'lost', distinct_id: 'dl-user', properties: { plan: 'pro' } })
+    const left = await cli('list', '--project', String(fresh.projectId))
+    expect(left.stdout.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual([unrecoverable.id])
   })
 })

@@ -65,6 +65,12 @@ export class ProjectTokenResolver {
   }
 }
 
+/** The project with this id as ingestion sees it, or null (dead-letter replay knows projects by id). */
+export async function findIngestionProject(deps: Pick<CoreDeps, 'sql'>, id: number): Promise<IngestionProject | null> {
+  const row = await projects.findProjectById(deps.sql, id)
+  return row ? { id: row.id, anonymizeIps: row.anonymize_ips } : null
+}
+
 export async function invalidateProjectToken(deps: CoreDeps, token: string): Promise<void> {
   try {
     await deps.cache.delete(cacheKey(token))

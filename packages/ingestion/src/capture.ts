@@ -1,7 +1,8 @@
 import type { IngestionProject, ProjectTokenResolver } from '@burrow/core'
-import { events as eventsTable, NIL_UUID, toClickHouseDateTime, toClickHouseDateTimeUs } from '@burrow/clickhouse'
+import { toClickHouseDateTime } from '@burrow/clickhouse'
 import { decodePayload } from './decode'
 import { deadLetter, rawPayloadOf, type EventSink } from './eventSink'
+import { encodeEvent } from './eventRow'
 import { IngestError, ingestErrors } from './ingestError'
 import type { IngestionMetrics } from './metrics'
 import { captureRequestFrom, type CaptureRequest } from './payload'
@@ -109,19 +110,7 @@ export async function handleCapture(input: CaptureInput, deps: CaptureDeps): Pro
         continue
       }
       try {
-        lines.push(
-          eventsTable.encodeEventRow({
-            uuid: e.uuid,
-            event: e.name,
-            properties: JSON.stringify(e.properties),
-            timestamp: toClickHouseDateTimeUs(e.timestampUs),
-            team_id: project.id,
-            distinct_id: e.distinctId,
-            elements_chain: e.elementsChain,
-            created_at: createdAt,
-            person_id: NIL_UUID,
-          }),
-        )
+        lines.push(encodeEvent(e, project.id, createdAt))
       } catch (err) {
         letters.push(deadLetter(subject, rawPayloadOf(raw), { location: 'ingestion:encode_row', reason: 'unencodable_event', error: String(err) }))
         continue

@@ -37,3 +37,55 @@ export async function countDeadLetters(ch: ClickHouse, teamId: number): Promise<
   const [row] = await result.json<{ n: string | number }>()
   return Number(row?.n ?? 0)
 }
+
+/** A dead letter as it is listed: what failed, where, and the payload kept. */
+export interface StoredDeadLetter {
+  id: string
+  event_uuid: string
+  event: string
+  distinct_id: string
+  team_id: number
+  ip: string
+  raw_payload: string
+  error_timestamp: string
+  error_location: string
+  error: string
+  tags: string[]
+}
+
+export interface DeadLetterQuery {
+  teamId?: number | undefined
+  ids?: string[] | undefined
+  limit: number
+}
+
+/** Dead letters, newest first (FINAL: a letter written twice is listed once). */
+export async function listDeadLetters(ch: ClickHouse, q: DeadLetterQuery): Promise<StoredDeadLetter[]> {
+  const clauses = ['1']
+  const params: Record<string, unknown> = { limit: q.limit }
+  if (q.teamId !== undefined) {
+    clauses.push('team_id = {team_id:Int64}')
+    params.team_id = q.teamId
+  }
+  if (q.ids !== undefined) {
+    clauses.push('id IN {ids:Array(UUID)}')
+    params.ids = q.ids
+  }
+  const result = await ch.reader.query({
+    query: `SELECT id, event_uuid, event, distinct_id, team_id, ip, raw_payload, error_timestamp, error_location, error, tags
+      FROM ${DEAD_LETTER_TABLE} FINAL WHERE ${clauses.join(' AND ')}
+      ORDER BY error_timestamp DESC, id LIMIT {limit:UInt32}`,
+    query_params: params,
+    format: 'JSONEachRow',
+  })
+  return (await result.json<StoredDeadLetter>()).map((row) => ({ ...row, team_id: Number(row.team_id) }))
+}
+
+export async function deleteDeadLetters(ch: ClickHouse, ids: string[]): Promise<void> {
+  if (ids.length === 0) return
+  await ch.writer.command({
+    query: `ALTER TABLE ${DEAD_LETTER_TABLE} DELETE WHERE id IN {ids:Array(UUID)}`,
+    query_params: { ids },
+    clickhouse_settings: { mutations_sync: '1' },
+  })
+}
