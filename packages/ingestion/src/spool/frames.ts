@@ -22,12 +22,13 @@ export interface FrameContent {
 }
 
 export function encodeFrame(rowLines: readonly string[], sightings: Sighting[]): Buffer {
-  const header = `${JSON.stringify({ n: rowLines.length, s: sightings })}\n`
-  const payload = Buffer.from(header + rowLines.join(''))
-  const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + payload.length)
-  frame.writeUInt32LE(payload.length, 0)
-  frame.writeUInt32LE(crc32(payload), 4)
-  payload.copy(frame, FRAME_HEADER_BYTES)
+  // One allocation, the text written straight into it: this runs for every capture request.
+  const text = `${JSON.stringify({ n: rowLines.length, s: sightings })}\n${rowLines.join('')}`
+  const length = Buffer.byteLength(text)
+  const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + length)
+  frame.write(text, FRAME_HEADER_BYTES)
+  frame.writeUInt32LE(length, 0)
+  frame.writeUInt32LE(crc32(frame.subarray(FRAME_HEADER_BYTES)), 4)
   return frame
 }
 

@@ -1,5 +1,22 @@
+import { randomFillSync } from 'node:crypto'
 import { v7 as uuidv7 } from 'uuid'
 import { ok, type Step } from '../pipeline'
+
+/**
+ * Random bytes for UUIDv7s, drawn from the system 4 KiB at a time: asking the system for 16
+ * bytes per event (what uuid does by default) cost about a tenth of capture's CPU time.
+ */
+const pool = new Uint8Array(4096)
+let poolOffset = pool.length
+
+function randomBytes16(): Uint8Array {
+  if (poolOffset + 16 > pool.length) {
+    randomFillSync(pool)
+    poolOffset = 0
+  }
+  poolOffset += 16
+  return pool.subarray(poolOffset - 16, poolOffset)
+}
 
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i
 
@@ -13,7 +30,7 @@ export const assignUuid: Step = {
   name: 'assign_uuid',
   run(event) {
     const value = event.input.uuid
-    event.uuid = typeof value === 'string' && UUID.test(value) ? canonicalUuid(value) : uuidv7()
+    event.uuid = typeof value === 'string' && UUID.test(value) ? canonicalUuid(value) : uuidv7({ random: randomBytes16() })
     return ok
   },
 }

@@ -1,0 +1,211 @@
+// The ingestion benchmark: `npm run bench:ingest`. Starts the service on embedded defaults,
+// drives /batch/ and /capture/ with autocannon, waits until the events are queryable, and
+// prints throughput, latency, ingestion lag, peak RSS and event-loop stalls, with ratios to
+// two baselines measured in the same run. BENCH_RUNS (default 3) and BENCH_SECONDS
+// (default 10) set how many runs and how long each load lasts; medians are printed last.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import autocannon from 'autocannon'
+import { benchEvent } from './bench/events'
+
+const ROOT = path.resolve(import.meta.dirname, '..')
+const RUNS = Number(process.env.BENCH_RUNS ?? 3)
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
+const CONNECTIONS = 32
+const BATCH_SIZE = 100
+const KEY = 'phx_benchmarkbenchmarkbenchmarkbenchmark00'
+
+interface Child {
+  process: ChildProcess
+  output: () => string
+}
+
+/** Starts a process and resolves once its output matches `ready`. */
+function start(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; ready: RegExp }): Promise<Child & { match: RegExpExecArray }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: options.cwd, env: options.env ?? process.env })
+  let output = ''
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      const match = options.ready.exec(output)
+      if (match) resolve({ process: child, output: () => output, match })
+    }
+    child.stdout!.on('data', onData)
+    child.stderr!.on('data', onData)
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}:\n${output}`)))
+  })
+}
+
+async function stop(child: Child): Promise<void> {
+  if (child.process.exitCode !== null) return
+  const exited = new Promise((resolve) => child.process.once('exit', resolve))
+  child.process.kill('SIGTERM')
+  await exited
+}
+
+function load(url: string, body: string, options: { overallRate?: number } = {}): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    autocannon(
+      { url, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections: CONNECTIONS, duration: SECONDS, ...options },
+      (err, result) => (err ? reject(err) : resolve(result)),
+    )
+  })
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN
+const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? Number.NaN
+
+/** The peak resident set size of a process, in MB (VmHWM). */
+function peakRssMb(pid: number): number {
+  const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
+  return Math.round(Number(kb) / 1024)
+}
+
+interface Service {
+  child: Child
+  base: string
+  token: string
+  api: (p: string) => Promise<any>
+  /** The longest event-loop stall since the last call, in ms. */
+  loopMaxMs: () => Promise<number>
+}
+
+async function startService(dataDir: string): Promise<Service> {
+  const { DATABASE_URL: _d, CLICKHOUSE_URL: _c, REDIS_URL: _r, ...env } = process.env
+  const child = await start(['src/main.ts'], {
+    cwd: path.join(ROOT, 'apps/server'),
+    env: { ...env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', BOOTSTRAP_PERSONAL_API_KEY: KEY },
+    ready: /"msg":"ready"/,
+  })
+  const port = /listening on [^:]+:(\d+)/.exec(child.output())![1]
+  const token = /"project_api_key":"(phc_\w+)"/.exec(child.output())![1]!
+  const base = `http://127.0.0.1:${port}`
+  while (!(await fetch(`${base}/_health`).then((r) => r.ok, () => false))) await sleep(50)
+  const api = async (p: string) => (await fetch(`${base}${p}`, { headers: { authorization: `Bearer ${KEY}` } })).json()
+  const loopMaxMs = async () => {
+    const metrics = await (await fetch(`${base}/_metrics`)).text()
+    return Math.round(Number(/^burrow_nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(metrics)?.[1] ?? Number.NaN) * 1000)
+  }
+  return { child, base, token, api, loopMaxMs }
+}
+
+async function storedCount(service: Service): Promise<number> {
+  return (await service.api('/api/projects/@current/events/?limit=1')).count as number
+}
+
+/** Acknowledged-to-queryable time of single probe events sent every 500 ms while `during` runs. */
+async function probeLag(service: Service, during: Promise<unknown>): Promise<number[]> {
+  const lags: number[] = []
+  let done = false
+  void during.finally(() => (done = true))
+  for (let i = 0; !done; i++) {
+    const distinctId = `probe-${Date.now()}-${i}`
+    const res = await fetch(`${service.base}/capture/`, {
+      method: 'POST',
+      body: JSON.stringify({ api_key: service.token, event: 'probe', distinct_id: distinctId }),
+    })
+    if (res.status !== 200) continue
+    const acked = performance.now()
+    while ((await service.api(`/api/projects/@current/events/?distinct_id=${distinctId}&limit=1`)).count < 1) await sleep(20)
+    lags.push(performance.now() - acked)
+    await sleep(500)
+  }
+  return lags
+}
+
+interface RunFigures {
+  batchEventsAcceptedPerSec: number
+  batchEventsLandedPerSec: number
+  batchP50Ms: number
+  batchP99Ms: number
+  captureMaxReqPerSec: number
+  captureP99AtHalfRateMs: number
+  lagP50Ms: number
+  lagP99Ms: number
+  peakRssMb: number
+  loopMaxMs: number
+  bareUwsReqPerSec: number
+  plainInsertRowsPerSec: number
+}
+
+async function run(index: number): Promise<RunFigures> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'burrow-bench-'))
+  chmodSync(dataDir, 0o755)
+  const service = await startService(dataDir)
+  try {
+    const batchBody = JSON.stringify({ api_key: service.token, batch: Array.from({ length: BATCH_SIZE }, (_, i) => benchEvent(i)) })
+    const captureBody = JSON.stringify({ api_key: service.token, ...benchEvent(1) })
+
+    // /batch/: 100-event batches as fast as the service takes them, probing the lag meanwhile.
+    await service.loopMaxMs()
+    const before = await storedCount(service)
+    const started = performance.now()
+    const batchLoad = load(`${service.base}/batch/`, batchBody)
+    const lags = await probeLag(service, batchLoad)
+    const batch = await batchLoad
+    const accepted = batch['2xx'] * BATCH_SIZE
+    while ((await storedCount(service)) < before + accepted + lags.length) await sleep(200)
+    const landedSeconds = (performance.now() - started) / 1000
+    const batchLoopMax = await service.loopMaxMs()
+
+    // /capture/: single events, at full speed, then at half that rate for the latency.
+    const capture = await load(`${service.base}/capture/`, captureBody)
+    const halfRate = await load(`${service.base}/capture/`, captureBody, { overallRate: Math.round(capture.requests.average / 2) })
+    const captureLoopMax = await service.loopMaxMs()
+    const rss = peakRssMb(service.child.process.pid!)
+    await stop(service.child)
+
+    // Baseline (b): the bare uWebSockets.js handler, same body, same load.
+    const bare = await start(['scripts/bench/bareUws.ts'], { cwd: ROOT, ready: /port (\d+)/ })
+    const bareResult = await load(`http://127.0.0.1:${bare.match[1]}/capture/`, captureBody)
+    await stop(bare)
+
+    // Baseline (a): as many rows as landed, inserted the plain way into a fresh embedded ClickHouse.
+    const plain = await start(['scripts/bench/plainInsert.ts', path.join(dataDir, 'plain'), String(Math.max(accepted, 100_000))], {
+      cwd: ROOT,
+      ready: /"rowsPerSecond":(\d+)/,
+    })
+    const plainRowsPerSec = Number(plain.match[1])
+
+    const figures: RunFigures = {
+      batchEventsAcceptedPerSec: Math.round(accepted / SECONDS),
+      batchEventsLandedPerSec: Math.round(accepted / landedSeconds),
+      batchP50Ms: batch.latency.p50,
+      batchP99Ms: batch.latency.p99,
+      captureMaxReqPerSec: Math.round(capture.requests.average),
+      captureP99AtHalfRateMs: halfRate.latency.p99,
+      lagP50Ms: Math.round(percentile(lags, 50)),
+      lagP99Ms: Math.round(percentile(lags, 99)),
+      peakRssMb: rss,
+      loopMaxMs: Math.max(batchLoopMax, captureLoopMax),
+      bareUwsReqPerSec: Math.round(bareResult.requests.average),
+      plainInsertRowsPerSec: plainRowsPerSec,
+    }
+    console.log(`run ${index + 1}: ${JSON.stringify(figures)}`)
+    return figures
+  } finally {
+    await stop(service.child)
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+const runs: RunFigures[] = []
+for (let i = 0; i < RUNS; i++) runs.push(await run(i))
+const m = (key: keyof RunFigures) => median(runs.map((r) => r[key]))
+const ratio = (a: number, b: number) => (a / b).toFixed(2)
+
+console.log(`\nmedians of ${RUNS} runs, ${SECONDS} s of load each, ${CONNECTIONS} connections:`)
+console.log(`/batch/ (100 events of ~300 B per request)`)
+console.log(`  events accepted        ${m('batchEventsAcceptedPerSec')} /s`)
+console.log(`  events landed          ${m('batchEventsLandedPerSec')} /s   ratio to plain client.insert ${ratio(m('batchEventsLandedPerSec'), m('plainInsertRowsPerSec'))} (target >= 0.7)`)
+console.log(`  request latency        p50 ${m('batchP50Ms')} ms, p99 ${m('batchP99Ms')} ms`)
+console.log(`/capture/ (single events)`)
+console.log(`  requests               ${m('captureMaxReqPerSec')} /s   ratio to bare uWebSockets.js ${ratio(m('captureMaxReqPerSec'), m('bareUwsReqPerSec'))} (target >= 0.5)`)
+console.log(`  p99 at half that rate  ${m('captureP99AtHalfRateMs')} ms (target < 5)`)
+console.log(`ingestion lag            p50 ${m('lagP50Ms')} ms, p99 ${m('lagP99Ms')} ms (target p99 < 2000)`)
+console.log(`peak RSS                 ${m('peakRssMb')} MB`)
+console.log(`longest event-loop stall ${m('loopMaxMs')} ms (target <= 20)`)
+console.log(`baselines                plain client.insert ${m('plainInsertRowsPerSec')} rows/s, bare uWebSockets.js ${m('bareUwsReqPerSec')} req/s`)
