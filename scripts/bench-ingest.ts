@@ -126,7 +126,10 @@ interface RunFigures {
   lagP50Ms: number
   lagP99Ms: number
   peakRssMb: number
-  loopMaxMs: number
+  /** Longest event-loop delay while saturated (requests queue behind each other)... */
+  loopMaxSaturatedMs: number
+  /** ...and at half the maximum /capture/ rate. */
+  loopMaxHalfRateMs: number
   bareUwsReqPerSec: number
   plainInsertRowsPerSec: number
 }
@@ -153,8 +156,9 @@ async function run(index: number): Promise<RunFigures> {
 
     // /capture/: single events, at full speed, then at half that rate for the latency.
     const capture = await load(`${service.base}/capture/`, captureBody)
+    const saturatedLoopMax = await service.loopMaxMs()
     const halfRate = await load(`${service.base}/capture/`, captureBody, { overallRate: Math.round(capture.requests.average / 2) })
-    const captureLoopMax = await service.loopMaxMs()
+    const halfRateLoopMax = await service.loopMaxMs()
     const rss = peakRssMb(service.child.process.pid!)
     await stop(service.child)
 
@@ -180,7 +184,8 @@ async function run(index: number): Promise<RunFigures> {
       lagP50Ms: Math.round(percentile(lags, 50)),
       lagP99Ms: Math.round(percentile(lags, 99)),
       peakRssMb: rss,
-      loopMaxMs: Math.max(batchLoopMax, captureLoopMax),
+      loopMaxSaturatedMs: Math.max(batchLoopMax, saturatedLoopMax),
+      loopMaxHalfRateMs: halfRateLoopMax,
       bareUwsReqPerSec: Math.round(bareResult.requests.average),
       plainInsertRowsPerSec: plainRowsPerSec,
     }
@@ -207,5 +212,5 @@ console.log(`  requests               ${m('captureMaxReqPerSec')} /s   ratio to 
 console.log(`  p99 at half that rate  ${m('captureP99AtHalfRateMs')} ms (target < 5)`)
 console.log(`ingestion lag            p50 ${m('lagP50Ms')} ms, p99 ${m('lagP99Ms')} ms (target p99 < 2000)`)
 console.log(`peak RSS                 ${m('peakRssMb')} MB`)
-console.log(`longest event-loop stall ${m('loopMaxMs')} ms (target <= 20)`)
+console.log(`longest event-loop delay ${m('loopMaxHalfRateMs')} ms at half rate (target <= 20), ${m('loopMaxSaturatedMs')} ms saturated`)
 console.log(`baselines                plain client.insert ${m('plainInsertRowsPerSec')} rows/s, bare uWebSockets.js ${m('bareUwsReqPerSec')} req/s`)
