@@ -1,6 +1,6 @@
 import { gunzipSync, inflateSync } from 'node:zlib'
-import LZString from 'lz-string'
 import { ingestErrors } from './ingestError'
+import { decompressLz64 } from './lz64'
 
 export interface EncodedRequest {
   body: Buffer
@@ -100,9 +100,8 @@ export function decodePayload(req: EncodedRequest, limits: DecodeLimits): Decode
 
   let decoded: Buffer | string
   if (hint === 'lz64') {
-    const text = LZString.decompressFromBase64(bytes.toString('latin1').replace(/ /g, '+'))
+    const text = decompressLz64(bytes.toString('latin1').replace(/ /g, '+'), limits.maxDecompressedBytes)
     if (!text) throw ingestErrors.malformed('could not decompress the lz64 payload')
-    if (text.length > limits.maxDecompressedBytes) throw ingestErrors.tooLarge('The decompressed payload')
     decoded = text
   } else if (hint === 'base64') {
     decoded = base64Decode(bytes.toString('latin1'))
