@@ -92,7 +92,11 @@ export class EventSpool {
         if (segment) segment.end = segment.size = committed
         else this.segments.set(seq, { end: committed, size: committed, closed: false })
         this.committedRows += rows
-        this.commits.push({ rows: this.committedRows, at: Date.now() })
+        // Commits close together share an entry, so that a long outage keeps this list short.
+        const now = Date.now()
+        const last = this.commits.at(-1)
+        if (last && now - last.at < this.options.maxAgeMs / 10) last.rows = this.committedRows
+        else this.commits.push({ rows: this.committedRows, at: now })
         this.updateGauges()
         if (this.waitingRows() >= this.options.maxRows) this.notify()
       },
@@ -110,7 +114,7 @@ export class EventSpool {
   static async open(options: EventSpoolOptions): Promise<EventSpool> {
     const found = await listSegments(options.dir)
     const saved = await readPosition(options.dir)
-    const lastSeq = found.at(-1)?.seq ?? saved?.seq ?? 0
+    const lastSeq = Math.max(found.at(-1)?.seq ?? 0, saved?.seq ?? 0)
     const remaining = found.filter((s) => !saved || s.seq >= saved.seq)
     for (const done of found.filter((s) => saved && s.seq < saved.seq)) await removeSegment(options.dir, done.seq)
     const start = saved && remaining[0]?.seq === saved.seq ? saved : { seq: remaining[0]?.seq ?? lastSeq + 1, offset: 0 }
