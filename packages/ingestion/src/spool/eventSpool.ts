@@ -44,6 +44,10 @@ interface Batch {
 const READ_CHUNK = 1 << 20
 /** Bound on one insert's body besides maxRows. */
 const MAX_BATCH_BYTES = 32 << 20
+/** Frames parsed between yields to the event loop, so that reading a batch never stalls capture. */
+const FRAMES_PER_SLICE = 256
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /**
  * The durable queue between capture and ClickHouse. Capture appends a request's rows and
@@ -237,16 +241,18 @@ export class EventSpool {
         continue
       }
       const chunk = await this.readAt(batch.end.seq, batch.end.offset, Math.min(segment.end - batch.end.offset, READ_CHUNK))
+      const verify = batch.end.seq < this.writerFirstSeq
       let at = 0
-      while (at < chunk.length && batch.rows < this.options.maxRows) {
-        const frame = readFrame(chunk.subarray(at))
+      for (let frames = 1; at < chunk.length && batch.rows < this.options.maxRows; frames++) {
+        if (frames % FRAMES_PER_SLICE === 0) await yieldToEventLoop()
+        const frame = readFrame(chunk.subarray(at), verify)
         if (frame.kind === 'incomplete') {
           if (batch.end.offset + at + frame.needed > segment.end) {
             this.tornTail(batch.end.seq, segment, batch.end.offset + at, 'a frame runs past the end of the segment')
           } else if (at === 0) {
             // A frame larger than the chunk: read exactly it.
             const whole = await this.readAt(batch.end.seq, batch.end.offset, frame.needed)
-            const read = readFrame(whole)
+            const read = readFrame(whole, verify)
             if (read.kind !== 'frame') this.tornTail(batch.end.seq, segment, batch.end.offset, 'an unreadable frame')
             else {
               this.take(batch, read.content, batch.end.seq)

@@ -38,14 +38,17 @@ export type FrameRead =
   | { kind: 'incomplete'; needed: number }
   | { kind: 'corrupt'; reason: string }
 
-/** The frame at the start of `buffer`. */
-export function readFrame(buffer: Buffer): FrameRead {
+/**
+ * The frame at the start of `buffer`. `verify` checks the checksum: needed for what an earlier
+ * run wrote (it may have crashed mid-write), not for frames this process wrote and synced.
+ */
+export function readFrame(buffer: Buffer, verify = true): FrameRead {
   if (buffer.length < FRAME_HEADER_BYTES) return { kind: 'incomplete', needed: FRAME_HEADER_BYTES }
   const length = buffer.readUInt32LE(0)
   const total = FRAME_HEADER_BYTES + length
   if (buffer.length < total) return { kind: 'incomplete', needed: total }
   const payload = buffer.subarray(FRAME_HEADER_BYTES, total)
-  if (crc32(payload) !== buffer.readUInt32LE(4)) return { kind: 'corrupt', reason: 'checksum mismatch' }
+  if (verify && crc32(payload) !== buffer.readUInt32LE(4)) return { kind: 'corrupt', reason: 'checksum mismatch' }
   const newline = payload.indexOf(0x0a)
   if (newline < 0) return { kind: 'corrupt', reason: 'no header line' }
   try {
