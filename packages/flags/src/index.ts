@@ -1,0 +1,4 @@
+export { flagHash } from './hash'
+export { matchProperty } from './properties'
+export { evaluateFlag, variantFor } from './evaluate'
+export type * from './types'
