@@ -64,6 +64,10 @@ describe('the route table', () => {
       'PATCH /api/projects/:id/',
       'DELETE /api/projects/:id/',
       'GET /api/users/@me/',
+      'GET /api/projects/:project_id/feature_flags/',
+      'POST /api/projects/:project_id/feature_flags/',
+      'GET /api/projects/:project_id/feature_flags/:id/',
+      'PATCH /api/projects/:project_id/feature_flags/:id/',
     ]
     expect(spec.filter((route) => !table.has(route))).toEqual([])
   })

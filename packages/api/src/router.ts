@@ -1,6 +1,7 @@
 import { cohortsRouter } from './routers/cohorts'
 import { eventDefinitionsRouter } from './routers/eventDefinitions'
 import { eventsRouter } from './routers/events'
+import { featureFlagsRouter } from './routers/featureFlags'
 import { pluginConfigsRouter, pluginsRouter } from './routers/plugins'
 import { projectsRouter } from './routers/projects'
 import { usersRouter } from './routers/users'
@@ -11,6 +12,7 @@ export const appRouter = router({
   cohorts: cohortsRouter,
   eventDefinitions: eventDefinitionsRouter,
   events: eventsRouter,
+  featureFlags: featureFlagsRouter,
   plugins: pluginsRouter,
   pluginConfigs: pluginConfigsRouter,
   users: usersRouter,

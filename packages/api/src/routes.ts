@@ -73,6 +73,23 @@ export const restRoutes: RestRoute[] = [
   { method: 'GET', path: `${projectScoped}/events/values/`, procedure: 'events.values', summary: "Values of an event property", query: true },
   { method: 'GET', path: `${projectScoped}/events/:id/`, procedure: 'events.get', summary: 'Retrieve an event', query: true, csv: true },
 
+  {
+    method: 'GET',
+    path: `${projectScoped}/feature_flags/`,
+    procedure: 'featureFlags.list',
+    summary: 'List feature flags (not deleted)',
+    query: true,
+    paginated: true,
+  },
+  { method: 'POST', path: `${projectScoped}/feature_flags/`, procedure: 'featureFlags.create', summary: 'Create a feature flag', body: 'fields', status: 201 },
+  { method: 'GET', path: `${projectScoped}/feature_flags/:id/`, procedure: 'featureFlags.get', summary: 'Retrieve a feature flag' },
+  {
+    method: 'PATCH',
+    path: `${projectScoped}/feature_flags/:id/`,
+    procedure: 'featureFlags.update',
+    summary: 'Update or soft-delete a feature flag (a new version)',
+    body: 'data',
+  },
   { method: 'GET', path: '/api/organizations/:organization_id/plugins/', procedure: 'plugins.list', summary: 'List the plugins available', query: true, paginated: true },
   {
     method: 'GET',

@@ -1,0 +1,30 @@
+import { featureFlagCreateSchema, featureFlagSchema, featureFlagUpdateSchema, pageQuerySchema, pageSchema } from '@burrow/contracts'
+import { featureFlags } from '@burrow/core'
+import { z } from 'zod'
+import { projectProcedure, router } from '../trpc'
+import { idParam, optionalText } from './inputs'
+
+/** `active=true|false` of a query string (anything else: no filter). */
+const activeFilter = z
+  .unknown()
+  .optional()
+  .transform((v) => (v === true || v === 'true' ? true : v === false || v === 'false' ? false : undefined))
+
+export const featureFlagsRouter = router({
+  list: projectProcedure
+    .input(pageQuerySchema.extend({ search: optionalText, active: activeFilter }))
+    .output(pageSchema(featureFlagSchema))
+    .query(({ ctx, input }) => featureFlags.listFeatureFlags(ctx.deps, ctx.project.row.id, input)),
+  create: projectProcedure
+    .input(featureFlagCreateSchema)
+    .output(featureFlagSchema)
+    .mutation(({ ctx, input }) => featureFlags.createFeatureFlag(ctx.deps, ctx.project.row.id, ctx.user, input)),
+  get: projectProcedure
+    .input(idParam)
+    .output(featureFlagSchema)
+    .query(({ ctx, input }) => featureFlags.getFeatureFlag(ctx.deps, ctx.project.row.id, input.id)),
+  update: projectProcedure
+    .input(idParam.extend({ data: featureFlagUpdateSchema }))
+    .output(featureFlagSchema)
+    .mutation(({ ctx, input }) => featureFlags.updateFeatureFlag(ctx.deps, ctx.project.row.id, input.id, input.data)),
+})

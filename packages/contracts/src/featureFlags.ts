@@ -1,0 +1,120 @@
+import { z } from 'zod'
+import { PROPERTY_OPERATORS } from './propertyFilters'
+import { userSummarySchema } from './users'
+
+const FLAG_OPERATORS = [...PROPERTY_OPERATORS, 'starts_with', 'not_starts_with', 'ends_with', 'not_ends_with', 'in', 'not_in'] as const
+
+const flagPropertySchema = z.looseObject({
+  key: z.union([z.string().min(1), z.number()]).transform(String),
+  value: z.unknown().optional(),
+  operator: z.enum(FLAG_OPERATORS, { error: (issue) => `"${String(issue.input)}" is not a valid operator.` }).nullable().optional(),
+  type: z.enum(['person', 'cohort', 'group'], { error: (issue) => `"${String(issue.input)}" is not a valid property type.` }).optional(),
+  group_type_index: z.number().int().min(0).max(4).nullable().optional(),
+  negation: z.boolean().optional(),
+})
+
+const flagConditionSchema = z.looseObject({
+  properties: z.array(flagPropertySchema).max(1000).nullable().optional(),
+  rollout_percentage: z.number().min(0).max(100).nullable().optional(),
+  variant: z.string().nullable().optional(),
+})
+
+const flagVariantSchema = z.object({
+  key: z.string().regex(/^[a-zA-Z0-9_-]+$/, 'Variant keys may only contain letters, numbers, hyphens and underscores.'),
+  name: z.string().nullable().optional(),
+  rollout_percentage: z.number().min(0).max(100),
+})
+
+const NUMERIC_OPERATORS = new Set(['gt', 'gte', 'lt', 'lte'])
+const DATE_OPERATORS = new Set(['is_date_exact', 'is_date_before', 'is_date_after'])
+
+/** A flag's release conditions, checked as PostHog checks them (errors name `filters`). */
+export const flagFiltersSchema = z
+  .looseObject({
+    groups: z.array(flagConditionSchema).optional(),
+    multivariate: z.object({ variants: z.array(flagVariantSchema).min(1) }).nullable().optional(),
+    payloads: z.record(z.string(), z.unknown()).optional(),
+    aggregation_group_type_index: z.number().int().min(0).max(4).nullable().optional(),
+  })
+  .superRefine((filters, ctx) => {
+    const fail = (message: string) => ctx.addIssue({ code: 'custom', message, path: [] })
+    const variants = filters.multivariate?.variants ?? []
+    if (variants.length > 0) {
+      const total = variants.reduce((sum, v) => sum + v.rollout_percentage, 0)
+      if (Math.abs(total - 100) > 1e-9) fail('Invalid variant definitions: Variant rollout percentages must sum to 100.')
+      if (new Set(variants.map((v) => v.key)).size !== variants.length) fail('Invalid variant definitions: variant keys must be unique.')
+    }
+    const variantKeys = new Set(variants.map((v) => v.key))
+    for (const condition of filters.groups ?? []) {
+      if (condition.variant && !variantKeys.has(condition.variant)) fail(`Filters are not valid (variant override "${condition.variant}" does not exist)`)
+      for (const property of condition.properties ?? []) {
+        const operator = property.operator ?? 'exact'
+        if (NUMERIC_OPERATORS.has(operator) && !Number.isFinite(Number(property.value))) {
+          fail(`The value of "${property.key}" must be a number for the "${operator}" operator.`)
+        }
+        if (DATE_OPERATORS.has(operator) && !/^-?\d+[hdwmy]$/.test(String(property.value)) && Number.isNaN(Date.parse(String(property.value)))) {
+          fail(`The value of "${property.key}" is not a date.`)
+        }
+        if ((operator === 'regex' || operator === 'not_regex') && !compiles(String(property.value))) {
+          fail(`The value of "${property.key}" is not a valid regular expression.`)
+        }
+        if (property.type === 'group' && filters.aggregation_group_type_index == null) fail('Group properties need a group aggregation.')
+      }
+    }
+    for (const [key, payload] of Object.entries(filters.payloads ?? {})) {
+      if (variants.length > 0 ? !variantKeys.has(key) : key !== 'true') fail(`Payload key "${key}" names no value of the flag.`)
+      if (typeof payload === 'string' && !parses(payload)) fail(`The payload of "${key}" is not valid JSON.`)
+    }
+  })
+
+function compiles(pattern: string): boolean {
+  try {
+    new RegExp(pattern)
+    return true
+  } catch {
+    return false
+  }
+}
+
+function parses(text: string): boolean {
+  try {
+    JSON.parse(text)
+    return true
+  } catch {
+    return false
+  }
+}
+
+export const featureFlagSchema = z.object({
+  id: z.number().int(),
+  key: z.string(),
+  name: z.string(),
+  filters: z.record(z.string(), z.unknown()),
+  active: z.boolean(),
+  deleted: z.boolean(),
+  ensure_experience_continuity: z.boolean(),
+  created_by: userSummarySchema.nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  version: z.number().int(),
+  is_simple_flag: z.boolean(),
+  rollout_percentage: z.number().nullable(),
+})
+export type FeatureFlag = z.infer<typeof featureFlagSchema>
+
+const featureFlagWritableSchema = z.object({
+  key: z
+    .string()
+    .min(1)
+    .max(400)
+    .regex(/^[a-zA-Z0-9_-]+$/, { message: 'Only letters, numbers, hyphens (-) & underscores (_) are allowed.' }),
+  name: z.string().max(10_000),
+  filters: flagFiltersSchema,
+  active: z.boolean(),
+  deleted: z.boolean(),
+  ensure_experience_continuity: z.boolean(),
+})
+export const featureFlagCreateSchema = featureFlagWritableSchema.partial().required({ key: true })
+export const featureFlagUpdateSchema = featureFlagWritableSchema.partial()
+export type FeatureFlagCreate = z.infer<typeof featureFlagCreateSchema>
+export type FeatureFlagUpdate = z.infer<typeof featureFlagUpdateSchema>

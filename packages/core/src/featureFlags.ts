@@ -1,0 +1,113 @@
+import type { FeatureFlag, FeatureFlagCreate, FeatureFlagUpdate, Page, PageQuery } from '@burrow/contracts'
+import { cohorts, featureFlags, type FeatureFlagRow, type UserRow } from '@burrow/postgres'
+import type { CoreDeps } from './deps'
+import { serialIdOrNotFound } from './ids'
+import { problems } from './problems'
+import { userSummaries } from './users'
+
+interface Condition {
+  properties?: Array<{ type?: string; value?: unknown }> | null
+  rollout_percentage?: number | null
+}
+
+/** The cache key of a project's flag definitions; dropped on every instance when a flag changes. */
+export const flagDefinitionsCacheKey = (projectId: number) => `project-flags:${projectId}`
+
+function conditionsOf(row: FeatureFlagRow): Condition[] {
+  return ((row.filters as { groups?: Condition[] }).groups ?? []) as Condition[]
+}
+
+/** One condition, no properties anywhere, no group aggregation: a plain percentage rollout. */
+function isSimple(row: FeatureFlagRow): boolean {
+  const conditions = conditionsOf(row)
+  return (
+    conditions.length === 1 &&
+    conditions.every((c) => (c.properties ?? []).length === 0) &&
+    (row.filters as { aggregation_group_type_index?: number | null }).aggregation_group_type_index == null
+  )
+}
+
+async function toFlags(deps: CoreDeps, rows: FeatureFlagRow[]): Promise<FeatureFlag[]> {
+  const summary = await userSummaries(deps, rows.map((r) => r.created_by_id))
+  return rows.map((row) => {
+    const simple = isSimple(row)
+    return {
+      id: row.id,
+      key: row.key,
+      name: row.name,
+      filters: row.filters,
+      active: row.active,
+      deleted: row.deleted,
+      ensure_experience_continuity: row.ensure_experience_continuity,
+      created_by: summary(row.created_by_id),
+      created_at: row.created_at.toISOString(),
+      updated_at: row.updated_at.toISOString(),
+      version: row.version,
+      is_simple_flag: simple,
+      rollout_percentage: simple ? (conditionsOf(row)[0]?.rollout_percentage ?? null) : null,
+    }
+  })
+}
+
+/** Cohort conditions must name cohorts of the project. */
+async function checkCohorts(deps: CoreDeps, projectId: number, filters: FeatureFlagUpdate['filters']): Promise<void> {
+  for (const condition of (filters?.groups ?? []) as Condition[]) {
+    for (const property of condition.properties ?? []) {
+      if (property.type !== 'cohort') continue
+      const id = Number(property.value)
+      const cohort = Number.isInteger(id) ? await cohorts.findCohort(deps.sql, projectId, id) : undefined
+      if (!cohort || cohort.deleted) throw problems.validation('filters', `Cohort with id ${String(property.value)} does not exist`, 'cohort_does_not_exist')
+    }
+  }
+}
+
+async function flagsChanged(deps: CoreDeps, projectId: number): Promise<void> {
+  try {
+    await deps.cache.delete(flagDefinitionsCacheKey(projectId))
+    await deps.cache.publishInvalidation(flagDefinitionsCacheKey(projectId))
+  } catch (err) {
+    deps.log(`could not invalidate cached flags of project ${projectId}: ${String(err)}`)
+  }
+}
+
+const keyTaken = () => problems.validation('key', 'There is already a feature flag with this key.', 'unique')
+
+export async function listFeatureFlags(
+  deps: CoreDeps,
+  projectId: number,
+  query: PageQuery & { search?: string | undefined; active?: boolean | undefined },
+): Promise<Page<FeatureFlag>> {
+  const { count, rows } = await featureFlags.listFeatureFlags(deps.sql, projectId, query)
+  return { count, limit: query.limit, offset: query.offset, results: await toFlags(deps, rows) }
+}
+
+export async function getFeatureFlag(deps: CoreDeps, projectId: number, idParam: string): Promise<FeatureFlag> {
+  const row = await featureFlags.findFeatureFlag(deps.sql, projectId, serialIdOrNotFound(idParam))
+  if (!row) throw problems.notFound()
+  const [flag] = await toFlags(deps, [row])
+  return flag!
+}
+
+export async function createFeatureFlag(deps: CoreDeps, projectId: number, user: UserRow, input: FeatureFlagCreate): Promise<FeatureFlag> {
+  await checkCohorts(deps, projectId, input.filters)
+  const row = await featureFlags.insertFeatureFlag(deps.sql, projectId, user.id, {
+    ...input,
+    filters: input.filters ?? { groups: [{ properties: [], rollout_percentage: 0 }] },
+  })
+  if (!row) throw keyTaken()
+  await flagsChanged(deps, projectId)
+  const [flag] = await toFlags(deps, [row])
+  return flag!
+}
+
+/** Updates a flag (a new version); `deleted: true` is its soft deletion. Filters without `groups` leave the filters as they were. */
+export async function updateFeatureFlag(deps: CoreDeps, projectId: number, idParam: string, input: FeatureFlagUpdate): Promise<FeatureFlag> {
+  const filters = input.filters && 'groups' in input.filters ? input.filters : undefined
+  await checkCohorts(deps, projectId, filters)
+  const row = await featureFlags.updateFeatureFlag(deps.sql, projectId, serialIdOrNotFound(idParam), { ...input, filters })
+  if (row === 'conflict') throw keyTaken()
+  if (!row) throw problems.notFound()
+  await flagsChanged(deps, projectId)
+  const [flag] = await toFlags(deps, [row])
+  return flag!
+}
