@@ -3,7 +3,7 @@ import { createRestHandler, createTrpcHandler } from '@burrow/api'
 import { createSharedCache } from '@burrow/cache'
 import { connectClickHouse, migrateClickHouse } from '@burrow/clickhouse'
 import type { Config } from '@burrow/config'
-import { accounts, EventDefinitionTracker, findIngestionProject, ProjectTokenResolver, type CoreDeps } from '@burrow/core'
+import { accounts, EventDefinitionTracker, findIngestionProject, FlagDefinitionsResolver, ProjectTokenResolver, type CoreDeps } from '@burrow/core'
 import {
   createIngestionMetrics,
   EventSink,
@@ -12,6 +12,7 @@ import {
   replayDeadLetters,
   startHttpServer,
   type CaptureDeps,
+  type DecideDeps,
   type HttpServer,
 } from '@burrow/ingestion'
 import { connectPostgres, migratePostgres } from '@burrow/postgres'
@@ -44,6 +45,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
   const runsApi = config.ROLE !== 'ingestion'
 
   let capture: CaptureDeps | undefined
+  let decide: DecideDeps | undefined
   let rest: ReturnType<typeof createRestHandler> | undefined
   let trpc: ReturnType<typeof createTrpcHandler> | undefined
   const server: HttpServer = await startHttpServer({
@@ -59,6 +61,9 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       metrics,
       get capture() {
         return capture
+      },
+      get decide() {
+        return decide
       },
       get rest() {
         return rest
@@ -125,8 +130,10 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       })
       // What ClickHouse does not take in time stays in the spool for the next start.
       cleanups.unshift(() => spool.close(config.SHUTDOWN_TIMEOUT_MS))
+      const projectTokens = new ProjectTokenResolver(deps)
+      decide = { projects: projectTokens, flags: new FlagDefinitionsResolver(deps), maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES, log: warn }
       capture = {
-        projects: new ProjectTokenResolver(deps),
+        projects: projectTokens,
         spool,
         sink,
         metrics,

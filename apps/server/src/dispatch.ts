@@ -1,5 +1,13 @@
 import { publicUrl, TRPC_ENDPOINT, type HttpRequest, type HttpResponse } from '@burrow/api'
-import { handleCapture, isCapturePath, type CaptureDeps, type IncomingRequest, type OutgoingResponse } from '@burrow/ingestion'
+import {
+  handleCapture,
+  handleDecide,
+  isCapturePath,
+  type CaptureDeps,
+  type DecideDeps,
+  type IncomingRequest,
+  type OutgoingResponse,
+} from '@burrow/ingestion'
 import type { Registry } from 'prom-client'
 import type { IngestionMetrics } from '@burrow/ingestion'
 
@@ -13,6 +21,8 @@ export interface DispatchDeps {
   metrics: IngestionMetrics
   /** Absent when this process does not run ingestion (ROLE=api). */
   capture: CaptureDeps | undefined
+  /** Flag evaluation for /decide/ and /flags/; served with capture. */
+  decide: DecideDeps | undefined
   /** Absent when this process does not serve the private API (ROLE=ingestion). */
   rest: ((req: HttpRequest) => Promise<HttpResponse>) | undefined
   trpc: ((req: HttpRequest) => Promise<HttpResponse>) | undefined
@@ -54,8 +64,11 @@ function clientIp(req: IncomingRequest, trustProxy: boolean): string | undefined
   return forwarded || req.remoteAddress || undefined
 }
 
+const DECIDE_PATHS = new Set(['/decide', '/decide/', '/flags', '/flags/'])
+
 function routeLabel(path: string): string {
   if (isCapturePath(path)) return 'capture'
+  if (DECIDE_PATHS.has(path)) return 'decide'
   if (path.startsWith('/api/')) return 'api'
   if (path.startsWith(TRPC_ENDPOINT)) return 'trpc'
   if (path.startsWith('/_health')) return 'health'
@@ -82,6 +95,18 @@ export function createDispatcher(deps: DispatchDeps) {
       const result = await handleCapture(
         { path, query: new URLSearchParams(req.query), headers: req.headers, body: req.body, ip: clientIp(req, deps.trustProxy) },
         deps.capture,
+      )
+      return json(result.status, result.body, cors)
+    }
+
+    if (DECIDE_PATHS.has(path) && deps.decide) {
+      const cors = corsHeaders(req)
+      if (req.method === 'OPTIONS') return json(200, { status: 1 }, cors)
+      if (lifecycle !== 'ready') return unavailable(lifecycle, cors)
+      const result = await handleDecide(
+        { path, query: new URLSearchParams(req.query), headers: req.headers, body: req.method === 'GET' ? Buffer.alloc(0) : req.body, ip: clientIp(req, deps.trustProxy) },
+        deps.decide,
+        path.startsWith('/flags'),
       )
       return json(result.status, result.body, cors)
     }

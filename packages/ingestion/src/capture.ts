@@ -1,9 +1,10 @@
-import type { IngestionProject, ProjectTokenResolver } from '@burrow/core'
+import type { ProjectTokenResolver } from '@burrow/core'
 import { toClickHouseDateTime } from '@burrow/clickhouse'
 import { decodePayload } from './decode'
 import { deadLetter, rawPayloadOf, type EventSink } from './eventSink'
 import { encodeEvent } from './eventRow'
 import { IngestError, ingestErrors } from './ingestError'
+import { projectForRequest } from './projectAuth'
 import type { IngestionMetrics } from './metrics'
 import { captureRequestFrom, type CaptureRequest } from './payload'
 import { runPipeline, type RequestContext } from './pipeline'
@@ -42,31 +43,6 @@ function parseJson(text: string): unknown {
   }
 }
 
-async function projectFor(request: CaptureRequest, deps: CaptureDeps): Promise<IngestionProject> {
-  const token = request.token
-  if (token === undefined) throw ingestErrors.missingApiKey()
-  try {
-    const project = token.startsWith('phx_') ? null : await deps.projects.resolve(token)
-    if (project) return project
-    if (request.projectId === undefined) {
-      throw token.startsWith('phx_') ? ingestErrors.invalidProject() : ingestErrors.invalidApiKey()
-    }
-    const viaPersonalKey = await deps.projects.resolveWithPersonalKey(token, request.projectId)
-    if (viaPersonalKey === 'invalid_key') throw ingestErrors.invalidPersonalApiKey()
-    if (viaPersonalKey === 'invalid_project') throw ingestErrors.invalidProject()
-    return viaPersonalKey
-  } catch (err) {
-    if (err instanceof IngestError) throw err
-    deps.log(`project lookup failed: ${String(err)}`)
-    throw new IngestError(503, {
-      type: 'server_error',
-      code: 'fetch_team_fail',
-      detail: 'Unable to fetch team from database.',
-      attr: null,
-    })
-  }
-}
-
 /**
  * Handles one capture request: decode, authenticate, run each event through the pipeline,
  * append the rows to the spool. Answers `{"status": 1}` once they are on disk; events dropped
@@ -89,7 +65,7 @@ export async function handleCapture(input: CaptureInput, deps: CaptureDeps): Pro
       form: decoded.form,
       authorization: input.headers.authorization,
     })
-    const project = await projectFor(request, deps)
+    const project = await projectForRequest(request, deps)
     if (request.events.length === 0) return ACCEPTED
 
     const ctx: RequestContext = { project, ip: input.ip, nowMs: Date.now(), sentAtMs: request.sentAtMs }

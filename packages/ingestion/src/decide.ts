@@ -1,0 +1,141 @@
+import type { FlagDefinitionsResolver, ProjectTokenResolver } from '@burrow/core'
+import { evaluateFlag, type FlagEvaluation } from '@burrow/flags'
+import type { CaptureInput, CaptureResult } from './capture'
+import { decodePayload } from './decode'
+import { IngestError } from './ingestError'
+import { projectForRequest } from './projectAuth'
+
+export interface DecideDeps {
+  projects: ProjectTokenResolver
+  flags: FlagDefinitionsResolver
+  maxDecompressedBytes: number
+  log: (msg: string) => void
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+const MAX_DISTINCT_ID_LENGTH = 200
+
+/** What the browser SDK configures itself from, in every answer (PostHog's base config). */
+function baseConfig(): Record<string, unknown> {
+  return {
+    config: { enable_collect_everything: true },
+    editorParams: {},
+    toolbarParams: {},
+    isAuthenticated: false,
+    supportedCompression: ['gzip', 'gzip-js', 'lz64'],
+    sessionRecording: false,
+    capturePerformance: false,
+    autocapture_opt_out: false,
+    autocaptureExceptions: false,
+    analytics: { endpoint: '/i/v0/e/' },
+    elementsChainAsString: true,
+    surveys: false,
+    heatmaps: false,
+    siteApps: [],
+    defaultIdentifiedOnly: true,
+  }
+}
+
+const noApiKey = () =>
+  new IngestError(401, {
+    type: 'authentication_error',
+    code: 'no_api_key',
+    detail: 'No project API key provided. You can find your project API key in your project settings.',
+    attr: null,
+  })
+
+/** The `v` of a request: absent means 1; anything but an integer means 2 (as PostHog reads it). */
+function versionOf(query: URLSearchParams): number {
+  const v = query.get('v')
+  if (v === null || v === '') return 1
+  const n = Number(v)
+  return Number.isInteger(n) ? n : 2
+}
+
+function flagDetails(result: FlagEvaluation, flag: { id: number; version?: number | undefined }) {
+  return {
+    key: result.key,
+    enabled: result.enabled,
+    variant: result.variant,
+    reason: result.reason,
+    metadata: { id: flag.id, version: flag.version ?? 1, description: null, payload: result.payload ?? undefined },
+  }
+}
+
+/** The answer in the shape a client version asks for; `flagsEndpoint` is `/flags/` (newer SDKs). */
+function shape(results: Array<{ result: FlagEvaluation; flag: { id: number; version?: number | undefined } }>, version: number, flagsEndpoint: boolean) {
+  const enabled = results.filter((r) => r.result.enabled)
+  const value = (r: FlagEvaluation) => (r.enabled ? (r.variant ?? true) : false)
+  const payloads = Object.fromEntries(enabled.filter((r) => r.result.payload != null).map((r) => [r.result.key, r.result.payload]))
+  const details = () => Object.fromEntries(results.map((r) => [r.result.key, flagDetails(r.result, r.flag)]))
+  if (flagsEndpoint) {
+    if (version >= 2) return { flags: details(), errorsWhileComputingFlags: false }
+    return { featureFlags: Object.fromEntries(results.map((r) => [r.result.key, value(r.result)])), featureFlagPayloads: payloads, errorsWhileComputingFlags: false }
+  }
+  if (version <= 1) return { featureFlags: enabled.map((r) => r.result.key) }
+  if (version === 2) return { featureFlags: Object.fromEntries(enabled.map((r) => [r.result.key, value(r.result)])) }
+  if (version === 3) {
+    return { featureFlags: Object.fromEntries(results.map((r) => [r.result.key, value(r.result)])), featureFlagPayloads: payloads, errorsWhileComputingFlags: false }
+  }
+  return { flags: details(), errorsWhileComputingFlags: false }
+}
+
+/**
+ * `/decide/` and `/flags/`: the flags that are on for a user, evaluated in memory from the
+ * project's cached definitions, with person properties from the request.
+ */
+export async function handleDecide(input: CaptureInput, deps: DecideDeps, flagsEndpoint: boolean): Promise<CaptureResult> {
+  try {
+    const version = versionOf(input.query)
+    if (input.body.length === 0) {
+      // A GET (or an empty POST) gets the configuration and no flags, as PostHog answers it.
+      return { status: 200, body: { ...baseConfig(), ...shape([], version, flagsEndpoint) } }
+    }
+    const decoded = decodePayload(
+      {
+        body: input.body,
+        contentType: (input.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase(),
+        contentEncoding: input.headers['content-encoding'] ?? '',
+        query: input.query,
+      },
+      { maxDecompressedBytes: deps.maxDecompressedBytes },
+    )
+    let body: unknown
+    try {
+      body = JSON.parse(decoded.text)
+    } catch (err) {
+      throw new IngestError(400, { type: 'validation_error', code: 'malformed_data', detail: `Malformed request data: ${(err as Error).message}`, attr: null })
+    }
+    if (!isObject(body)) throw new IngestError(400, { type: 'validation_error', code: 'malformed_data', detail: 'Malformed request data: expected a JSON object.', attr: null })
+    const token = [body.api_key, body.token, body.$token, input.query.get('token'), input.query.get('api_key')].find(
+      (t): t is string => typeof t === 'string' && t !== '',
+    )
+    const projectId = body.project_id ?? input.query.get('project_id') ?? undefined
+    const project = await projectForRequest({ token, projectId: projectId === undefined || projectId === null ? undefined : String(projectId) }, deps, noApiKey)
+
+    const rawId = body.distinct_id ?? body.$distinct_id
+    const distinctId = typeof rawId === 'string' || typeof rawId === 'number' ? String(rawId).slice(0, MAX_DISTINCT_ID_LENGTH) : ''
+    if (distinctId === '') {
+      throw new IngestError(400, { type: 'validation_error', code: 'missing_distinct_id', detail: 'Decide requires a distinct_id.', attr: 'distinct_id' })
+    }
+    const personProperties = isObject(body.person_properties) ? body.person_properties : isObject(body.$properties) ? body.$properties : {}
+    const groups = isObject(body.groups) ? (Object.fromEntries(Object.entries(body.groups).map(([k, v]) => [k, String(v)])) as Record<string, string>) : {}
+    const groupProperties = isObject(body.group_properties) ? (body.group_properties as Record<string, Record<string, unknown>>) : {}
+    const anonId = typeof body.$anon_distinct_id === 'string' && body.$anon_distinct_id !== '' ? body.$anon_distinct_id : undefined
+    const wanted = Array.isArray(body.flag_keys_to_evaluate ?? body.flag_keys) ? new Set((body.flag_keys_to_evaluate ?? body.flag_keys) as unknown[]) : undefined
+
+    const definitions = body.disable_flags === true ? [] : await deps.flags.forProject(project.id)
+    const results = definitions
+      .filter((flag) => !wanted || wanted.has(flag.key))
+      .map((flag) => ({
+        flag,
+        result: evaluateFlag(flag, { distinctId, personProperties, groups, groupProperties, hashKeyOverride: anonId }),
+      }))
+    return { status: 200, body: { ...baseConfig(), ...shape(results, version, flagsEndpoint) } }
+  } catch (err) {
+    if (err instanceof IngestError) return { status: err.status, body: err.body }
+    deps.log(`decide failed: ${(err as Error)?.stack ?? String(err)}`)
+    return { status: 500, body: { type: 'server_error', code: 'error', detail: 'A server error occurred.', attr: null } }
+  }
+}
+

@@ -1,0 +1,35 @@
+import type { IngestionProject, ProjectTokenResolver } from '@burrow/core'
+import { IngestError, ingestErrors } from './ingestError'
+
+/**
+ * The project a public request (capture, decide) is for: its project API key, or a personal
+ * API key with `project_id`. A database failure while looking it up is a 503 clients retry.
+ */
+export async function projectForRequest(
+  request: { token: string | undefined; projectId: string | undefined },
+  deps: { projects: ProjectTokenResolver; log: (msg: string) => void },
+  missingKey: () => IngestError = ingestErrors.missingApiKey,
+): Promise<IngestionProject> {
+  const token = request.token
+  if (token === undefined) throw missingKey()
+  try {
+    const project = token.startsWith('phx_') ? null : await deps.projects.resolve(token)
+    if (project) return project
+    if (request.projectId === undefined) {
+      throw token.startsWith('phx_') ? ingestErrors.invalidProject() : ingestErrors.invalidApiKey()
+    }
+    const viaPersonalKey = await deps.projects.resolveWithPersonalKey(token, request.projectId)
+    if (viaPersonalKey === 'invalid_key') throw ingestErrors.invalidPersonalApiKey()
+    if (viaPersonalKey === 'invalid_project') throw ingestErrors.invalidProject()
+    return viaPersonalKey
+  } catch (err) {
+    if (err instanceof IngestError) throw err
+    deps.log(`project lookup failed: ${String(err)}`)
+    throw new IngestError(503, {
+      type: 'server_error',
+      code: 'fetch_team_fail',
+      detail: 'Unable to fetch team from database.',
+      attr: null,
+    })
+  }
+}
