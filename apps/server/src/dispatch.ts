@@ -1,6 +1,8 @@
 import { publicUrl, TRPC_ENDPOINT, type HttpRequest, type HttpResponse } from '@burrow/api'
 import {
+  answerRemoteConfig,
   handleCapture,
+  remoteConfigRequest,
   handleDecide,
   isCapturePath,
   type CaptureDeps,
@@ -69,6 +71,7 @@ const DECIDE_PATHS = new Set(['/decide', '/decide/', '/flags', '/flags/'])
 function routeLabel(path: string): string {
   if (isCapturePath(path)) return 'capture'
   if (DECIDE_PATHS.has(path)) return 'decide'
+  if (path.startsWith('/array/')) return 'remote_config'
   if (path.startsWith('/api/')) return 'api'
   if (path.startsWith(TRPC_ENDPOINT)) return 'trpc'
   if (path.startsWith('/_health')) return 'health'
@@ -111,7 +114,16 @@ export function createDispatcher(deps: DispatchDeps) {
       return json(result.status, result.body, cors)
     }
 
-    const api = path.startsWith('/api/') ? deps.rest : path === TRPC_ENDPOINT || path.startsWith(`${TRPC_ENDPOINT}/`) ? deps.trpc : undefined
+    const remoteConfig = deps.decide ? remoteConfigRequest(path) : undefined
+    if (remoteConfig && deps.decide) {
+      const cors = corsHeaders(req)
+      if (req.method === 'OPTIONS') return { status: 200, headers: cors, body: '' }
+      if (lifecycle !== 'ready') return unavailable(lifecycle, cors)
+      const answer = await answerRemoteConfig(remoteConfig, deps.decide)
+      return { status: answer.status, headers: { ...cors, 'content-type': answer.contentType }, body: answer.body }
+    }
+
+    const api = path.startsWith('/api/') || path === '/flags/definitions' || path === '/flags/definitions/' ? deps.rest : path === TRPC_ENDPOINT || path.startsWith(`${TRPC_ENDPOINT}/`) ? deps.trpc : undefined
     if (api) {
       if (req.method === 'OPTIONS') return { status: 200, headers: corsHeaders(req), body: '' }
       if (lifecycle !== 'ready') return unavailable(lifecycle)

@@ -108,4 +108,46 @@ describe('/decide/', () => {
       await client.shutdown()
     }
   })
+
+  it('serves flag definitions to SDKs that evaluate locally, and posthog-node agrees with /flags/', async () => {
+    const auth = { authorization: `Bearer ${account.personalApiKey}` }
+    for (const path of [
+      `/api/feature_flag/local_evaluation/?token=${account.projectToken}`,
+      `/flags/definitions?token=${account.projectToken}`,
+      `/api/projects/${account.projectId}/feature_flags/local_evaluation/`,
+    ]) {
+      const res = await fetch(`${service.baseUrl}${path}`, { headers: auth })
+      expect(res.status, path).toBe(200)
+      const body = (await res.json()) as { flags: Array<{ key: string; active: boolean }>; group_type_mapping: object; cohorts: object }
+      expect(body.flags.map((f) => f.key).sort(), path).toEqual(['everyone', 'nobody', 'pricing', 'switched-off'])
+      expect(body.flags.find((f) => f.key === 'switched-off')?.active).toBe(false)
+    }
+    expect((await fetch(`${service.baseUrl}/flags/definitions?token=${account.projectToken}`)).status).toBe(401)
+
+    const local = new PostHog(account.projectToken, { host: service.baseUrl, personalApiKey: account.personalApiKey, flushAt: 1 })
+    try {
+      await local.reloadFeatureFlags()
+      for (let i = 0; i < 20; i++) {
+        const props = { plan: i % 2 === 0 ? 'pro' : 'free' }
+        const locally = await local.getFeatureFlag('pricing', `local-${i}`, { personProperties: props, onlyEvaluateLocally: true })
+        const remote = (await decide({ api_key: account.projectToken, distinct_id: `local-${i}`, person_properties: props }, '?v=2', '/flags/')).body
+        expect(locally ?? false).toEqual(remote.flags.pricing.enabled ? (remote.flags.pricing.variant ?? true) : false)
+      }
+    } finally {
+      await local.shutdown()
+    }
+  })
+
+  it('serves the remote config posthog-js loads first, as JSON and as a script, with CORS', async () => {
+    const json = await fetch(`${service.baseUrl}/array/${account.projectToken}/config`, { headers: { origin: 'https://app.example.com' } })
+    expect(json.status).toBe(200)
+    expect(json.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
+    expect(await json.json()).toMatchObject({ token: account.projectToken, hasFeatureFlags: true, sessionRecording: false, analytics: { endpoint: '/i/v0/e/' } })
+    const script = await fetch(`${service.baseUrl}/array/${account.projectToken}/config.js`)
+    expect(script.headers.get('content-type')).toMatch(/javascript/)
+    const window: { _POSTHOG_REMOTE_CONFIG?: Record<string, { config: { token: string }; siteApps: unknown[] }> } = {}
+    new Function('window', await script.text())(window)
+    expect(window._POSTHOG_REMOTE_CONFIG?.[account.projectToken]?.config.token).toBe(account.projectToken)
+    expect((await fetch(`${service.baseUrl}/array/phc_unknown/config`)).status).toBe(404)
+  })
 })

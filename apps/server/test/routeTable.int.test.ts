@@ -19,6 +19,7 @@ function pathFor(path: string, ids: { project: string | number; organization: st
     .replace(':organization_id', ids.organization)
     .replace('/api/projects/:id/', `/api/projects/${ids.project}/`)
     .replace(':parent_lookup_plugin_config_id', '1')
+    .replace('/flags/definitions/', '/flags/definitions')
     .replace(/:id\b/, path.includes('/events/') ? randomUUID() : '1')
 }
 

@@ -84,6 +84,27 @@ export const restRoutes: RestRoute[] = [
   { method: 'POST', path: `${projectScoped}/feature_flags/`, procedure: 'featureFlags.create', summary: 'Create a feature flag', body: 'fields', status: 201 },
   { method: 'GET', path: `${projectScoped}/feature_flags/:id/`, procedure: 'featureFlags.get', summary: 'Retrieve a feature flag' },
   {
+    method: 'GET',
+    path: `${projectScoped}/feature_flags/local_evaluation/`,
+    procedure: 'featureFlags.localEvaluation',
+    summary: 'Flag definitions for SDKs that evaluate flags themselves',
+    query: true,
+  },
+  {
+    method: 'GET',
+    path: '/api/feature_flag/local_evaluation/',
+    procedure: 'featureFlags.localEvaluation',
+    summary: 'Flag definitions for local evaluation (legacy path; the project of `token`)',
+    query: true,
+  },
+  {
+    method: 'GET',
+    path: '/flags/definitions/',
+    procedure: 'featureFlags.localEvaluation',
+    summary: 'Flag definitions for local evaluation (the project of `token`)',
+    query: true,
+  },
+  {
     method: 'PATCH',
     path: `${projectScoped}/feature_flags/:id/`,
     procedure: 'featureFlags.update',

@@ -118,3 +118,24 @@ export const featureFlagCreateSchema = featureFlagWritableSchema.partial().requi
 export const featureFlagUpdateSchema = featureFlagWritableSchema.partial()
 export type FeatureFlagCreate = z.infer<typeof featureFlagCreateSchema>
 export type FeatureFlagUpdate = z.infer<typeof featureFlagUpdateSchema>
+
+/** What posthog-node polls to evaluate flags itself (PostHog's minimal flag fields). */
+export const localEvaluationSchema = z.object({
+  flags: z.array(
+    z.object({
+      id: z.number().int(),
+      team_id: z.number().int(),
+      name: z.string(),
+      key: z.string(),
+      filters: z.record(z.string(), z.unknown()),
+      deleted: z.boolean(),
+      active: z.boolean(),
+      ensure_experience_continuity: z.boolean(),
+      has_encrypted_payloads: z.boolean(),
+      version: z.number().int(),
+    }),
+  ),
+  group_type_mapping: z.record(z.string(), z.string()),
+  cohorts: z.record(z.string(), z.unknown()),
+})
+export type LocalEvaluation = z.infer<typeof localEvaluationSchema>

@@ -1,5 +1,5 @@
-import type { FeatureFlag, FeatureFlagCreate, FeatureFlagUpdate, Page, PageQuery } from '@burrow/contracts'
-import { cohorts, featureFlags, type FeatureFlagRow, type UserRow } from '@burrow/postgres'
+import type { FeatureFlag, FeatureFlagCreate, FeatureFlagUpdate, LocalEvaluation, Page, PageQuery } from '@burrow/contracts'
+import { cohorts, featureFlags, projects, type FeatureFlagRow, type UserRow } from '@burrow/postgres'
 import type { CoreDeps } from './deps'
 import { serialIdOrNotFound } from './ids'
 import { problems } from './problems'
@@ -110,4 +110,37 @@ export async function updateFeatureFlag(deps: CoreDeps, projectId: number, idPar
   await flagsChanged(deps, projectId)
   const [flag] = await toFlags(deps, [row])
   return flag!
+}
+
+/**
+ * The flag definitions an SDK evaluates locally, for the project of `token` (a project API key
+ * the user can see) or else the project in the URL.
+ */
+export async function localEvaluation(deps: CoreDeps, user: UserRow, projectId: number | undefined, token: string | undefined): Promise<LocalEvaluation> {
+  let id = projectId
+  if (token) {
+    const byToken = await projects.findProjectByToken(deps.sql, token)
+    const visible = byToken && (await projects.findProjectForUser(deps.sql, byToken.id, user.id))
+    if (!visible) throw problems.authenticationFailed('Project API key invalid. You can find your project API key in your project settings.')
+    id = byToken.id
+  }
+  if (id === undefined) id = user.current_project_id ?? undefined
+  if (id === undefined) throw problems.notFound('Project not found.')
+  const rows = await featureFlags.liveFeatureFlags(deps.sql, id)
+  return {
+    flags: rows.map((row) => ({
+      id: row.id,
+      team_id: row.project_id,
+      name: row.name,
+      key: row.key,
+      filters: row.filters,
+      deleted: row.deleted,
+      active: row.active,
+      ensure_experience_continuity: row.ensure_experience_continuity,
+      has_encrypted_payloads: false,
+      version: row.version,
+    })),
+    group_type_mapping: {},
+    cohorts: {},
+  }
 }

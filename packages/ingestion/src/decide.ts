@@ -7,6 +7,7 @@ import { projectForRequest } from './projectAuth'
 
 export interface DecideDeps {
   projects: ProjectTokenResolver
+  /** Also what remote config tells about flags. */
   flags: FlagDefinitionsResolver
   maxDecompressedBytes: number
   log: (msg: string) => void

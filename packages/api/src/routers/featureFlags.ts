@@ -1,7 +1,7 @@
-import { featureFlagCreateSchema, featureFlagSchema, featureFlagUpdateSchema, pageQuerySchema, pageSchema } from '@burrow/contracts'
-import { featureFlags } from '@burrow/core'
+import { featureFlagCreateSchema, featureFlagSchema, featureFlagUpdateSchema, localEvaluationSchema, pageQuerySchema, pageSchema } from '@burrow/contracts'
+import { featureFlags, projects } from '@burrow/core'
 import { z } from 'zod'
-import { projectProcedure, router } from '../trpc'
+import { authedProcedure, projectProcedure, router } from '../trpc'
 import { idParam, optionalText } from './inputs'
 
 /** `active=true|false` of a query string (anything else: no filter). */
@@ -23,6 +23,17 @@ export const featureFlagsRouter = router({
     .input(idParam)
     .output(featureFlagSchema)
     .query(({ ctx, input }) => featureFlags.getFeatureFlag(ctx.deps, ctx.project.row.id, input.id)),
+  /** Definitions for SDKs that evaluate flags themselves; the project comes from `token`, else the URL or the user's current one. */
+  localEvaluation: authedProcedure
+    .input(z.object({ project_id: optionalText, token: optionalText }))
+    .output(localEvaluationSchema)
+    .query(async ({ ctx, input }) => {
+      let projectId: number | undefined
+      if (input.project_id !== undefined && !input.token) {
+        projectId = (await projects.findAccessibleProject(ctx.deps, ctx.user, input.project_id)).row.id
+      }
+      return featureFlags.localEvaluation(ctx.deps, ctx.user, projectId, input.token)
+    }),
   update: projectProcedure
     .input(idParam.extend({ data: featureFlagUpdateSchema }))
     .output(featureFlagSchema)

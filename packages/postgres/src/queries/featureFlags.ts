@@ -100,3 +100,8 @@ export async function activeFeatureFlags(sql: Sql, projectId: number): Promise<F
   return sql<FeatureFlagRow[]>`
     select * from feature_flags where project_id = ${projectId} and active and not deleted order by id`
 }
+
+/** Every flag that is not deleted, active or not: what SDKs evaluating locally need. */
+export async function liveFeatureFlags(sql: Sql, projectId: number): Promise<FeatureFlagRow[]> {
+  return sql<FeatureFlagRow[]>`select * from feature_flags where project_id = ${projectId} and not deleted order by id`
+}
