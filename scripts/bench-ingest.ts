@@ -3,94 +3,13 @@
 // prints throughput, latency, ingestion lag, peak RSS and event-loop stalls, with ratios to
 // two baselines measured in the same run. BENCH_RUNS (default 3) and BENCH_SECONDS
 // (default 10) set how many runs and how long each load lasts; medians are printed last.
-import { spawn, type ChildProcess } from 'node:child_process'
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import autocannon from 'autocannon'
 import { benchEvent } from './bench/events'
+import { CONNECTIONS, load, median, peakRssMb, percentile, ROOT, RUNS, SECONDS, sleep, start, startService, stop, type Service } from './bench/harness'
 
-const ROOT = path.resolve(import.meta.dirname, '..')
-const RUNS = Number(process.env.BENCH_RUNS ?? 3)
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
-const CONNECTIONS = 32
 const BATCH_SIZE = 100
-const KEY = 'phx_benchmarkbenchmarkbenchmarkbenchmark00'
-
-interface Child {
-  process: ChildProcess
-  output: () => string
-}
-
-/** Starts a process and resolves once its output matches `ready`. */
-function start(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; ready: RegExp }): Promise<Child & { match: RegExpExecArray }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: options.cwd, env: options.env ?? process.env })
-  let output = ''
-  return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString()
-      const match = options.ready.exec(output)
-      if (match) resolve({ process: child, output: () => output, match })
-    }
-    child.stdout!.on('data', onData)
-    child.stderr!.on('data', onData)
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}:\n${output}`)))
-  })
-}
-
-async function stop(child: Child): Promise<void> {
-  if (child.process.exitCode !== null) return
-  const exited = new Promise((resolve) => child.process.once('exit', resolve))
-  child.process.kill('SIGTERM')
-  await exited
-}
-
-function load(url: string, body: string, options: { overallRate?: number } = {}): Promise<autocannon.Result> {
-  return new Promise((resolve, reject) => {
-    autocannon(
-      { url, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections: CONNECTIONS, duration: SECONDS, ...options },
-      (err, result) => (err ? reject(err) : resolve(result)),
-    )
-  })
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN
-const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? Number.NaN
-
-/** The peak resident set size of a process, in MB (VmHWM). */
-function peakRssMb(pid: number): number {
-  const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
-  return Math.round(Number(kb) / 1024)
-}
-
-interface Service {
-  child: Child
-  base: string
-  token: string
-  api: (p: string) => Promise<any>
-  /** The longest event-loop stall since the last call, in ms. */
-  loopMaxMs: () => Promise<number>
-}
-
-async function startService(dataDir: string): Promise<Service> {
-  const { DATABASE_URL: _d, CLICKHOUSE_URL: _c, REDIS_URL: _r, ...env } = process.env
-  const child = await start(['src/main.ts'], {
-    cwd: path.join(ROOT, 'apps/server'),
-    env: { ...env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', BOOTSTRAP_PERSONAL_API_KEY: KEY },
-    ready: /"msg":"ready"/,
-  })
-  const port = /listening on [^:]+:(\d+)/.exec(child.output())![1]
-  const token = /"project_api_key":"(phc_\w+)"/.exec(child.output())![1]!
-  const base = `http://127.0.0.1:${port}`
-  while (!(await fetch(`${base}/_health`).then((r) => r.ok, () => false))) await sleep(50)
-  const api = async (p: string) => (await fetch(`${base}${p}`, { headers: { authorization: `Bearer ${KEY}` } })).json()
-  const loopMaxMs = async () => {
-    const metrics = await (await fetch(`${base}/_metrics`)).text()
-    return Math.round(Number(/^burrow_nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(metrics)?.[1] ?? Number.NaN) * 1000)
-  }
-  return { child, base, token, api, loopMaxMs }
-}
 
 async function storedCount(service: Service): Promise<number> {
   return (await service.api('/api/projects/@current/events/?limit=1')).count as number

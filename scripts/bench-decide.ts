@@ -1,0 +1,98 @@
+// The flag-evaluation benchmark: `npm run bench:decide`. Starts the service on embedded
+// defaults with 50 flags of mixed kinds, drives POST /decide/ with autocannon, and prints
+// requests/s and latency, with the ratio to a bare uWebSockets.js handler measured in the
+// same run. BENCH_RUNS (default 3) and BENCH_SECONDS (default 10) as for bench:ingest.
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { CONNECTIONS, load, median, ROOT, RUNS, SECONDS, start, startService, stop } from './bench/harness'
+
+/** 50 flags: plain rollouts, person-property targeting, multivariate with payloads, several conditions. */
+function flags(): Array<Record<string, unknown>> {
+  const out: Array<Record<string, unknown>> = []
+  for (let i = 0; i < 20; i++) out.push({ key: `rollout-${i}`, filters: { groups: [{ properties: [], rollout_percentage: (i * 5) % 100 }] } })
+  for (let i = 0; i < 15; i++) {
+    const property = [
+      { key: 'email', value: '@acme.com', operator: 'icontains', type: 'person' },
+      { key: 'plan', value: ['pro', 'enterprise'], operator: 'exact', type: 'person' },
+      { key: 'seats', value: 10, operator: 'gt', type: 'person' },
+    ][i % 3]
+    out.push({ key: `targeted-${i}`, filters: { groups: [{ properties: [property], rollout_percentage: 50 }] } })
+  }
+  for (let i = 0; i < 10; i++) {
+    out.push({
+      key: `experiment-${i}`,
+      filters: {
+        groups: [{ properties: [], rollout_percentage: 100 }],
+        multivariate: { variants: [{ key: 'control', rollout_percentage: 34 }, { key: 'a', rollout_percentage: 33 }, { key: 'b', rollout_percentage: 33 }] },
+        payloads: { a: '{"color":"blue"}', b: '{"color":"green"}' },
+      },
+    })
+  }
+  for (let i = 0; i < 5; i++) {
+    out.push({
+      key: `layered-${i}`,
+      filters: {
+        groups: [
+          { properties: [{ key: 'plan', value: 'enterprise', type: 'person' }], rollout_percentage: 100 },
+          { properties: [{ key: 'email', value: '@example\\.org$', operator: 'regex', type: 'person' }], rollout_percentage: 30 },
+          { properties: [], rollout_percentage: 5 },
+        ],
+      },
+    })
+  }
+  return out
+}
+
+interface RunFigures {
+  decideReqPerSec: number
+  decideP50Ms: number
+  decideP99Ms: number
+  decideP99AtHalfRateMs: number
+  bareUwsReqPerSec: number
+}
+
+async function run(index: number): Promise<RunFigures> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'burrow-bench-decide-'))
+  chmodSync(dataDir, 0o755)
+  const service = await startService(dataDir)
+  try {
+    for (const flag of flags()) await service.api('/api/projects/@current/feature_flags/', { method: 'POST', body: flag })
+    const body = JSON.stringify({
+      api_key: service.token,
+      distinct_id: 'user-4711',
+      person_properties: { email: 'ann@acme.com', plan: 'pro', seats: 12 },
+    })
+    const check = await (await fetch(`${service.base}/decide/?v=3`, { method: 'POST', body })).json()
+    if (Object.keys(check.featureFlags ?? {}).length !== 50) throw new Error(`expected 50 evaluated flags, got ${JSON.stringify(check).slice(0, 300)}`)
+    const full = await load(`${service.base}/decide/?v=3`, body)
+    const half = await load(`${service.base}/decide/?v=3`, body, { overallRate: Math.round(full.requests.average / 2) })
+    await stop(service.child)
+
+    const bare = await start(['scripts/bench/bareUws.ts'], { cwd: ROOT, ready: /port (\d+)/ })
+    const bareResult = await load(`http://127.0.0.1:${bare.match[1]}/decide/`, body)
+    await stop(bare)
+
+    const figures: RunFigures = {
+      decideReqPerSec: Math.round(full.requests.average),
+      decideP50Ms: full.latency.p50,
+      decideP99Ms: full.latency.p99,
+      decideP99AtHalfRateMs: half.latency.p99,
+      bareUwsReqPerSec: Math.round(bareResult.requests.average),
+    }
+    console.log(`run ${index + 1}: ${JSON.stringify(figures)}`)
+    return figures
+  } finally {
+    await stop(service.child)
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+const runs: RunFigures[] = []
+for (let i = 0; i < RUNS; i++) runs.push(await run(i))
+const m = (key: keyof RunFigures) => median(runs.map((r) => r[key]))
+
+console.log(`\nmedians of ${RUNS} runs, ${SECONDS} s of load each, ${CONNECTIONS} connections, 50 flags of mixed kinds:`)
+console.log(`/decide/?v=3   ${m('decideReqPerSec')} req/s   ratio to bare uWebSockets.js ${(m('decideReqPerSec') / m('bareUwsReqPerSec')).toFixed(2)}`)
+console.log(`  latency      p50 ${m('decideP50Ms')} ms, p99 ${m('decideP99Ms')} ms at full rate; p99 ${m('decideP99AtHalfRateMs')} ms at half rate (target < 5)`)
+console.log(`baseline       bare uWebSockets.js ${m('bareUwsReqPerSec')} req/s`)
