@@ -68,7 +68,8 @@ export function evaluateFlag(flag: FlagDefinition, ctx: EvaluationContext): Flag
     })
     if (!matches) continue
     const rollout = condition.rollout_percentage
-    if (rollout !== null && rollout !== undefined && flagHash(flag.key, bucketingId) > rollout / 100) {
+    // A hash is never above 1: a full rollout needs no hash.
+    if (rollout !== null && rollout !== undefined && rollout < 100 && flagHash(flag.key, bucketingId) > rollout / 100) {
       if (REASON_PRIORITY.out_of_rollout_bound > REASON_PRIORITY[best.code]) best = { code: 'out_of_rollout_bound', index }
       continue
     }

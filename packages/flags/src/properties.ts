@@ -80,12 +80,22 @@ function matchesExactly(expected: unknown, actual: unknown): boolean {
   return (Array.isArray(expected) ? expected : [expected]).some((candidate) => lower(text(candidate)) === wanted)
 }
 
+/** Compiled patterns of flag conditions (null: does not compile), so each compiles once. */
+const patterns = new Map<string, RegExp | null>()
+const MAX_PATTERNS = 10_000
+
 function matchesPattern(pattern: string, value: string): boolean {
-  try {
-    return new RegExp(pattern).test(value)
-  } catch {
-    return false
+  let regex = patterns.get(pattern)
+  if (regex === undefined) {
+    try {
+      regex = new RegExp(pattern)
+    } catch {
+      regex = null
+    }
+    if (patterns.size >= MAX_PATTERNS) patterns.clear()
+    patterns.set(pattern, regex)
   }
+  return regex !== null && regex.test(value)
 }
 
 function asNumber(value: unknown): number | undefined {
