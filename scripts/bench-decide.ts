@@ -2,10 +2,8 @@
 // defaults with 50 flags of mixed kinds, drives POST /decide/ with autocannon, and prints
 // requests/s and latency, with the ratio to a bare uWebSockets.js handler measured in the
 // same run. BENCH_RUNS (default 3) and BENCH_SECONDS (default 10) as for bench:ingest.
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { CONNECTIONS, load, median, ROOT, RUNS, SECONDS, start, startService, stop } from './bench/harness'
+import { rmSync } from 'node:fs'
+import { benchDataDir, CONNECTIONS, load, median, ROOT, RUNS, SECONDS, start, startService, stop } from './bench/harness'
 
 /** 50 flags: plain rollouts, person-property targeting, multivariate with payloads, several conditions. */
 function flags(): Array<Record<string, unknown>> {
@@ -53,8 +51,7 @@ interface RunFigures {
 }
 
 async function run(index: number): Promise<RunFigures> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'burrow-bench-decide-'))
-  chmodSync(dataDir, 0o755)
+  const dataDir = benchDataDir('burrow-bench-decide-')
   const service = await startService(dataDir)
   try {
     for (const flag of flags()) await service.api('/api/projects/@current/feature_flags/', { method: 'POST', body: flag })

@@ -3,11 +3,10 @@
 // prints throughput, latency, ingestion lag, peak RSS and event-loop stalls, with ratios to
 // two baselines measured in the same run. BENCH_RUNS (default 3) and BENCH_SECONDS
 // (default 10) set how many runs and how long each load lasts; medians are printed last.
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync } from 'node:fs'
 import path from 'node:path'
 import { benchEvent } from './bench/events'
-import { CONNECTIONS, load, median, peakRssMb, percentile, ROOT, RUNS, SECONDS, sleep, start, startService, stop, type Service } from './bench/harness'
+import { benchDataDir, CONNECTIONS, load, median, peakRssMb, percentile, ROOT, RUNS, SECONDS, sleep, start, startService, stop, type Service } from './bench/harness'
 
 const BATCH_SIZE = 100
 
@@ -58,8 +57,7 @@ interface RunFigures {
 }
 
 async function run(index: number): Promise<RunFigures> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'burrow-bench-'))
-  chmodSync(dataDir, 0o755)
+  const dataDir = benchDataDir('burrow-bench-')
   const service = await startService(dataDir)
   try {
     const batchBody = JSON.stringify({ api_key: service.token, batch: Array.from({ length: BATCH_SIZE }, (_, i) => benchEvent(i)) })

@@ -1,7 +1,8 @@
 // Shared parts of the benchmark scripts: child processes, the service on embedded defaults,
 // the load generator, and statistics.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 import autocannon from 'autocannon'
 
@@ -91,4 +92,11 @@ export async function startService(dataDir: string): Promise<Service> {
     return Math.round(Number(/^burrow_nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(metrics)?.[1] ?? Number.NaN) * 1000)
   }
   return { child, base, token, api, loopMaxMs }
+}
+
+/** A fresh data directory the embedded PostgreSQL (running as its own user) can enter. */
+export function benchDataDir(prefix: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix))
+  chmodSync(dir, 0o755)
+  return dir
 }

@@ -1,7 +1,7 @@
 import path from 'node:path'
 import { createRestHandler, createTrpcHandler } from '@burrow/api'
 import { createSharedCache } from '@burrow/cache'
-import { connectClickHouse, migrateClickHouse } from '@burrow/clickhouse'
+import { migrateClickHouse } from '@burrow/clickhouse'
 import type { Config } from '@burrow/config'
 import { accounts, EventDefinitionTracker, findIngestionProject, FlagDefinitionsResolver, ProjectTokenResolver, type CoreDeps } from '@burrow/core'
 import {
@@ -20,6 +20,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client'
 import { startAdminSocket } from './adminSocket'
 import { createDispatcher, type Lifecycle } from './dispatch'
 import type { Logger } from './logger'
+import { connectClickHouseFrom } from './storage'
 
 export interface RunningApp {
   port: number
@@ -82,13 +83,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     const appliedPg = await migratePostgres(pg.sql)
     log(`postgres: ${pg.description}${appliedPg.length ? `, applied ${appliedPg.join(', ')}` : ''}`)
 
-    const ch = await connectClickHouse({
-      url: config.CLICKHOUSE_URL,
-      username: config.CLICKHOUSE_USER,
-      password: config.CLICKHOUSE_PASSWORD,
-      database: config.CLICKHOUSE_DATABASE,
-      dataDir: config.DATA_DIR,
-    })
+    const ch = await connectClickHouseFrom(config)
     cleanups.unshift(() => ch.close())
     const appliedCh = await migrateClickHouse(ch.writer)
     log(`clickhouse: ${ch.description}${appliedCh.length ? `, applied ${appliedCh.join(', ')}` : ''}`)

@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util'
-import { connectClickHouse } from '@burrow/clickhouse'
 import { loadConfig, type Config } from '@burrow/config'
 import { accounts, ApiProblem, findIngestionProject } from '@burrow/core'
 import { listDeadLetters, replayDeadLetters, type DeadLetterFilter, type ReplayOutcome } from '@burrow/ingestion'
 import { connectPostgres, migratePostgres } from '@burrow/postgres'
 import { sendAdminCommand } from './adminSocket'
+import { connectClickHouseFrom } from './storage'
 
 const USAGE = `usage: npm run cli -- <command>
 
@@ -59,13 +59,7 @@ async function createUser(args: string[]): Promise<number> {
 async function withDeadLetters<T>(config: Config, command: string, filter: DeadLetterFilter): Promise<T> {
   const viaService = await sendAdminCommand(config.DATA_DIR, command, { project: filter.teamId, ids: filter.ids, limit: filter.limit })
   if (viaService !== undefined) return viaService as T
-  const ch = await connectClickHouse({
-    url: config.CLICKHOUSE_URL,
-    username: config.CLICKHOUSE_USER,
-    password: config.CLICKHOUSE_PASSWORD,
-    database: config.CLICKHOUSE_DATABASE,
-    dataDir: config.DATA_DIR,
-  })
+  const ch = await connectClickHouseFrom(config)
   const pg = await connectPostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, maxConnections: 2 })
   try {
     if (command === '/dlq/list') return (await listDeadLetters(ch, filter)) as T

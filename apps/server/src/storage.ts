@@ -1,0 +1,13 @@
+import { connectClickHouse, type ClickHouse } from '@burrow/clickhouse'
+import type { Config } from '@burrow/config'
+
+/** The ClickHouse the configuration names: a server, or the embedded engine under DATA_DIR. */
+export function connectClickHouseFrom(config: Config): Promise<ClickHouse> {
+  return connectClickHouse({
+    url: config.CLICKHOUSE_URL,
+    username: config.CLICKHOUSE_USER,
+    password: config.CLICKHOUSE_PASSWORD,
+    database: config.CLICKHOUSE_DATABASE,
+    dataDir: config.DATA_DIR,
+  })
+}
