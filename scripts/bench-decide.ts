@@ -2,8 +2,7 @@
 // defaults with 50 flags of mixed kinds, drives POST /decide/ with autocannon, and prints
 // requests/s and latency, with the ratio to a bare uWebSockets.js handler measured in the
 // same run. BENCH_RUNS (default 3) and BENCH_SECONDS (default 10) as for bench:ingest.
-import { rmSync } from 'node:fs'
-import { benchDataDir, CONNECTIONS, load, median, ROOT, RUNS, SECONDS, start, startService, stop } from './bench/harness'
+import { bareUwsRequestsPerSec, CONNECTIONS, load, medianOfRuns, ratio, RUNS, SECONDS, stop, withService } from './bench/harness'
 
 /** 50 flags: plain rollouts, person-property targeting, multivariate with payloads, several conditions. */
 function flags(): Array<Record<string, unknown>> {
@@ -50,10 +49,8 @@ interface RunFigures {
   bareUwsReqPerSec: number
 }
 
-async function run(index: number): Promise<RunFigures> {
-  const dataDir = benchDataDir('burrow-bench-decide-')
-  const service = await startService(dataDir)
-  try {
+function run(): Promise<RunFigures> {
+  return withService('burrow-bench-decide-', async (service) => {
     for (const flag of flags()) await service.api('/api/projects/@current/feature_flags/', { method: 'POST', body: flag })
     const body = JSON.stringify({
       api_key: service.token,
@@ -65,31 +62,18 @@ async function run(index: number): Promise<RunFigures> {
     const full = await load(`${service.base}/decide/?v=3`, body)
     const half = await load(`${service.base}/decide/?v=3`, body, { overallRate: Math.round(full.requests.average / 2) })
     await stop(service.child)
-
-    const bare = await start(['scripts/bench/bareUws.ts'], { cwd: ROOT, ready: /port (\d+)/ })
-    const bareResult = await load(`http://127.0.0.1:${bare.match[1]}/decide/`, body)
-    await stop(bare)
-
-    const figures: RunFigures = {
+    return {
       decideReqPerSec: Math.round(full.requests.average),
       decideP50Ms: full.latency.p50,
       decideP99Ms: full.latency.p99,
       decideP99AtHalfRateMs: half.latency.p99,
-      bareUwsReqPerSec: Math.round(bareResult.requests.average),
+      bareUwsReqPerSec: await bareUwsRequestsPerSec('/decide/', body),
     }
-    console.log(`run ${index + 1}: ${JSON.stringify(figures)}`)
-    return figures
-  } finally {
-    await stop(service.child)
-    rmSync(dataDir, { recursive: true, force: true })
-  }
+  })
 }
 
-const runs: RunFigures[] = []
-for (let i = 0; i < RUNS; i++) runs.push(await run(i))
-const m = (key: keyof RunFigures) => median(runs.map((r) => r[key]))
-
+const m = await medianOfRuns(run)
 console.log(`\nmedians of ${RUNS} runs, ${SECONDS} s of load each, ${CONNECTIONS} connections, 50 flags of mixed kinds:`)
-console.log(`/decide/?v=3   ${m('decideReqPerSec')} req/s   ratio to bare uWebSockets.js ${(m('decideReqPerSec') / m('bareUwsReqPerSec')).toFixed(2)}`)
+console.log(`/decide/?v=3   ${m('decideReqPerSec')} req/s   ratio to bare uWebSockets.js ${ratio(m('decideReqPerSec'), m('bareUwsReqPerSec'))}`)
 console.log(`  latency      p50 ${m('decideP50Ms')} ms, p99 ${m('decideP99Ms')} ms at full rate; p99 ${m('decideP99AtHalfRateMs')} ms at half rate (target < 5)`)
 console.log(`baseline       bare uWebSockets.js ${m('bareUwsReqPerSec')} req/s`)

@@ -3,10 +3,25 @@
 // prints throughput, latency, ingestion lag, peak RSS and event-loop stalls, with ratios to
 // two baselines measured in the same run. BENCH_RUNS (default 3) and BENCH_SECONDS
 // (default 10) set how many runs and how long each load lasts; medians are printed last.
-import { rmSync } from 'node:fs'
 import path from 'node:path'
 import { benchEvent } from './bench/events'
-import { benchDataDir, CONNECTIONS, load, median, peakRssMb, percentile, ROOT, RUNS, SECONDS, sleep, start, startService, stop, type Service } from './bench/harness'
+import {
+  bareUwsRequestsPerSec,
+  CONNECTIONS,
+  load,
+  medianOfRuns,
+  peakRssMb,
+  percentile,
+  ratio,
+  ROOT,
+  RUNS,
+  SECONDS,
+  sleep,
+  start,
+  stop,
+  withService,
+  type Service,
+} from './bench/harness'
 
 const BATCH_SIZE = 100
 
@@ -56,10 +71,8 @@ interface RunFigures {
   plainInsertRowsPerSec: number
 }
 
-async function run(index: number): Promise<RunFigures> {
-  const dataDir = benchDataDir('burrow-bench-')
-  const service = await startService(dataDir)
-  try {
+function run(): Promise<RunFigures> {
+  return withService('burrow-bench-', async (service, dataDir) => {
     const batchBody = JSON.stringify({ api_key: service.token, batch: Array.from({ length: BATCH_SIZE }, (_, i) => benchEvent(i)) })
     const captureBody = JSON.stringify({ api_key: service.token, ...benchEvent(1) })
 
@@ -86,9 +99,7 @@ async function run(index: number): Promise<RunFigures> {
     await stop(service.child)
 
     // Baseline (b): the bare uWebSockets.js handler, same body, same load.
-    const bare = await start(['scripts/bench/bareUws.ts'], { cwd: ROOT, ready: /port (\d+)/ })
-    const bareResult = await load(`http://127.0.0.1:${bare.match[1]}/capture/`, captureBody)
-    await stop(bare)
+    const bareReqPerSec = await bareUwsRequestsPerSec('/capture/', captureBody)
 
     // Baseline (a): as many rows as landed, inserted the plain way into a fresh embedded ClickHouse.
     const plain = await start(['scripts/bench/plainInsert.ts', path.join(dataDir, 'plain'), String(Math.max(accepted, 100_000))], {
@@ -111,21 +122,14 @@ async function run(index: number): Promise<RunFigures> {
       peakRssMb: rss,
       loopMaxSaturatedMs: Math.max(batchLoopMax, saturatedLoopMax),
       loopMaxHalfRateMs: halfRateLoopMax,
-      bareUwsReqPerSec: Math.round(bareResult.requests.average),
+      bareUwsReqPerSec: bareReqPerSec,
       plainInsertRowsPerSec: plainRowsPerSec,
     }
-    console.log(`run ${index + 1}: ${JSON.stringify(figures)}`)
     return figures
-  } finally {
-    await stop(service.child)
-    rmSync(dataDir, { recursive: true, force: true })
-  }
+  })
 }
 
-const runs: RunFigures[] = []
-for (let i = 0; i < RUNS; i++) runs.push(await run(i))
-const m = (key: keyof RunFigures) => median(runs.map((r) => r[key]))
-const ratio = (a: number, b: number) => (a / b).toFixed(2)
+const m = await medianOfRuns(run)
 
 console.log(`\nmedians of ${RUNS} runs, ${SECONDS} s of load each, ${CONNECTIONS} connections:`)
 console.log(`/batch/ (100 events of ~300 B per request)`)

@@ -1,7 +1,7 @@
 // Shared parts of the benchmark scripts: child processes, the service on embedded defaults,
 // the load generator, and statistics.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { chmodSync, mkdtempSync, readFileSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import autocannon from 'autocannon'
@@ -100,3 +100,37 @@ export function benchDataDir(prefix: string): string {
   chmodSync(dir, 0o755)
   return dir
 }
+
+/** Runs `body` with the service started on a fresh data directory, then stops it and removes the directory. */
+export async function withService<T>(prefix: string, body: (service: Service, dataDir: string) => Promise<T>): Promise<T> {
+  const dataDir = benchDataDir(prefix)
+  const service = await startService(dataDir)
+  try {
+    return await body(service, dataDir)
+  } finally {
+    await stop(service.child)
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+/** Baseline: a bare uWebSockets.js handler under the same load and body, in requests per second. */
+export async function bareUwsRequestsPerSec(path: string, body: string): Promise<number> {
+  const bare = await start(['scripts/bench/bareUws.ts'], { cwd: ROOT, ready: /port (\d+)/ })
+  try {
+    return Math.round((await load(`http://127.0.0.1:${bare.match[1]}${path}`, body)).requests.average)
+  } finally {
+    await stop(bare)
+  }
+}
+
+/** Runs the benchmark RUNS times, printing each run's figures; answers the median of a figure. */
+export async function medianOfRuns<T extends object>(run: () => Promise<T>): Promise<(key: keyof T) => number> {
+  const runs: T[] = []
+  for (let i = 0; i < RUNS; i++) {
+    runs.push(await run())
+    console.log(`run ${i + 1}: ${JSON.stringify(runs.at(-1))}`)
+  }
+  return (key) => median(runs.map((r) => Number(r[key])))
+}
+
+export const ratio = (a: number, b: number) => (a / b).toFixed(2)
