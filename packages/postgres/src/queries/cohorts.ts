@@ -1,4 +1,5 @@
 import type { Sql } from '../connect'
+import { selectPage, type PageWindow } from './pages'
 
 export interface CohortRow {
   id: number
@@ -65,16 +66,6 @@ export async function findCohort(sql: Sql, projectId: number, id: number): Promi
 }
 
 /** The project's cohorts, newest first, soft-deleted ones left out as PostHog's list does. */
-export async function listCohorts(
-  sql: Sql,
-  projectId: number,
-  page: { limit: number; offset: number },
-): Promise<{ count: number; rows: CohortRow[] }> {
-  const [rows, [total]] = await Promise.all([
-    sql<CohortRow[]>`
-      select * from cohorts where project_id = ${projectId} and not deleted
-      order by id desc limit ${page.limit} offset ${page.offset}`,
-    sql<{ n: number }[]>`select count(*)::int as n from cohorts where project_id = ${projectId} and not deleted`,
-  ])
-  return { count: total?.n ?? 0, rows }
+export function listCohorts(sql: Sql, projectId: number, page: PageWindow): Promise<{ count: number; rows: CohortRow[] }> {
+  return selectPage<CohortRow>(sql, { table: 'cohorts', where: sql`project_id = ${projectId} and not deleted`, orderBy: sql`id desc`, page })
 }

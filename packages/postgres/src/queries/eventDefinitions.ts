@@ -1,4 +1,5 @@
 import type { Sql } from '../connect'
+import { containsPattern, selectPage, type PageWindow } from './pages'
 
 export interface EventSighting {
   projectId: number
@@ -42,20 +43,13 @@ export interface EventDefinitionRow {
 }
 
 /** The project's definitions by name, optionally those whose name contains `search`. */
-export async function listEventDefinitions(
+export function listEventDefinitions(
   sql: Sql,
   projectId: number,
-  query: { search?: string | undefined; limit: number; offset: number },
+  query: PageWindow & { search?: string | undefined },
 ): Promise<{ count: number; rows: EventDefinitionRow[] }> {
-  const pattern = query.search ? `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null
-  const where = sql`project_id = ${projectId} ${pattern ? sql`and name ilike ${pattern}` : sql``}`
-  const [rows, [total]] = await Promise.all([
-    sql<EventDefinitionRow[]>`
-      select * from event_definitions where ${where}
-      order by name limit ${query.limit} offset ${query.offset}`,
-    sql<{ n: number }[]>`select count(*)::int as n from event_definitions where ${where}`,
-  ])
-  return { count: total?.n ?? 0, rows }
+  const where = sql`project_id = ${projectId} ${query.search ? sql`and name ilike ${containsPattern(query.search)}` : sql``}`
+  return selectPage<EventDefinitionRow>(sql, { table: 'event_definitions', where, orderBy: sql`name`, page: query })
 }
 
 export async function findEventDefinition(sql: Sql, projectId: number, id: string): Promise<EventDefinitionRow | undefined> {

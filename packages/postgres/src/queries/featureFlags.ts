@@ -1,4 +1,5 @@
 import type { Sql } from '../connect'
+import { containsPattern, selectPage, type PageWindow } from './pages'
 
 export interface FeatureFlagRow {
   id: number
@@ -77,22 +78,16 @@ export async function findFeatureFlag(sql: Sql, projectId: number, id: number): 
 }
 
 /** The project's live flags, newest first, optionally by part of key or name and by `active`. */
-export async function listFeatureFlags(
+export function listFeatureFlags(
   sql: Sql,
   projectId: number,
-  query: { search?: string | undefined; active?: boolean | undefined; limit: number; offset: number },
+  query: PageWindow & { search?: string | undefined; active?: boolean | undefined },
 ): Promise<{ count: number; rows: FeatureFlagRow[] }> {
-  const pattern = query.search ? `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null
+  const pattern = query.search ? containsPattern(query.search) : null
   const where = sql`project_id = ${projectId} and not deleted
     ${pattern ? sql`and (key ilike ${pattern} or name ilike ${pattern})` : sql``}
     ${query.active === undefined ? sql`` : sql`and active = ${query.active}`}`
-  const [rows, [total]] = await Promise.all([
-    sql<FeatureFlagRow[]>`
-      select * from feature_flags where ${where}
-      order by created_at desc, id desc limit ${query.limit} offset ${query.offset}`,
-    sql<{ n: number }[]>`select count(*)::int as n from feature_flags where ${where}`,
-  ])
-  return { count: total?.n ?? 0, rows }
+  return selectPage<FeatureFlagRow>(sql, { table: 'feature_flags', where, orderBy: sql`created_at desc, id desc`, page: query })
 }
 
 /** Every active, live flag of a project: what evaluation needs. */

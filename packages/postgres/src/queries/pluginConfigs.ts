@@ -1,4 +1,5 @@
 import type { Sql } from '../connect'
+import { selectPage, type PageWindow } from './pages'
 
 export interface PluginConfigRow {
   id: number
@@ -81,18 +82,13 @@ export async function findPluginConfig(
 }
 
 /** The project's live configs in the order plugins run: by `order`, then plugin. */
-export async function listPluginConfigs(
-  sql: Sql,
-  projectId: number,
-  page: { limit: number; offset: number },
-): Promise<{ count: number; rows: PluginConfigRow[] }> {
-  const [rows, [total]] = await Promise.all([
-    sql<PluginConfigRow[]>`
-      select * from plugin_configs where project_id = ${projectId} and not deleted
-      order by "order", plugin_id, id limit ${page.limit} offset ${page.offset}`,
-    sql<{ n: number }[]>`select count(*)::int as n from plugin_configs where project_id = ${projectId} and not deleted`,
-  ])
-  return { count: total?.n ?? 0, rows }
+export function listPluginConfigs(sql: Sql, projectId: number, page: PageWindow): Promise<{ count: number; rows: PluginConfigRow[] }> {
+  return selectPage<PluginConfigRow>(sql, {
+    table: 'plugin_configs',
+    where: sql`project_id = ${projectId} and not deleted`,
+    orderBy: sql`"order", plugin_id, id`,
+    page,
+  })
 }
 
 /** Sets `order` of the project's enabled configs named in `orders`; answers all enabled configs. */
