@@ -61,6 +61,25 @@ function corsHeaders(req: IncomingRequest): Record<string, string> {
   }
 }
 
+const jsonResult = (result: { status: number; body: unknown }) => json(result.status, result.body)
+
+/**
+ * An endpoint browsers call from other origins with a project key: CORS on every answer, the
+ * preflight answered (with `{"status": 1}` where PostHog answers it so), 503 unless ready.
+ */
+async function publicEndpoint(
+  req: IncomingRequest,
+  lifecycle: Lifecycle,
+  preflightStatusBody: boolean,
+  answer: () => Promise<OutgoingResponse>,
+): Promise<OutgoingResponse> {
+  const cors = corsHeaders(req)
+  if (req.method === 'OPTIONS') return preflightStatusBody ? json(200, { status: 1 }, cors) : { status: 200, headers: cors, body: '' }
+  if (lifecycle !== 'ready') return unavailable(lifecycle, cors)
+  const response = await answer()
+  return { ...response, headers: { ...cors, ...response.headers } }
+}
+
 function clientIp(req: IncomingRequest, trustProxy: boolean): string | undefined {
   const forwarded = trustProxy ? req.headers['x-forwarded-for']?.split(',')[0]?.trim() : undefined
   return forwarded || req.remoteAddress || undefined
@@ -91,36 +110,28 @@ export function createDispatcher(deps: DispatchDeps) {
       return { status: 200, headers: { 'content-type': deps.registry.contentType }, body: await deps.registry.metrics() }
     }
 
-    if (isCapturePath(path) && deps.capture) {
-      const cors = corsHeaders(req)
-      if (req.method === 'OPTIONS') return json(200, { status: 1 }, cors)
-      if (lifecycle !== 'ready') return unavailable(lifecycle, cors)
-      const result = await handleCapture(
-        { path, query: new URLSearchParams(req.query), headers: req.headers, body: req.body, ip: clientIp(req, deps.trustProxy) },
-        deps.capture,
-      )
-      return json(result.status, result.body, cors)
+    const publicInput = (body: Buffer) => ({
+      path,
+      query: new URLSearchParams(req.query),
+      headers: req.headers,
+      body,
+      ip: clientIp(req, deps.trustProxy),
+    })
+    const capture = deps.capture
+    if (isCapturePath(path) && capture) {
+      return publicEndpoint(req, lifecycle, true, async () => jsonResult(await handleCapture(publicInput(req.body), capture)))
     }
-
-    if (DECIDE_PATHS.has(path) && deps.decide) {
-      const cors = corsHeaders(req)
-      if (req.method === 'OPTIONS') return json(200, { status: 1 }, cors)
-      if (lifecycle !== 'ready') return unavailable(lifecycle, cors)
-      const result = await handleDecide(
-        { path, query: new URLSearchParams(req.query), headers: req.headers, body: req.method === 'GET' ? Buffer.alloc(0) : req.body, ip: clientIp(req, deps.trustProxy) },
-        deps.decide,
-        path.startsWith('/flags'),
-      )
-      return json(result.status, result.body, cors)
+    const decide = deps.decide
+    if (DECIDE_PATHS.has(path) && decide) {
+      const body = req.method === 'GET' ? Buffer.alloc(0) : req.body
+      return publicEndpoint(req, lifecycle, true, async () => jsonResult(await handleDecide(publicInput(body), decide, path.startsWith('/flags'))))
     }
-
-    const remoteConfig = deps.decide ? remoteConfigRequest(path) : undefined
-    if (remoteConfig && deps.decide) {
-      const cors = corsHeaders(req)
-      if (req.method === 'OPTIONS') return { status: 200, headers: cors, body: '' }
-      if (lifecycle !== 'ready') return unavailable(lifecycle, cors)
-      const answer = await answerRemoteConfig(remoteConfig, deps.decide)
-      return { status: answer.status, headers: { ...cors, 'content-type': answer.contentType }, body: answer.body }
+    const remoteConfig = decide ? remoteConfigRequest(path) : undefined
+    if (remoteConfig && decide) {
+      return publicEndpoint(req, lifecycle, false, async () => {
+        const answer = await answerRemoteConfig(remoteConfig, decide)
+        return { status: answer.status, headers: { 'content-type': answer.contentType }, body: answer.body }
+      })
     }
 
     const api = path.startsWith('/api/') || path === '/flags/definitions' || path === '/flags/definitions/' ? deps.rest : path === TRPC_ENDPOINT || path.startsWith(`${TRPC_ENDPOINT}/`) ? deps.trpc : undefined

@@ -1,14 +1,13 @@
 import type { PropertyCondition, PropertyExpression } from '@burrow/clickhouse'
 import { PROPERTY_OPERATORS, type PropertyOperator } from '@burrow/contracts'
 import { problems } from './problems'
+import { isJsonObject } from '@burrow/contracts'
 
 const ATTR = 'properties'
 const OPERATORS = new Set<string>(PROPERTY_OPERATORS)
 const FILTER_TYPES = new Set(['event', 'person'])
 
 const invalid = (detail: string) => problems.validation(ATTR, detail)
-
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
 
 function scalarText(value: unknown): string {
   if (typeof value === 'string') return value
@@ -67,7 +66,7 @@ function condition(item: Record<string, unknown>): PropertyCondition {
 function expression(value: unknown, depth: number): PropertyExpression {
   if (depth > 10) throw invalid('Property filter groups are nested too deeply.')
   if (Array.isArray(value)) return { type: 'AND', values: value.map((v) => expression(v, depth + 1)) }
-  if (!isObject(value)) throw invalid('Each property filter must be an object.')
+  if (!isJsonObject(value)) throw invalid('Each property filter must be an object.')
   if (value.type === 'AND' || value.type === 'OR') {
     if (!Array.isArray(value.values)) throw invalid('A property group needs a list of values.')
     return { type: value.type, values: value.values.map((v) => expression(v, depth + 1)) }
@@ -77,7 +76,7 @@ function expression(value: unknown, depth: number): PropertyExpression {
 
 /** The whole filter: a list, a group, or PostHog's legacy dict `{"<key>[__<operator>]": value}`. */
 function topLevel(value: unknown): PropertyExpression {
-  if (!isObject(value) || 'key' in value || value.type === 'AND' || value.type === 'OR') return expression(value, 0)
+  if (!isJsonObject(value) || 'key' in value || value.type === 'AND' || value.type === 'OR') return expression(value, 0)
   return {
     type: 'AND',
     values: Object.entries(value).map(([name, v]) => {

@@ -1,6 +1,6 @@
 import type { ProjectTokenResolver } from '@burrow/core'
 import { toClickHouseDateTime } from '@burrow/clickhouse'
-import { decodePayload } from './decode'
+import { decodeRequestBody } from './decode'
 import { deadLetter, rawPayloadOf, type EventSink } from './eventSink'
 import { encodeEvent } from './eventRow'
 import { IngestError, ingestErrors } from './ingestError'
@@ -50,15 +50,7 @@ function parseJson(text: string): unknown {
  */
 export async function handleCapture(input: CaptureInput, deps: CaptureDeps): Promise<CaptureResult> {
   try {
-    const decoded = decodePayload(
-      {
-        body: input.body,
-        contentType: (input.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase(),
-        contentEncoding: input.headers['content-encoding'] ?? '',
-        query: input.query,
-      },
-      { maxDecompressedBytes: deps.maxDecompressedBytes },
-    )
+    const decoded = decodeRequestBody(input, { maxDecompressedBytes: deps.maxDecompressedBytes })
     const request = captureRequestFrom(parseJson(decoded.text), {
       path: input.path,
       query: input.query,

@@ -1,9 +1,11 @@
 import type { FlagDefinitionsResolver, ProjectTokenResolver } from '@burrow/core'
 import { evaluateFlag, type FlagEvaluation } from '@burrow/flags'
 import type { CaptureInput, CaptureResult } from './capture'
-import { decodePayload } from './decode'
+import { decodeRequestBody } from './decode'
 import { IngestError } from './ingestError'
 import { projectForRequest } from './projectAuth'
+import { truncateDistinctId } from './steps/distinctId'
+import { isJsonObject } from '@burrow/contracts'
 
 export interface DecideDeps {
   projects: ProjectTokenResolver
@@ -13,8 +15,6 @@ export interface DecideDeps {
   log: (msg: string) => void
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
-const MAX_DISTINCT_ID_LENGTH = 200
 
 /** What the browser SDK configures itself from, in every answer (PostHog's base config). */
 function baseConfig(): Record<string, unknown> {
@@ -92,22 +92,14 @@ export async function handleDecide(input: CaptureInput, deps: DecideDeps, flagsE
       // A GET (or an empty POST) gets the configuration and no flags, as PostHog answers it.
       return { status: 200, body: { ...baseConfig(), ...shape([], version, flagsEndpoint) } }
     }
-    const decoded = decodePayload(
-      {
-        body: input.body,
-        contentType: (input.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase(),
-        contentEncoding: input.headers['content-encoding'] ?? '',
-        query: input.query,
-      },
-      { maxDecompressedBytes: deps.maxDecompressedBytes },
-    )
+    const decoded = decodeRequestBody(input, { maxDecompressedBytes: deps.maxDecompressedBytes })
     let body: unknown
     try {
       body = JSON.parse(decoded.text)
     } catch (err) {
       throw new IngestError(400, { type: 'validation_error', code: 'malformed_data', detail: `Malformed request data: ${(err as Error).message}`, attr: null })
     }
-    if (!isObject(body)) throw new IngestError(400, { type: 'validation_error', code: 'malformed_data', detail: 'Malformed request data: expected a JSON object.', attr: null })
+    if (!isJsonObject(body)) throw new IngestError(400, { type: 'validation_error', code: 'malformed_data', detail: 'Malformed request data: expected a JSON object.', attr: null })
     const token = [body.api_key, body.token, body.$token, input.query.get('token'), input.query.get('api_key')].find(
       (t): t is string => typeof t === 'string' && t !== '',
     )
@@ -115,13 +107,13 @@ export async function handleDecide(input: CaptureInput, deps: DecideDeps, flagsE
     const project = await projectForRequest({ token, projectId: projectId === undefined || projectId === null ? undefined : String(projectId) }, deps, noApiKey)
 
     const rawId = body.distinct_id ?? body.$distinct_id
-    const distinctId = typeof rawId === 'string' || typeof rawId === 'number' ? String(rawId).slice(0, MAX_DISTINCT_ID_LENGTH) : ''
+    const distinctId = typeof rawId === 'string' || typeof rawId === 'number' ? truncateDistinctId(String(rawId)) : ''
     if (distinctId === '') {
       throw new IngestError(400, { type: 'validation_error', code: 'missing_distinct_id', detail: 'Decide requires a distinct_id.', attr: 'distinct_id' })
     }
-    const personProperties = isObject(body.person_properties) ? body.person_properties : isObject(body.$properties) ? body.$properties : {}
-    const groups = isObject(body.groups) ? (Object.fromEntries(Object.entries(body.groups).map(([k, v]) => [k, String(v)])) as Record<string, string>) : {}
-    const groupProperties = isObject(body.group_properties) ? (body.group_properties as Record<string, Record<string, unknown>>) : {}
+    const personProperties = isJsonObject(body.person_properties) ? body.person_properties : isJsonObject(body.$properties) ? body.$properties : {}
+    const groups = isJsonObject(body.groups) ? (Object.fromEntries(Object.entries(body.groups).map(([k, v]) => [k, String(v)])) as Record<string, string>) : {}
+    const groupProperties = isJsonObject(body.group_properties) ? (body.group_properties as Record<string, Record<string, unknown>>) : {}
     const anonId = typeof body.$anon_distinct_id === 'string' && body.$anon_distinct_id !== '' ? body.$anon_distinct_id : undefined
     const wanted = Array.isArray(body.flag_keys_to_evaluate ?? body.flag_keys) ? new Set((body.flag_keys_to_evaluate ?? body.flag_keys) as unknown[]) : undefined
 

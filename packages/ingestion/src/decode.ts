@@ -123,3 +123,19 @@ export function decodePayload(req: EncodedRequest, limits: DecodeLimits): Decode
   if (text.length > limits.maxDecompressedBytes) throw ingestErrors.tooLarge('The decompressed payload')
   return { text, form }
 }
+
+/** The body of an HTTP request decoded as decodePayload does, reading the hints from its headers. */
+export function decodeRequestBody(
+  req: { body: Buffer; headers: Record<string, string>; query: URLSearchParams },
+  limits: DecodeLimits,
+): DecodedPayload {
+  return decodePayload(
+    {
+      body: req.body,
+      contentType: (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase(),
+      contentEncoding: req.headers['content-encoding'] ?? '',
+      query: req.query,
+    },
+    limits,
+  )
+}

@@ -8,6 +8,7 @@ import {
   type ClickHouse,
   type DeadLetterRow,
 } from '@burrow/clickhouse'
+import { isUuid } from '@burrow/core'
 import type { IngestionMetrics } from './metrics'
 
 export interface EventSinkOptions {
@@ -18,8 +19,6 @@ export interface EventSinkOptions {
   retryBaseMs?: number
   retryMaxMs?: number
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -126,7 +125,7 @@ export function deadLetter(
   return {
     id: randomUUID(),
     // A uuid ClickHouse cannot parse would get the dead letter itself refused.
-    event_uuid: UUID.test(subject.uuid) ? subject.uuid : NIL_UUID,
+    event_uuid: isUuid(subject.uuid) ? subject.uuid : NIL_UUID,
     event: subject.event,
     properties: '{}',
     distinct_id: subject.distinctId,

@@ -1,4 +1,5 @@
 import { ingestErrors } from './ingestError'
+import { isJsonObject } from '@burrow/contracts'
 
 /** An event as a client sent it: any JSON object; the pipeline checks each field. */
 export type RawEvent = Record<string, unknown>
@@ -21,7 +22,6 @@ export interface RequestMeta {
   authorization: string | undefined
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 const nonEmptyString = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined)
 
 function eventToken(event: RawEvent): string | undefined {
@@ -30,7 +30,7 @@ function eventToken(event: RawEvent): string | undefined {
     nonEmptyString(event.token) ??
     nonEmptyString(event.$token) ??
     nonEmptyString(event.writeKey) ??
-    (isObject(event.properties) ? nonEmptyString(event.properties.token) : undefined)
+    (isJsonObject(event.properties) ? nonEmptyString(event.properties.token) : undefined)
   )
 }
 
@@ -61,13 +61,13 @@ export function captureRequestFrom(body: unknown, meta: RequestMeta): CaptureReq
   let sentAt: unknown
   let projectId: unknown
   if (Array.isArray(body)) {
-    events = body.filter(isObject)
-  } else if (isObject(body) && Array.isArray(body.batch)) {
-    events = body.batch.filter(isObject)
+    events = body.filter(isJsonObject)
+  } else if (isJsonObject(body) && Array.isArray(body.batch)) {
+    events = body.batch.filter(isJsonObject)
     batchToken = nonEmptyString(body.api_key) ?? nonEmptyString(body.token) ?? nonEmptyString(body.writeKey)
     sentAt = body.sent_at ?? body.sentAt
     projectId = body.project_id
-  } else if (isObject(body)) {
+  } else if (isJsonObject(body)) {
     events = [body]
     sentAt = body.sent_at
     projectId = body.project_id

@@ -2,6 +2,11 @@ import { drop, ok, type Step } from '../pipeline'
 
 const MAX_DISTINCT_ID_LENGTH = 200
 
+/** At most 200 characters (whole code points) of a distinct id, as PostHog keeps. */
+export function truncateDistinctId(id: string): string {
+  return id.length > MAX_DISTINCT_ID_LENGTH ? Array.from(id).slice(0, MAX_DISTINCT_ID_LENGTH).join('') : id
+}
+
 /** JSON text with object keys sorted, as PostHog stringifies non-string distinct ids. */
 function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
@@ -29,8 +34,7 @@ export const resolveDistinctId: Step = {
     let id = typeof value === 'string' ? value : canonicalJson(value)
     if (id.trim() === '') return drop('empty_distinct_id')
     if (id.includes('\u0000')) id = id.replaceAll('\u0000', '\uFFFD')
-    if (id.length > MAX_DISTINCT_ID_LENGTH) id = Array.from(id).slice(0, MAX_DISTINCT_ID_LENGTH).join('')
-    event.distinctId = id
+    event.distinctId = truncateDistinctId(id)
     return ok
   },
 }

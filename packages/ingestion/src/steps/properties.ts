@@ -1,6 +1,5 @@
 import { ok, type Step } from '../pipeline'
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+import { isJsonObject } from '@burrow/contracts'
 
 function escapeChainValue(value: unknown): string {
   return String(value).replaceAll('"', '\\"')
@@ -9,7 +8,7 @@ function escapeChainValue(value: unknown): string {
 /** posthog-js's `$elements` list as PostHog's elements_chain text. */
 export function elementsToChain(elements: unknown[]): string {
   return elements
-    .filter(isObject)
+    .filter(isJsonObject)
     .map((el) => {
       const classes = Array.isArray(el.attr__class) ? el.attr__class : typeof el.attr__class === 'string' ? el.attr__class.split(' ') : []
       let text = `${typeof el.tag_name === 'string' ? el.tag_name : ''}${classes.filter(Boolean).map((c) => `.${String(c)}`).join('')}`
@@ -37,10 +36,10 @@ export const buildProperties: Step = {
   name: 'build_properties',
   run(event, ctx) {
     const input = event.input
-    const properties: Record<string, unknown> = isObject(input.properties) ? { ...input.properties } : {}
+    const properties: Record<string, unknown> = isJsonObject(input.properties) ? { ...input.properties } : {}
     for (const key of ['$set', '$set_once'] as const) {
-      if (isObject(input[key])) {
-        properties[key] = { ...(isObject(properties[key]) ? properties[key] : {}), ...input[key] }
+      if (isJsonObject(input[key])) {
+        properties[key] = { ...(isJsonObject(properties[key]) ? properties[key] : {}), ...input[key] }
       }
     }
     if (ctx.project.anonymizeIps) delete properties.$ip

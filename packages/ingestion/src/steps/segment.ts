@@ -1,14 +1,13 @@
 import { ok, type Step } from '../pipeline'
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+import { isJsonObject } from '@burrow/contracts'
 
 const SEGMENT_TYPES = new Set(['track', 'identify', 'alias', 'page', 'screen', 'group'])
 
 /** Context fields of Segment's spec and the PostHog properties they become. */
 function propertiesFromContext(context: Record<string, unknown>): Record<string, unknown> {
   const props: Record<string, unknown> = {}
-  const library = isObject(context.library) ? context.library : {}
-  const page = isObject(context.page) ? context.page : {}
+  const library = isJsonObject(context.library) ? context.library : {}
+  const page = isJsonObject(context.page) ? context.page : {}
   if (typeof context.ip === 'string') props.$ip = context.ip
   if (typeof context.userAgent === 'string') props.$raw_user_agent = context.userAgent
   if (typeof library.name === 'string') props.$lib = library.name
@@ -33,10 +32,10 @@ export const segmentToPostHog: Step = {
     if (!type || !SEGMENT_TYPES.has(type) || (!hasSegmentIds && raw.event !== undefined)) return ok
 
     const userId = raw.userId ?? raw.anonymousId
-    const traits = isObject(raw.traits) ? raw.traits : undefined
+    const traits = isJsonObject(raw.traits) ? raw.traits : undefined
     const properties: Record<string, unknown> = {
-      ...(isObject(raw.context) ? propertiesFromContext(raw.context) : {}),
-      ...(isObject(raw.properties) ? raw.properties : {}),
+      ...(isJsonObject(raw.context) ? propertiesFromContext(raw.context) : {}),
+      ...(isJsonObject(raw.properties) ? raw.properties : {}),
     }
     const converted: Record<string, unknown> = { ...raw, properties }
     if (userId !== undefined && converted.distinct_id === undefined) converted.distinct_id = userId
@@ -47,7 +46,7 @@ export const segmentToPostHog: Step = {
         break
       case 'identify':
         converted.event = '$identify'
-        if (traits) properties.$set = { ...(isObject(properties.$set) ? properties.$set : {}), ...traits }
+        if (traits) properties.$set = { ...(isJsonObject(properties.$set) ? properties.$set : {}), ...traits }
         if (raw.userId !== undefined && raw.anonymousId !== undefined) properties.$anon_distinct_id = raw.anonymousId
         break
       case 'alias':
