@@ -134,6 +134,7 @@ export function createDispatcher(deps: DispatchDeps) {
       })
     }
 
+    // `/flags/definitions` is PostHog's path for a private-API resource (local evaluation).
     const api = path.startsWith('/api/') || path === '/flags/definitions' || path === '/flags/definitions/' ? deps.rest : path === TRPC_ENDPOINT || path.startsWith(`${TRPC_ENDPOINT}/`) ? deps.trpc : undefined
     if (api) {
       if (req.method === 'OPTIONS') return { status: 200, headers: corsHeaders(req), body: '' }

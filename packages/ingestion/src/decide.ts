@@ -17,25 +17,23 @@ export interface DecideDeps {
 
 
 /** What the browser SDK configures itself from, in every answer (PostHog's base config). */
-function baseConfig(): Record<string, unknown> {
-  return {
-    config: { enable_collect_everything: true },
-    editorParams: {},
-    toolbarParams: {},
-    isAuthenticated: false,
-    supportedCompression: ['gzip', 'gzip-js', 'lz64'],
-    sessionRecording: false,
-    capturePerformance: false,
-    autocapture_opt_out: false,
-    autocaptureExceptions: false,
-    analytics: { endpoint: '/i/v0/e/' },
-    elementsChainAsString: true,
-    surveys: false,
-    heatmaps: false,
-    siteApps: [],
-    defaultIdentifiedOnly: true,
-  }
-}
+const BASE_CONFIG: Readonly<Record<string, unknown>> = Object.freeze({
+  config: { enable_collect_everything: true },
+  editorParams: {},
+  toolbarParams: {},
+  isAuthenticated: false,
+  supportedCompression: ['gzip', 'gzip-js', 'lz64'],
+  sessionRecording: false,
+  capturePerformance: false,
+  autocapture_opt_out: false,
+  autocaptureExceptions: false,
+  analytics: { endpoint: '/i/v0/e/' },
+  elementsChainAsString: true,
+  surveys: false,
+  heatmaps: false,
+  siteApps: [],
+  defaultIdentifiedOnly: true,
+})
 
 const noApiKey = () =>
   new IngestError(401, {
@@ -90,7 +88,7 @@ export async function handleDecide(input: CaptureInput, deps: DecideDeps, flagsE
     const version = versionOf(input.query)
     if (input.body.length === 0) {
       // A GET (or an empty POST) gets the configuration and no flags, as PostHog answers it.
-      return { status: 200, body: { ...baseConfig(), ...shape([], version, flagsEndpoint) } }
+      return { status: 200, body: { ...BASE_CONFIG, ...shape([], version, flagsEndpoint) } }
     }
     const decoded = decodeRequestBody(input, { maxDecompressedBytes: deps.maxDecompressedBytes })
     let body: unknown
@@ -124,7 +122,7 @@ export async function handleDecide(input: CaptureInput, deps: DecideDeps, flagsE
         flag,
         result: evaluateFlag(flag, { distinctId, personProperties, groups, groupProperties, hashKeyOverride: anonId }),
       }))
-    return { status: 200, body: { ...baseConfig(), ...shape(results, version, flagsEndpoint) } }
+    return { status: 200, body: { ...BASE_CONFIG, ...shape(results, version, flagsEndpoint) } }
   } catch (err) {
     if (err instanceof IngestError) return { status: err.status, body: err.body }
     deps.log(`decide failed: ${(err as Error)?.stack ?? String(err)}`)
