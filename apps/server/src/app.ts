@@ -8,6 +8,7 @@ import {
   createIngestionMetrics,
   EventSink,
   EventSpool,
+  PersonStage,
   listDeadLetters,
   replayDeadLetters,
   startHttpServer,
@@ -109,6 +110,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     if (runsIngestion) {
       const definitions = new EventDefinitionTracker(deps)
       const sink = new EventSink({ ch, metrics, log: warn })
+      const persons = new PersonStage({ ...deps, storeCopies: (write) => sink.storeRetrying(write, 0) })
       const spool = await EventSpool.open({
         dir: path.join(config.DATA_DIR, 'spool'),
         sink,
@@ -118,6 +120,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
         maxBytes: config.SPOOL_MAX_BYTES,
         segmentBytes: config.SPOOL_SEGMENT_BYTES,
         log: warn,
+        beforeInsert: (frames) => persons.assign(frames),
         onStored: async (sightings) => {
           for (const [teamId, event, timestampMs] of sightings) definitions.record(teamId, event, timestampMs)
           await definitions.flush()

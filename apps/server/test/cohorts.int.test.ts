@@ -134,6 +134,6 @@ describe('cohorts', () => {
     const csv = await service.api(account, `${path}?format=csv`)
     expect(csv.status).toBe(200)
     expect(csv.headers.get('content-type')).toMatch(/^text\/csv/)
-    expect(await csv.text()).toBe('id,uuid,distinct_ids,properties,is_identified,created_at\n')
+    expect(await csv.text()).toBe('id,uuid,name,distinct_ids,properties,is_identified,created_at\n')
   })
 })

@@ -124,24 +124,27 @@ describe('the properties filter', () => {
     expect(await res.json()).toMatchObject({ type: 'validation_error', attr: 'properties' })
   })
 
-  it('filters on person properties and by person through the persons the events belong to', async () => {
-    const personId = randomUUID()
-    const ch = service.app.deps.ch.writer
-    await ch.insert({
-      table: 'person',
-      format: 'JSONEachRow',
-      values: [{ id: personId, created_at: '2024-01-01 00:00:00.000', team_id: project.projectId, properties: '{"company":"Acme"}', is_identified: 1, version: 1 }],
+  it('filters on person properties and by person (integer id or uuid) through all the distinct ids of the person', async () => {
+    // ann identifies as cat's anonymous id: one person with both distinct ids.
+    await service.post('/capture/', {
+      api_key: project.projectToken,
+      event: '$identify',
+      distinct_id: 'ann',
+      properties: { $anon_distinct_id: 'cat', $set: { company: 'Acme' } },
     })
-    await ch.insert({
-      table: 'person_distinct_id2',
-      format: 'JSONEachRow',
-      values: ['ann', 'cat'].map((d) => ({ team_id: project.projectId, distinct_id: d, person_id: personId, version: 1 })),
-    })
-    expect(await matching([{ key: 'company', value: 'acme', operator: 'icontains', type: 'person' }])).toEqual(['ann', 'cat'])
-    const byPerson = await (await service.api(project, `/api/projects/${project.projectId}/events/?person_id=${personId}`)).json()
-    expect(byPerson.results.map((e: { distinct_id: string }) => e.distinct_id).sort()).toEqual(['ann', 'cat'])
-    const nobody = await (await service.api(project, `/api/projects/${project.projectId}/events/?person_id=${randomUUID()}`)).json()
-    expect(nobody.count).toBe(0)
+    await service.eventsOf(project, users.length + 1)
+    expect(await matching([{ key: 'company', value: 'acme', operator: 'icontains', type: 'person' }])).toEqual(['ann', 'ann', 'cat'])
+    const people = await (await service.api(project, `/api/projects/${project.projectId}/persons/?distinct_id=cat`)).json()
+    const person = people.results[0]
+    expect(person.distinct_ids.sort()).toEqual(['ann', 'cat'])
+    for (const id of [person.id, person.uuid]) {
+      const byPerson = await (await service.api(project, `/api/projects/${project.projectId}/events/?person_id=${id}`)).json()
+      expect(byPerson.results.map((e: { distinct_id: string }) => e.distinct_id).sort()).toEqual(['ann', 'ann', 'cat'])
+    }
+    for (const id of [999999999, randomUUID(), 'nobody']) {
+      const nobody = await (await service.api(project, `/api/projects/${project.projectId}/events/?person_id=${id}`)).json()
+      expect(nobody.count).toBe(0)
+    }
   })
 })
 
@@ -178,7 +181,13 @@ describe('retrieving one event', () => {
     await service.eventsOf(fresh, 1)
     const res = await service.api(fresh, `/api/projects/${fresh.projectId}/events/${uuid}/`)
     expect(res.status).toBe(200)
-    expect(await res.json()).toMatchObject({ id: uuid, event: 'one', distinct_id: 'x', properties: { k: 1 }, person: null })
+    expect(await res.json()).toMatchObject({
+      id: uuid,
+      event: 'one',
+      distinct_id: 'x',
+      properties: { k: 1 },
+      person: { is_identified: false, distinct_ids: ['x'], properties: {} },
+    })
 
     const malformed = await service.api(fresh, `/api/projects/${fresh.projectId}/events/not-a-uuid/`)
     expect(malformed.status).toBe(400)

@@ -3,6 +3,7 @@ import { eventDefinitionsRouter } from './routers/eventDefinitions'
 import { eventsRouter } from './routers/events'
 import { featureFlagsRouter } from './routers/featureFlags'
 import { pluginConfigsRouter, pluginsRouter } from './routers/plugins'
+import { personsRouter } from './routers/persons'
 import { projectsRouter } from './routers/projects'
 import { usersRouter } from './routers/users'
 import { createCallerFactory, router } from './trpc'
@@ -12,6 +13,7 @@ export const appRouter = router({
   cohorts: cohortsRouter,
   eventDefinitions: eventDefinitionsRouter,
   events: eventsRouter,
+  persons: personsRouter,
   featureFlags: featureFlagsRouter,
   plugins: pluginsRouter,
   pluginConfigs: pluginConfigsRouter,

@@ -75,6 +75,25 @@ export const restRoutes: RestRoute[] = [
 
   {
     method: 'GET',
+    path: `${projectScoped}/persons/`,
+    procedure: 'persons.list',
+    summary: 'List persons (search, distinct_id, properties)',
+    query: true,
+    paginated: true,
+    csv: true,
+  },
+  { method: 'GET', path: `${projectScoped}/persons/:id/`, procedure: 'persons.get', summary: 'Retrieve a person by id or uuid' },
+  {
+    method: 'DELETE',
+    path: `${projectScoped}/persons/:id/`,
+    procedure: 'persons.delete',
+    summary: 'Delete a person (and with delete_events=true, its events)',
+    query: true,
+    status: 204,
+  },
+
+  {
+    method: 'GET',
     path: `${projectScoped}/feature_flags/`,
     procedure: 'featureFlags.list',
     summary: 'List feature flags (not deleted)',

@@ -82,7 +82,8 @@ export function conditionOn(column: string, c: PropertyCondition, params: SqlPar
 
 /** The current persons of a team, with their latest properties, as a subquery. */
 export function currentPersonsSql(teamParam: string): string {
-  return `SELECT id, argMax(properties, version) AS properties, argMax(is_deleted, version) AS deleted
+  return `SELECT id, argMax(properties, version) AS properties, argMax(created_at, version) AS created_at,
+      argMax(is_deleted, version) AS deleted
     FROM person WHERE team_id = ${teamParam} GROUP BY id HAVING deleted = 0`
 }
 
@@ -93,22 +94,53 @@ export function distinctIdsOfPersonsSql(teamParam: string, personIdsSql: string)
     HAVING argMax(is_deleted, version) = 0 AND argMax(person_id, version) IN (${personIdsSql})`
 }
 
+/** The members of a cohort as of its current calculation (or upload). */
+export function cohortMembersSql(teamParam: string, c: CohortCondition, params: SqlParams): string {
+  return `SELECT person_id FROM cohortpeople WHERE team_id = ${teamParam}
+    AND cohort_id = ${params.add('Int64', c.cohortId)} AND version = ${params.add('UInt64', c.version)}`
+}
+
+/** Membership of a cohort; the caller looks up which calculation is current. */
+export interface CohortCondition {
+  type: 'cohort'
+  cohortId: number
+  version: number
+  negated: boolean
+}
+
 /** Conditions combined with AND or OR, nested as PostHog's property groups are. */
 export interface PropertyGroup {
   type: 'AND' | 'OR'
   values: PropertyExpression[]
 }
-export type PropertyExpression = PropertyCondition | PropertyGroup
+export type PropertyExpression = PropertyCondition | CohortCondition | PropertyGroup
 
 const isGroup = (e: PropertyExpression): e is PropertyGroup => e.type === 'AND' || e.type === 'OR'
 
-/** A filter tree on events of one team: event properties directly, person ones through the persons. */
+/** A filter tree as SQL, each leaf written by `leaf`. */
+function treeSql(expression: PropertyExpression, leaf: (c: PropertyCondition | CohortCondition) => string): string {
+  if (!isGroup(expression)) return leaf(expression)
+  if (expression.values.length === 0) return '1'
+  return `(${expression.values.map((e) => treeSql(e, leaf)).join(` ${expression.type} `)})`
+}
+
+/** A filter tree on events of one team: event properties directly, persons and cohorts through the persons. */
 export function eventPropertiesSql(expression: PropertyExpression, teamParam: string, params: SqlParams): string {
-  if (isGroup(expression)) {
-    if (expression.values.length === 0) return '1'
-    return `(${expression.values.map((e) => eventPropertiesSql(e, teamParam, params)).join(` ${expression.type} `)})`
-  }
-  if (expression.type === 'event') return conditionOn('properties', expression, params)
-  const persons = `SELECT id FROM (${currentPersonsSql(teamParam)}) WHERE ${conditionOn('properties', expression, params)}`
-  return `distinct_id IN (${distinctIdsOfPersonsSql(teamParam, persons)})`
+  return treeSql(expression, (c) => {
+    if (c.type === 'event') return conditionOn('properties', c, params)
+    const persons =
+      c.type === 'cohort'
+        ? cohortMembersSql(teamParam, c, params)
+        : `SELECT id FROM (${currentPersonsSql(teamParam)}) WHERE ${conditionOn('properties', c, params)}`
+    const inPersons = `distinct_id IN (${distinctIdsOfPersonsSql(teamParam, persons)})`
+    return c.type === 'cohort' && c.negated ? `NOT ${inPersons}` : inPersons
+  })
+}
+
+/** A filter tree over persons (rows with `id` and `properties`): every property condition is on the person. */
+export function personPropertiesSql(expression: PropertyExpression, teamParam: string, params: SqlParams): string {
+  return treeSql(expression, (c) => {
+    if (c.type !== 'cohort') return conditionOn('properties', c, params)
+    return `${c.negated ? 'NOT ' : ''}id IN (${cohortMembersSql(teamParam, c, params)})`
+  })
 }

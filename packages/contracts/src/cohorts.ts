@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { personSchema, type Person } from './persons'
 import { propertyOperatorSchema } from './propertyFilters'
 import { userSummarySchema } from './users'
 
@@ -62,13 +63,6 @@ export const cohortCreateSchema = cohortWritableSchema.partial()
 export const cohortUpdateSchema = cohortWritableSchema.partial()
 export type CohortWrite = z.infer<typeof cohortUpdateSchema>
 
-/** A member as the cohort persons endpoint lists it. */
-export const cohortPersonSchema = z.object({
-  id: z.string(),
-  uuid: z.string(),
-  distinct_ids: z.array(z.string()),
-  properties: z.record(z.string(), z.unknown()),
-  is_identified: z.boolean(),
-  created_at: z.string(),
-})
-export type CohortPerson = z.infer<typeof cohortPersonSchema>
+/** A member as the cohort persons endpoint lists it: a person, as the persons API shows them. */
+export const cohortPersonSchema = personSchema
+export type CohortPerson = Person

@@ -5,6 +5,8 @@ import { elementsFromChain } from './elementsChain'
 import { problems } from './problems'
 import { parsePropertyFilters } from './propertyFilters'
 import { isUuid } from './ids'
+import { persons, type PersonWithDistinctIds } from '@burrow/postgres'
+import { personUuid } from './persons'
 
 export interface EventsFilter {
   event?: string | undefined
@@ -14,6 +16,22 @@ export interface EventsFilter {
   properties?: unknown
   after?: string | undefined
   before?: string | undefined
+}
+
+/** The few person properties PostHog shows beside an event. */
+const EVENT_PERSON_PROPERTIES = ['email', 'name', 'username']
+
+function eventPerson(person: PersonWithDistinctIds | undefined): ApiEvent['person'] {
+  if (!person) return null
+  const properties: Record<string, unknown> = {}
+  for (const key of EVENT_PERSON_PROPERTIES) if (person.properties[key] !== undefined) properties[key] = person.properties[key]
+  return { is_identified: person.is_identified, distinct_ids: person.distinct_ids.slice(0, 1), properties }
+}
+
+/** Events with the person each distinct id belongs to now. */
+async function withPersons(deps: CoreDeps, projectId: number, rows: StoredEvent[]): Promise<ApiEvent[]> {
+  const owners = await persons.personsForDistinctIds(deps.sql, projectId, [...new Set(rows.map((r) => r.distinct_id))])
+  return rows.map((row) => ({ ...toApiEvent(row), person: eventPerson(owners.get(row.distinct_id)) }))
 }
 
 export function toApiEvent(row: StoredEvent): ApiEvent {
@@ -53,9 +71,9 @@ export async function listEvents(
   const empty = { count: 0, ...page, results: [] }
   let personId: string | undefined
   if (filter.personId !== undefined) {
-    // Persons are addressed by uuid; no person has any other kind of id.
-    if (!isUuid(filter.personId)) return empty
-    personId = filter.personId
+    // PostHog addresses a person by its integer id or its uuid; the events are those of all its distinct ids.
+    personId = await personUuid(deps, projectId, filter.personId)
+    if (personId === undefined) return empty
   }
   const { count, rows } = await eventsTable.queryEvents(deps.ch, {
     teamId: projectId,
@@ -68,14 +86,15 @@ export async function listEvents(
     limit: page.limit,
     offset: page.offset,
   })
-  return { count, ...page, results: rows.map(toApiEvent) }
+  return { count, ...page, results: await withPersons(deps, projectId, rows) }
 }
 
 export async function getEvent(deps: CoreDeps, projectId: number, id: string): Promise<ApiEvent> {
   if (!isUuid(id)) throw problems.validation(null, 'Invalid UUID', 'invalid')
   const row = await eventsTable.findEvent(deps.ch, projectId, id)
   if (!row) throw problems.notFound(`No events exist for event UUID ${id}`)
-  return toApiEvent(row)
+  const [event] = await withPersons(deps, projectId, [row])
+  return event!
 }
 
 /** The most frequent values of an event property, with their counts. */

@@ -11,6 +11,7 @@ import { runPipeline, type RequestContext } from './pipeline'
 import { encodeFrame, type Sighting } from './spool/frames'
 import type { EventSpool } from './spool/eventSpool'
 import { INGESTION_STEPS } from './steps'
+import type { PersonIntent } from './steps/personIntent'
 
 export interface CaptureInput {
   path: string
@@ -62,6 +63,7 @@ export async function handleCapture(input: CaptureInput, deps: CaptureDeps): Pro
 
     const ctx: RequestContext = { project, ip: input.ip, nowMs: Date.now(), sentAtMs: request.sentAtMs }
     const lines: string[] = []
+    const intents: PersonIntent[] = []
     const latest = new Map<string, Sighting>()
     const letters = []
     const createdAt = toClickHouseDateTime(ctx.nowMs)
@@ -79,6 +81,7 @@ export async function handleCapture(input: CaptureInput, deps: CaptureDeps): Pro
       }
       try {
         lines.push(encodeEvent(e, project.id, createdAt))
+        intents.push(e.person)
       } catch (err) {
         letters.push(deadLetter(subject, rawPayloadOf(raw), { location: 'ingestion:encode_row', reason: 'unencodable_event', error: String(err) }))
         continue
@@ -90,7 +93,7 @@ export async function handleCapture(input: CaptureInput, deps: CaptureDeps): Pro
     }
 
     if (lines.length > 0) {
-      const frame = encodeFrame(lines, [...latest.values()])
+      const frame = encodeFrame(lines, [...latest.values()], project.id, intents)
       if (!deps.spool.hasRoom(frame.length)) throw ingestErrors.bufferFull()
       try {
         await deps.spool.append(frame, lines.length)

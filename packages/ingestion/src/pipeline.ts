@@ -1,5 +1,6 @@
 import type { IngestionProject } from '@burrow/core'
 import type { RawEvent } from './payload'
+import type { PersonIntent } from './steps/personIntent'
 
 /** An event on its way through the steps; each step fills in or checks some fields. */
 export interface DraftEvent {
@@ -14,6 +15,8 @@ export interface DraftEvent {
   /** Microseconds since the epoch. */
   timestampUs: number
   elementsChain: string
+  /** What the event asks of its person; set by the last step. */
+  person: PersonIntent
 }
 
 export interface RequestContext {
@@ -46,7 +49,7 @@ export type PipelineOutcome =
  * and its neighbours in the request are unaffected.
  */
 export function runPipeline(steps: readonly Step[], raw: RawEvent, ctx: RequestContext): PipelineOutcome {
-  const event: DraftEvent = { raw, input: raw, name: '', distinctId: '', properties: {}, uuid: '', timestampUs: 0, elementsChain: '' }
+  const event: DraftEvent = { raw, input: raw, name: '', distinctId: '', properties: {}, uuid: '', timestampUs: 0, elementsChain: '', person: '' }
   for (const step of steps) {
     let result: StepResult
     try {

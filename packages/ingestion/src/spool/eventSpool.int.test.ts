@@ -67,7 +67,7 @@ async function storedUuids(team: number): Promise<string[]> {
 async function appendEvents(spool: EventSpool, team: number, from: number, count: number): Promise<void> {
   for (let i = from; i < from + count; i++) {
     const sightings: Sighting[] = [[team, 'e', 0]]
-    await spool.append(encodeFrame([line(team, uuidOf(team, i))], sightings), 1)
+    await spool.append(encodeFrame([line(team, uuidOf(team, i))], sightings, team, []), 1)
   }
 }
 
@@ -104,7 +104,7 @@ it('ignores a frame torn by a crash in the middle of a write, and what follows i
   await appendEvents(crashed, 13, 0, 3)
   await crashed.close(50)
   const [segment] = readdirSync(dir).filter((f) => f.endsWith('.seg'))
-  const torn = encodeFrame([line(13, uuidOf(13, 99))], [])
+  const torn = encodeFrame([line(13, uuidOf(13, 99))], [], 13, [])
   appendFileSync(path.join(dir, segment!), torn.subarray(0, torn.length - 5))
 
   const next = await EventSpool.open(spoolOptions(dir))
@@ -115,7 +115,7 @@ it('ignores a frame torn by a crash in the middle of a write, and what follows i
 it('refuses frames beyond its bound', async () => {
   const dir = newDir()
   const spool = await EventSpool.open(spoolOptions(dir, { client: unreachable, maxBytes: 2_000 }))
-  const frame = encodeFrame([line(14, uuidOf(14, 0))], [])
+  const frame = encodeFrame([line(14, uuidOf(14, 0))], [], 14, [])
   let accepted = 0
   while (spool.hasRoom(frame.length)) {
     await spool.append(frame, 1)
@@ -133,7 +133,7 @@ it('stores the good rows of a refused batch and dead-letters the bad one with th
   const bad = uuidOf(15, 2)
   const good2 = uuidOf(15, 3)
   const rows = [line(15, good1), line(15, bad, 'not a time'), line(15, good2, '2025-01-01 00:00:01.000000')]
-  await spool.append(encodeFrame(rows, [[15, 'e', 0]]), 3)
+  await spool.append(encodeFrame(rows, [[15, 'e', 0]], 15, []), 3)
   await spool.close(5_000)
   expect(await storedUuids(15)).toEqual([good1, good2])
   const letters = await ch.reader.query({

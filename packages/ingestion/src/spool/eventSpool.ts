@@ -3,7 +3,7 @@ import path from 'node:path'
 import type { EventSink } from '../eventSink'
 import { SinkGaveUp } from '../eventSink'
 import type { IngestionMetrics } from '../metrics'
-import { readFrame, type Sighting } from './frames'
+import { readFrame, type FrameContent, type Sighting } from './frames'
 import { listSegments, readPosition, removeSegment, segmentPath, writePosition, type SpoolPosition } from './segments'
 import { SpoolWriter } from './spoolWriter'
 
@@ -18,6 +18,11 @@ export interface EventSpoolOptions {
   maxBytes: number
   segmentBytes: number
   log: (msg: string) => void
+  /**
+   * Called with a batch's frames before their rows are inserted; may rewrite the rows in place
+   * (person ids). A failure leaves the batch in the spool and the consumer tries it again.
+   */
+  beforeInsert?: (frames: FrameContent[]) => Promise<void>
   /** Called with the event names of each stored batch (for event definitions). */
   onStored?: (sightings: Sighting[]) => Promise<void>
 }
@@ -32,7 +37,7 @@ interface Segment {
 }
 
 interface Batch {
-  bodies: Buffer[]
+  frames: FrameContent[]
   rows: number
   /** Rows of segments written by this run (earlier runs' rows are not counted as waiting). */
   liveRows: number
@@ -176,6 +181,8 @@ export class EventSpool {
       await this.reader?.handle.close()
       this.reader = undefined
     }
+    // The last batch may have been stored before its segment was closed.
+    if (!this.giveUp) await this.removeFinishedSegments()
     if (this.segments.size === 0) await rm(path.join(this.options.dir, 'position.json'), { force: true })
     else this.options.log(`spool: ${this.segments.size} segment(s) left for the next start`)
   }
@@ -206,6 +213,7 @@ export class EventSpool {
   }
 
   private async consume(): Promise<void> {
+    let failures = 0
     for (;;) {
       if (this.giveUp) return
       if (!this.shouldInsert()) {
@@ -216,21 +224,25 @@ export class EventSpool {
       try {
         const batch = await this.readBatch()
         if (batch.rows > 0) {
-          await this.options.sink.insert(Buffer.concat(batch.bodies), batch.rows)
+          await this.options.beforeInsert?.(batch.frames)
+          await this.options.sink.insert(Buffer.concat(batch.frames.map((f) => f.body)), batch.rows)
           await this.options.onStored?.(batch.sightings).catch((err) => this.options.log(`after-store hook failed: ${String(err)}`))
         }
         await this.advance(batch)
+        failures = 0
       } catch (err) {
-        if (err instanceof SinkGaveUp) return
-        this.options.log(`spool: consuming failed, retrying: ${(err as Error)?.stack ?? String(err)}`)
-        await new Promise((resolve) => setTimeout(resolve, 200))
+        if (err instanceof SinkGaveUp || this.giveUp) return
+        // Backs off while a dependency (PostgreSQL for persons, the disk) stays unavailable.
+        const delay = Math.min(200 * 2 ** failures++, 5_000)
+        this.options.log(`spool: consuming failed, retrying in ${delay} ms: ${(err as Error)?.stack ?? String(err)}`)
+        await new Promise((resolve) => setTimeout(resolve, delay))
       }
     }
   }
 
   /** Frames from the position on, up to the batch bounds, across segment ends. */
   private async readBatch(): Promise<Batch> {
-    const batch: Batch = { bodies: [], rows: 0, liveRows: 0, sightings: [], end: { ...this.position } }
+    const batch: Batch = { frames: [], rows: 0, liveRows: 0, sightings: [], end: { ...this.position } }
     let bytes = 0
     while (batch.rows < this.options.maxRows && bytes < MAX_BATCH_BYTES) {
       const segment = this.segments.get(batch.end.seq)
@@ -275,8 +287,8 @@ export class EventSpool {
     return batch
   }
 
-  private take(batch: Batch, content: { rows: number; sightings: Sighting[]; body: Buffer }, seq: number): void {
-    batch.bodies.push(content.body)
+  private take(batch: Batch, content: FrameContent, seq: number): void {
+    batch.frames.push(content)
     batch.rows += content.rows
     if (seq >= this.writerFirstSeq) batch.liveRows += content.rows
     for (const sighting of content.sightings) batch.sightings.push(sighting)
@@ -309,6 +321,13 @@ export class EventSpool {
     this.position = batch.end
     this.consumedRows += batch.liveRows
     while (this.commits.length > 0 && this.commits[0]!.rows <= this.consumedRows) this.commits.shift()
+    await this.removeFinishedSegments()
+    await writePosition(this.options.dir, this.position)
+    this.updateGauges()
+  }
+
+  /** Deletes the segments whose rows are all stored. */
+  private async removeFinishedSegments(): Promise<void> {
     for (const [seq, segment] of [...this.segments]) {
       const finished = seq < this.position.seq || (seq === this.position.seq && segment.closed && this.position.offset >= segment.end)
       if (!finished) continue
@@ -320,8 +339,6 @@ export class EventSpool {
       this.segments.delete(seq)
       this.bytes -= segment.size
     }
-    await writePosition(this.options.dir, this.position)
-    this.updateGauges()
   }
 
   private updateGauges(): void {

@@ -1,7 +1,9 @@
 import { crc32 } from 'node:zlib'
+import type { PersonIntent } from '../steps/personIntent'
 
 /**
- * A frame is what one request adds to the spool: its rows and the event names they carry.
+ * A frame is what one request adds to the spool: its rows, the event names they carry and
+ * what each row asks of its person (processed per batch when the rows are consumed).
  *
  *   [u32 LE payload length][u32 LE crc32 of payload][payload]
  *   payload = header JSON line + the rows as JSONEachRow lines
@@ -17,13 +19,16 @@ export type Sighting = [teamId: number, event: string, timestampMs: number]
 export interface FrameContent {
   rows: number
   sightings: Sighting[]
+  /** The project of the rows, and one person intent per row (absent in frames without persons). */
+  teamId: number
+  persons: PersonIntent[] | undefined
   /** The rows, each a JSONEachRow line ending in a newline. */
   body: Buffer
 }
 
-export function encodeFrame(rowLines: readonly string[], sightings: Sighting[]): Buffer {
+export function encodeFrame(rowLines: readonly string[], sightings: Sighting[], teamId: number, persons: PersonIntent[]): Buffer {
   // One allocation, the text written straight into it: this runs for every capture request.
-  const text = `${JSON.stringify({ n: rowLines.length, s: sightings })}\n${rowLines.join('')}`
+  const text = `${JSON.stringify({ n: rowLines.length, s: sightings, t: teamId, p: persons })}\n${rowLines.join('')}`
   const length = Buffer.byteLength(text)
   const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + length)
   frame.write(text, FRAME_HEADER_BYTES)
@@ -52,8 +57,9 @@ export function readFrame(buffer: Buffer, verify = true): FrameRead {
   const newline = payload.indexOf(0x0a)
   if (newline < 0) return { kind: 'corrupt', reason: 'no header line' }
   try {
-    const header = JSON.parse(payload.subarray(0, newline).toString('utf8')) as { n: number; s: Sighting[] }
-    return { kind: 'frame', content: { rows: header.n, sightings: header.s, body: payload.subarray(newline + 1) }, bytes: total }
+    const header = JSON.parse(payload.subarray(0, newline).toString('utf8')) as { n: number; s: Sighting[]; t?: number; p?: PersonIntent[] }
+    const content = { rows: header.n, sightings: header.s, teamId: header.t ?? 0, persons: header.p, body: payload.subarray(newline + 1) }
+    return { kind: 'frame', content, bytes: total }
   } catch {
     return { kind: 'corrupt', reason: 'unreadable header' }
   }

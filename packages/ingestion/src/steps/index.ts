@@ -1,6 +1,7 @@
 import type { Step } from '../pipeline'
 import { resolveDistinctId } from './distinctId'
 import { requireEventName } from './eventName'
+import { readPersonIntent } from './personIntent'
 import { buildProperties } from './properties'
 import { segmentToPostHog } from './segment'
 import { resolveTimestamp } from './timestamp'
@@ -14,4 +15,5 @@ export const INGESTION_STEPS: readonly Step[] = [
   assignUuid,
   resolveTimestamp,
   buildProperties,
+  readPersonIntent,
 ]

@@ -1,0 +1,79 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { createTestAccount, waitFor, type TestAccount } from '@burrow/testing'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestService, type TestService } from './service'
+import { exitCode, startServiceProcess, type ServiceProcess } from './serviceProcess'
+
+/**
+ * Two server instances sharing PostgreSQL and Redis, as behind a load balancer: this process's
+ * and a child process. Each has its own embedded ClickHouse, so the persons are checked in
+ * PostgreSQL, which both instances write.
+ */
+const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
+const USERS = 40
+
+let a: TestService
+let b: ServiceProcess
+let account: TestAccount
+const childDir = mkdtempSync(path.join(tmpdir(), 'burrow-second-'))
+chmodSync(childDir, 0o755)
+
+beforeAll(async () => {
+  a = await startTestService({ DATABASE_URL, REDIS_URL, BATCH_MAX_AGE_MS: 20 })
+  b = await startServiceProcess({ ...process.env, DATABASE_URL, REDIS_URL, DATA_DIR: childDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', BATCH_MAX_AGE_MS: '20' })
+  account = await createTestAccount(a.app.deps.sql)
+}, 120_000)
+
+afterAll(async () => {
+  if (b) {
+    const exited = exitCode(b.child)
+    b.child.kill('SIGTERM')
+    await exited
+  }
+  await a?.stop()
+  rmSync(childDir, { recursive: true, force: true })
+})
+
+async function batch(baseUrl: string, events: Array<Record<string, unknown>>): Promise<void> {
+  const res = await fetch(`${baseUrl}/batch/`, { method: 'POST', body: JSON.stringify({ api_key: account.projectToken, batch: events }) })
+  expect(res.status).toBe(200)
+}
+
+describe('persons written by two server instances at once', () => {
+  it('ends with one person per user holding all its distinct ids, whichever instance saw which event first', async () => {
+    const users = Array.from({ length: USERS }, (_, k) => k)
+    // Both instances see each anonymous id for the first time at once.
+    await Promise.all([
+      ...users.map((k) => batch(a.baseUrl, [{ event: '$pageview', distinct_id: `anon-${k}`, properties: { $set_once: { landing: `/a/${k}` } } }])),
+      ...users.map((k) => batch(b.baseUrl, [{ event: '$pageview', distinct_id: `anon-${k}` }])),
+    ])
+    // One instance identifies while the other sees the identified id's first event.
+    await Promise.all([
+      ...users.map((k) => batch(k % 2 ? a.baseUrl : b.baseUrl, [{ event: '$identify', distinct_id: `user-${k}`, properties: { $anon_distinct_id: `anon-${k}` } }])),
+      ...users.map((k) => batch(k % 2 ? b.baseUrl : a.baseUrl, [{ event: 'upgraded', distinct_id: `user-${k}`, properties: { $set: { plan: 'pro' } } }])),
+    ])
+
+    const sql = a.app.deps.sql
+    const owners = await waitFor(
+      async () => {
+        const rows = await sql<{ person_id: number; ids: string[]; properties: Record<string, unknown>; is_identified: boolean }[]>`
+          select p.id::int as person_id, array_agg(d.distinct_id order by d.distinct_id) as ids, p.properties, p.is_identified
+          from persons p join person_distinct_ids d on d.person_id = p.id
+          where p.project_id = ${account.projectId} group by p.id`
+        const settled = rows.length === USERS && rows.every((r) => r.ids.length === 2 && r.properties.plan === 'pro' && r.is_identified)
+        return settled ? rows : undefined
+      },
+      { what: `${USERS} persons with two distinct ids each`, timeoutMs: 30_000, intervalMs: 250 },
+    )
+    for (const k of users) {
+      const owner = owners.find((o) => o.ids.includes(`anon-${k}`))!
+      expect(owner.ids).toEqual([`anon-${k}`, `user-${k}`])
+      expect(owner.properties).toEqual({ landing: `/a/${k}`, plan: 'pro' })
+    }
+    const [{ n }] = await sql<{ n: number }[]>`select count(*)::int as n from persons where project_id = ${account.projectId}`
+    expect(n).toBe(USERS)
+  })
+})

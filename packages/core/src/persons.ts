@@ -1,0 +1,144 @@
+import { persons as personsTable, toClickHouseDateTime, type PersonCopy } from '@burrow/clickhouse'
+import type { Page, PageQuery, Person } from '@burrow/contracts'
+import { persons, type PersonWithDistinctIds, type PersonWrites } from '@burrow/postgres'
+import type { CoreDeps } from './deps'
+import { isUuid, serialId } from './ids'
+import { problems } from './problems'
+import { parsePropertyFilters } from './propertyFilters'
+
+/** The shared-cache key whose invalidation tells every server that a distinct id changed person. */
+export const distinctIdKey = (projectId: number, distinctId: string) => `person-distinct:${projectId}:${distinctId}`
+
+/** Copies what a write to persons changed into ClickHouse, where queries join them with events. */
+export async function copyPersonWrites(deps: Pick<CoreDeps, 'ch'>, writes: PersonWrites): Promise<void> {
+  // The latest version of each person wins, whichever order the writes came in.
+  const latest = new Map<string, PersonCopy>()
+  const keep = (copy: PersonCopy) => {
+    const seen = latest.get(copy.id)
+    if (!seen || seen.version <= copy.version) latest.set(copy.id, copy)
+  }
+  const copy = (p: PersonWrites['persons'][number], deleted: boolean): PersonCopy => ({
+    id: p.uuid,
+    created_at: toClickHouseDateTime(p.created_at.getTime()).slice(0, 23),
+    team_id: p.project_id,
+    properties: JSON.stringify(p.properties),
+    is_identified: p.is_identified ? 1 : 0,
+    is_deleted: deleted ? 1 : 0,
+    // A deletion outranks every version the person had.
+    version: deleted ? p.version + 1 : p.version,
+  })
+  for (const p of writes.persons) keep(copy(p, false))
+  for (const p of writes.deletedPersons) keep(copy(p, true))
+  await personsTable.insertPersons(deps.ch, [...latest.values()])
+  await personsTable.insertDistinctIds(
+    deps.ch,
+    writes.distinctIds.map((d) => ({
+      team_id: d.project_id,
+      distinct_id: d.distinct_id,
+      person_id: d.person_uuid,
+      is_deleted: d.is_deleted ? 1 : 0,
+      version: d.version,
+    })),
+  )
+}
+
+/** Tells every server to forget what it cached about these distinct ids. */
+export async function announceMovedDistinctIds(deps: Pick<CoreDeps, 'cache'>, writes: PersonWrites): Promise<void> {
+  for (const d of writes.distinctIds) {
+    if (d.moved) await deps.cache.publishInvalidation(distinctIdKey(d.project_id, d.distinct_id))
+  }
+}
+
+/** PostHog's display name: the first display-name property the person has, else a distinct id. */
+export function personName(person: Pick<PersonWithDistinctIds, 'properties' | 'distinct_ids' | 'uuid'>, displayProperties: readonly string[]): string {
+  for (const key of displayProperties) {
+    const value = person.properties[key]
+    if (typeof value === 'string' && value !== '') return value
+    if (typeof value === 'number') return String(value)
+  }
+  return person.distinct_ids[0] ?? person.uuid
+}
+
+export function toApiPerson(row: PersonWithDistinctIds, displayProperties: readonly string[]): Person {
+  return {
+    id: row.id,
+    uuid: row.uuid,
+    name: personName(row, displayProperties),
+    distinct_ids: row.distinct_ids,
+    properties: row.properties,
+    is_identified: row.is_identified,
+    created_at: row.created_at.toISOString(),
+  }
+}
+
+/** The person a URL names: PostHog addresses persons by integer id or by uuid. */
+async function findPerson(deps: CoreDeps, projectId: number, idParam: string): Promise<PersonWithDistinctIds> {
+  const id = serialId(idParam)
+  const key = id !== null ? { id } : isUuid(idParam) ? { uuid: idParam } : undefined
+  const row = key && (await persons.findPerson(deps.sql, projectId, key))
+  if (!row) throw problems.notFound()
+  return row
+}
+
+/** The uuid of the person an id or uuid names, or undefined when there is no such person. */
+export async function personUuid(deps: CoreDeps, projectId: number, idParam: string): Promise<string | undefined> {
+  try {
+    return (await findPerson(deps, projectId, idParam)).uuid
+  } catch {
+    return undefined
+  }
+}
+
+export interface PersonsFilter {
+  search?: string | undefined
+  distinctId?: string | undefined
+  properties?: unknown
+}
+
+export interface DisplayedProject {
+  id: number
+  person_display_name_properties: string[]
+}
+
+/** Persons found in ClickHouse (where the filters run), shown as PostgreSQL holds them now. */
+export async function listPersons(
+  deps: CoreDeps,
+  project: DisplayedProject,
+  filter: PersonsFilter & { cohort?: { id: number; version: number } },
+  page: PageQuery,
+): Promise<Page<Person>> {
+  const { count, uuids } = await personsTable.queryPersonIds(deps.ch, {
+    teamId: project.id,
+    search: filter.search || undefined,
+    distinctId: filter.distinctId,
+    properties: parsePropertyFilters(filter.properties),
+    cohort: filter.cohort,
+    limit: page.limit,
+    offset: page.offset,
+  })
+  const rows = await persons.personsByUuid(deps.sql, project.id, uuids)
+  return { count, ...page, results: rows.map((r) => toApiPerson(r, project.person_display_name_properties)) }
+}
+
+export async function getPerson(deps: CoreDeps, project: DisplayedProject, idParam: string): Promise<Person> {
+  return toApiPerson(await findPerson(deps, project.id, idParam), project.person_display_name_properties)
+}
+
+/**
+ * Removes the person and its distinct ids (a later event of one of them makes a new person);
+ * with `deleteEvents`, also every event of those distinct ids.
+ */
+export async function deletePerson(deps: CoreDeps, projectId: number, idParam: string, options: { deleteEvents: boolean }): Promise<void> {
+  const found = await findPerson(deps, projectId, idParam)
+  const deleted = await persons.deletePerson(deps.sql, projectId, found.id)
+  if (!deleted) throw problems.notFound()
+  await copyPersonWrites(deps, deleted.writes)
+  await announceMovedDistinctIds(deps, deleted.writes)
+  if (options.deleteEvents && deleted.person.distinct_ids.length > 0) {
+    await deps.ch.writer.command({
+      query: 'ALTER TABLE events DELETE WHERE team_id = {team_id:Int64} AND distinct_id IN {ids:Array(String)}',
+      query_params: { team_id: projectId, ids: deleted.person.distinct_ids },
+      clickhouse_settings: { mutations_sync: '1' },
+    })
+  }
+}

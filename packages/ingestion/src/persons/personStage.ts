@@ -1,0 +1,219 @@
+import type { SharedCache } from '@burrow/cache'
+import type { ClickHouse } from '@burrow/clickhouse'
+import { persons as personsCore } from '@burrow/core'
+import { persons, type NewPerson, type Pool, type PersonRef, type PersonWrites, type PropertyChange } from '@burrow/postgres'
+import { rowStarts, rowTimestampMs, setPersonIds } from '../eventRow'
+import type { FrameContent } from '../spool/frames'
+import type { PersonIntent } from '../steps/personIntent'
+import { DistinctIdCache } from './distinctIdCache'
+import { foldPropertyChange } from './propertyChanges'
+
+export interface PersonStageDeps {
+  sql: Pool
+  ch: ClickHouse
+  cache: SharedCache
+  log: (msg: string) => void
+  /** Stores in ClickHouse, retrying while it is unavailable (the event sink's policy). */
+  storeCopies: (write: () => Promise<void>) => Promise<void>
+}
+
+interface Row {
+  intent: Exclude<PersonIntent, string>
+  /** Where the row's person id goes: its frame's list of person ids, at `index`. */
+  frame: (string | undefined)[]
+  index: number
+  /** The encoded row, for its timestamp when the row makes a new person. */
+  body: Buffer
+  start: number
+}
+
+/** PostgreSQL errors that a concurrent write of the same persons causes; the work is retried. */
+const CONCURRENCY_CODES = new Set(['23505', '40P01', '40001'])
+const MERGE_ATTEMPTS = 5
+
+const asObject = (intent: PersonIntent): Exclude<PersonIntent, string> => (typeof intent === 'string' ? { d: intent } : intent)
+
+/**
+ * Gives each event of a batch its person, as PostHog's person processing does: creates the
+ * persons of new distinct ids, merges on `$identify`/`$create_alias`, applies `$set`,
+ * `$set_once` and `$unset`, and writes the person ids into the rows. PostgreSQL holds the
+ * persons; what changed is copied to ClickHouse. Lookups are one query per batch and project,
+ * and known distinct ids are answered from memory, so a batch of returning users costs no
+ * database round trip beyond its property updates.
+ *
+ * Every step can run again with the same result, which is what the spool needs: a batch that
+ * fails here stays in the spool and is processed again.
+ */
+export class PersonStage {
+  private readonly known: DistinctIdCache
+
+  constructor(
+    private readonly deps: PersonStageDeps,
+    options: { cacheEntries?: number } = {},
+  ) {
+    this.known = new DistinctIdCache(options.cacheEntries ?? 200_000)
+    deps.cache.onInvalidation((key) => this.known.forgetKey(key))
+  }
+
+  /** Processes the persons of a batch's frames and writes their ids into the frames' rows. */
+  async assign(frames: readonly FrameContent[]): Promise<void> {
+    const byTeam = new Map<number, Row[]>()
+    const ids: (string | undefined)[][] = []
+    for (const frame of frames) {
+      const frameIds: (string | undefined)[] = new Array(frame.persons?.length ?? 0).fill(undefined)
+      ids.push(frameIds)
+      if (!frame.persons || frame.teamId === 0) continue
+      let rows = byTeam.get(frame.teamId)
+      if (!rows) byTeam.set(frame.teamId, (rows = []))
+      const starts = rowStarts(frame.body, frame.persons.length)
+      for (const [i, intent] of frame.persons.entries()) {
+        rows.push({ intent: asObject(intent), frame: frameIds, index: i, body: frame.body, start: starts[i] ?? 0 })
+      }
+    }
+    for (const [teamId, rows] of byTeam) {
+      try {
+        await this.processTeam(teamId, rows)
+      } catch (err) {
+        // An outage is waited out (the batch stays in the spool); any other failure would stop
+        // every later event behind this batch, so the events are stored without their persons.
+        if (isTransient(err)) throw err
+        this.deps.log(`persons: storing ${rows.length} events of project ${teamId} without persons: ${(err as Error)?.stack ?? String(err)}`)
+      }
+    }
+    frames.forEach((frame, i) => {
+      if (frame.persons) setPersonIds(frame.body, ids[i]!)
+    })
+  }
+
+  private async processTeam(teamId: number, rows: readonly Row[]): Promise<void> {
+    const active = rows.filter((r) => r.intent.x !== 1)
+    if (active.length === 0) return
+    const writes = persons.emptyWrites()
+    const mapping = await this.lookUp(teamId, active)
+
+    // New distinct ids get a person now, unless a merge event is where they first appear: the
+    // merge links them to the other id's person instead of creating one to merge away.
+    // A new person is as old as the first event of its distinct id.
+    const seen = new Set<string>()
+    const toCreate: NewPerson[] = []
+    for (const row of active) {
+      const { intent } = row
+      for (const id of intent.m === undefined ? [intent.d] : [intent.d, intent.m]) {
+        if (seen.has(id)) continue
+        seen.add(id)
+        if (!mapping.has(id) && intent.m === undefined) toCreate.push({ distinctId: id, createdAt: createdAtOf(row) })
+      }
+    }
+    await this.create(teamId, toCreate, mapping, writes)
+
+    for (const row of active) {
+      if (row.intent.m !== undefined) await this.merge(teamId, row, mapping, writes)
+    }
+
+    await this.updateProperties(teamId, active, mapping, writes)
+
+    for (const row of active) row.frame[row.index] = mapping.get(row.intent.d)?.uuid
+    await this.deps.storeCopies(() => personsCore.copyPersonWrites(this.deps, writes))
+    for (const [distinctId, ref] of mapping) this.known.set(teamId, distinctId, ref)
+    await personsCore.announceMovedDistinctIds(this.deps, writes)
+  }
+
+  /** The persons of the rows' distinct ids: from memory, the rest in one query. */
+  private async lookUp(teamId: number, rows: readonly Row[]): Promise<Map<string, PersonRef>> {
+    const mapping = new Map<string, PersonRef>()
+    const unknown = new Set<string>()
+    for (const { intent } of rows) {
+      for (const id of intent.m === undefined ? [intent.d] : [intent.d, intent.m]) {
+        if (mapping.has(id) || unknown.has(id)) continue
+        const ref = this.known.get(teamId, id)
+        if (ref) mapping.set(id, ref)
+        else unknown.add(id)
+      }
+    }
+    for (const [id, ref] of await persons.personsOfDistinctIds(this.deps.sql, teamId, [...unknown])) mapping.set(id, ref)
+    return mapping
+  }
+
+  private async create(teamId: number, newPersons: NewPerson[], mapping: Map<string, PersonRef>, writes: PersonWrites): Promise<void> {
+    if (newPersons.length === 0) return
+    const created = await persons.createPersons(this.deps.sql, teamId, newPersons)
+    for (const [id, ref] of created.refs) mapping.set(id, ref)
+    addWrites(writes, created.writes)
+  }
+
+  private async merge(teamId: number, row: Row, mapping: Map<string, PersonRef>, writes: PersonWrites): Promise<void> {
+    const { d: distinctId, m: otherId } = row.intent as { d: string; m: string }
+    const options = { markIdentified: true, force: row.intent.f === 1, createdAt: createdAtOf(row) }
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const outcome = await persons.mergeDistinctIds(this.deps.sql, teamId, distinctId, otherId, options)
+        addWrites(writes, outcome.writes)
+        mapping.set(distinctId, outcome.person)
+        if (outcome.kind === 'refused') {
+          this.deps.log(`persons: not merging ${JSON.stringify(otherId)} into ${JSON.stringify(distinctId)}: both are identified persons`)
+          return
+        }
+        mapping.set(otherId, outcome.person)
+        for (const moved of outcome.writes.distinctIds) mapping.set(moved.distinct_id, outcome.person)
+        return
+      } catch (err) {
+        const code = (err as { code?: string }).code
+        if (!code || !CONCURRENCY_CODES.has(code) || attempt >= MERGE_ATTEMPTS) throw err
+      }
+    }
+  }
+
+  /**
+   * Folds each person's `$set`/`$set_once`/`$unset` in event order and applies them in one
+   * statement. A person merged away or deleted by another server meanwhile is looked up again.
+   */
+  private async updateProperties(teamId: number, rows: readonly Row[], mapping: Map<string, PersonRef>, writes: PersonWrites): Promise<void> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const changes = new Map<number, PropertyChange>()
+      for (const { intent } of rows) {
+        if (!intent.s && !intent.o && !intent.u) continue
+        const person = mapping.get(intent.d)
+        if (!person) continue
+        let change = changes.get(person.id)
+        // Keys like `__proto__` are ordinary property names here.
+        if (!change) changes.set(person.id, (change = { set: Object.create(null), setOnce: Object.create(null), unset: [] }))
+        foldPropertyChange(change, intent)
+      }
+      const { updated, missing } = await persons.updatePersonProperties(this.deps.sql, changes)
+      writes.persons.push(...updated)
+      if (missing.length === 0) return
+      const gone = new Set(missing)
+      const stale = [...mapping].filter(([, ref]) => gone.has(ref.id)).map(([id]) => id)
+      for (const id of stale) {
+        mapping.delete(id)
+        this.known.forget(teamId, id)
+      }
+      for (const [id, ref] of await persons.personsOfDistinctIds(this.deps.sql, teamId, stale)) mapping.set(id, ref)
+      const lost = stale.filter((id) => !mapping.has(id))
+      await this.create(teamId, lost.map((distinctId) => ({ distinctId, createdAt: new Date() })), mapping, writes)
+      // Only the persons that were gone need their changes again.
+      rows = rows.filter((r) => stale.includes(r.intent.d))
+    }
+  }
+}
+
+/**
+ * Failures that pass: the connection (no SQLSTATE, or class 08), the server shutting down or
+ * short of resources (57, 53), and conflicts with concurrent transactions (40).
+ */
+function isTransient(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true
+  return ['08', '40', '53', '57', '58'].includes(code.slice(0, 2))
+}
+
+function createdAtOf(row: Row): Date {
+  const ms = rowTimestampMs(row.body, row.start)
+  return ms === undefined ? new Date() : new Date(Math.min(ms, Date.now()))
+}
+
+function addWrites(into: PersonWrites, from: PersonWrites): void {
+  into.persons.push(...from.persons)
+  into.deletedPersons.push(...from.deletedPersons)
+  into.distinctIds.push(...from.distinctIds)
+}

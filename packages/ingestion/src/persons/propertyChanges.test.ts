@@ -1,0 +1,52 @@
+import fc from 'fast-check'
+import type { PropertyChange } from '@burrow/postgres'
+import { describe, expect, it } from 'vitest'
+import { foldPropertyChange } from './propertyChanges'
+
+type Ops = { s?: Record<string, unknown>; o?: Record<string, unknown>; u?: string[] }
+
+/** One event's changes applied on their own, as PostHog applies them: set_once, then set, then unset. */
+function applyOne(properties: Record<string, unknown>, ops: Ops): Record<string, unknown> {
+  const next = { ...properties }
+  for (const [k, v] of Object.entries(ops.o ?? {})) if (!Object.hasOwn(next, k)) next[k] = v
+  Object.assign(next, ops.s ?? {})
+  for (const k of ops.u ?? []) delete next[k]
+  return next
+}
+
+/** The folded change applied once, as the SQL update does: (set_once || properties) || set, minus unset. */
+function applyFolded(properties: Record<string, unknown>, change: PropertyChange): Record<string, unknown> {
+  const next = { ...change.setOnce, ...properties, ...change.set }
+  for (const k of change.unset) delete next[k]
+  return next
+}
+
+const key = fc.constantFrom('plan', 'email', 'seats', 'name')
+const values = fc.dictionary(key, fc.oneof(fc.integer(), fc.string({ maxLength: 3 })), { maxKeys: 3 })
+const ops: fc.Arbitrary<Ops> = fc.record({ s: values, o: values, u: fc.array(key, { maxLength: 2 }) }, { requiredKeys: [] })
+
+const fold = (events: Ops[]) => {
+  const change: PropertyChange = { set: {}, setOnce: {}, unset: [] }
+  for (const e of events) foldPropertyChange(change, e)
+  return change
+}
+
+describe('folding the person changes of a batch', () => {
+  it('gives the same properties as applying the events one after another', () => {
+    fc.assert(
+      fc.property(values, fc.array(ops, { maxLength: 6 }), (start, events) => {
+        expect(applyFolded(start, fold(events))).toEqual(events.reduce(applyOne, start))
+      }),
+      { numRuns: 2000 },
+    )
+  })
+
+  it.each([
+    ['a later $set wins', [{ s: { plan: 'free' } }, { s: { plan: 'pro' } }], { plan: 'pro' }],
+    ['$set_once keeps the first value', [{ o: { plan: 'free' } }, { o: { plan: 'pro' } }], { plan: 'free' }],
+    ['$set_once after $unset sets the key again', [{ s: { plan: 'free' } }, { u: ['plan'] }, { o: { plan: 'pro' } }], { plan: 'pro' }],
+    ['$unset after $set removes the key', [{ s: { plan: 'free' } }, { u: ['plan'] }], {}],
+  ])('%s', (_name, events, expected) => {
+    expect(applyFolded({}, fold(events as Ops[]))).toEqual(expected)
+  })
+})

@@ -1,0 +1,304 @@
+import { randomUUID } from 'node:crypto'
+import type { Pool, Sql } from '../connect'
+
+export interface PersonRow {
+  id: number
+  uuid: string
+  project_id: number
+  properties: Record<string, unknown>
+  is_identified: boolean
+  version: number
+  created_at: Date
+}
+
+/** A distinct id's mapping as ClickHouse's person_distinct_id2 keeps it. */
+export interface DistinctIdRow {
+  project_id: number
+  distinct_id: string
+  person_uuid: string
+  version: number
+  is_deleted: boolean
+  /** The id left a person (merged or deleted): servers that cached its person must forget it. */
+  moved: boolean
+}
+
+export interface PersonRef {
+  id: number
+  uuid: string
+}
+
+/** Changes a batch of events makes to one person's properties, folded in event order. */
+export interface PropertyChange {
+  set: Record<string, unknown>
+  setOnce: Record<string, unknown>
+  unset: string[]
+}
+
+/** What a write to persons changed, for the ClickHouse copies. */
+export interface PersonWrites {
+  persons: PersonRow[]
+  deletedPersons: PersonRow[]
+  distinctIds: DistinctIdRow[]
+}
+
+export const emptyWrites = (): PersonWrites => ({ persons: [], deletedPersons: [], distinctIds: [] })
+
+const PERSON_COLUMNS = 'p.id::int as id, p.uuid, p.project_id, p.properties, p.is_identified, p.version::int as version, p.created_at'
+
+/** The persons the distinct ids belong to now; unknown ids are absent from the answer. */
+export async function personsOfDistinctIds(sql: Sql, projectId: number, distinctIds: readonly string[]): Promise<Map<string, PersonRef>> {
+  if (distinctIds.length === 0) return new Map()
+  const rows = await sql<{ distinct_id: string; id: number; uuid: string }[]>`
+    select d.distinct_id, p.id::int as id, p.uuid
+    from person_distinct_ids d join persons p on p.id = d.person_id
+    where d.project_id = ${projectId} and d.distinct_id = any(${distinctIds as string[]})`
+  return new Map(rows.map((r) => [r.distinct_id, { id: r.id, uuid: r.uuid }]))
+}
+
+/**
+ * Creates a person for each distinct id that has none. Another server may create some of them
+ * at the same moment: the distinct id's unique key decides, the persons made here for the ids
+ * it lost are removed, and the answer maps every id to the person that won.
+ */
+export interface NewPerson {
+  distinctId: string
+  /** When its first event happened. */
+  createdAt: Date
+}
+
+export async function createPersons(pool: Pool, projectId: number, newPersons: readonly NewPerson[]): Promise<{ refs: Map<string, PersonRef>; writes: PersonWrites }> {
+  const writes = emptyWrites()
+  if (newPersons.length === 0) return { refs: new Map(), writes }
+  // One lock order for every server: sorted ids cannot deadlock each other.
+  const createdAt = new Map(newPersons.map((p) => [p.distinctId, p.createdAt]))
+  const sorted = [...createdAt.keys()].sort()
+  const uuids = sorted.map(() => randomUUID())
+  const times = sorted.map((d) => createdAt.get(d)!.toISOString())
+  const refs = await pool.begin(async (tx) => {
+    const created = await tx<PersonRow[]>`
+      insert into persons as p (uuid, project_id, created_at)
+      select u, ${projectId}, t from unnest(${uuids}::uuid[], ${times}::timestamptz[]) as x(u, t)
+      returning ${tx.unsafe(PERSON_COLUMNS)}`
+    const byUuid = new Map(created.map((p) => [p.uuid, p]))
+    const personIds = uuids.map((u) => byUuid.get(u)!.id)
+    const won = await tx<{ distinct_id: string; version: number }[]>`
+      insert into person_distinct_ids (project_id, distinct_id, person_id)
+      select ${projectId}, d, p from unnest(${sorted}::text[], ${personIds}::bigint[]) as t(d, p) order by d
+      on conflict (project_id, distinct_id) do nothing
+      returning distinct_id, version::int as version`
+    const wonIds = new Map(won.map((r) => [r.distinct_id, r.version]))
+    const refs = new Map<string, PersonRef>()
+    const lost: string[] = []
+    sorted.forEach((distinctId, i) => {
+      const person = byUuid.get(uuids[i]!)!
+      if (wonIds.has(distinctId)) {
+        refs.set(distinctId, { id: person.id, uuid: person.uuid })
+        writes.persons.push(person)
+        const version = wonIds.get(distinctId)!
+        writes.distinctIds.push({ project_id: projectId, distinct_id: distinctId, person_uuid: person.uuid, version, is_deleted: false, moved: false })
+      } else lost.push(distinctId)
+    })
+    if (lost.length > 0) {
+      const orphans = sorted.flatMap((d, i) => (wonIds.has(d) ? [] : [byUuid.get(uuids[i]!)!.id]))
+      await tx`delete from persons where id = any(${orphans}::bigint[])`
+      for (const [d, ref] of await personsOfDistinctIds(tx, projectId, lost)) refs.set(d, ref)
+    }
+    return refs
+  })
+  return { refs, writes }
+}
+
+/**
+ * Applies each person's folded property changes in one statement: `$set_once` fills only
+ * missing keys, `$set` overwrites, `$unset` removes. Persons whose properties would not change
+ * keep their version. Answers the changed persons and the ids it did not find (merged away or
+ * deleted meanwhile) so the caller can look their distinct ids up again.
+ */
+export async function updatePersonProperties(sql: Sql, changes: ReadonlyMap<number, PropertyChange>): Promise<{ updated: PersonRow[]; missing: number[] }> {
+  if (changes.size === 0) return { updated: [], missing: [] }
+  const ids = [...changes.keys()].sort((a, b) => a - b)
+  const input = ids.map((id) => {
+    const change = changes.get(id)!
+    return { id, set: { ...change.set }, set_once: { ...change.setOnce }, unset: change.unset }
+  })
+  const rows = await sql<(PersonRow & { changed: boolean })[]>`
+    with input as (
+      select * from jsonb_to_recordset(${sql.json(input as never)}) as t(id bigint, set_once jsonb, set jsonb, unset jsonb)
+    ),
+    target as (
+      select p.id, ((i.set_once || p.properties) || i.set) - array(select jsonb_array_elements_text(i.unset)) as properties
+      from persons p join input i on i.id = p.id
+      order by p.id
+      for update of p
+    ),
+    changed as (
+      update persons p set properties = t.properties, version = p.version + 1, properties_updated_at = now()
+      from target t where t.id = p.id and t.properties is distinct from p.properties
+      returning p.*
+    )
+    select ${sql.unsafe(PERSON_COLUMNS)}, true as changed from changed p
+    union all
+    select ${sql.unsafe(PERSON_COLUMNS)}, false as changed from persons p
+      where p.id = any(${ids}::bigint[]) and p.id not in (select id from changed)`
+  const found = new Set(rows.map((r) => r.id))
+  return {
+    updated: rows.filter((r) => r.changed).map(({ changed: _, ...person }) => person),
+    missing: ids.filter((id) => !found.has(id)),
+  }
+}
+
+export type MergeOutcome = { kind: 'merged' | 'linked' | 'created' | 'unchanged' | 'refused'; person: PersonRef; writes: PersonWrites }
+
+/**
+ * PostHog's `$identify` / `$create_alias`: `distinctId` and `otherId` end up on one person.
+ * When both have persons, the other one's person is merged into the distinct id's, unless it is
+ * already identified (a merge of two known users needs `$merge_dangerously`). Runs in one
+ * transaction with the persons locked; a concurrent merge or creation of the same ids makes
+ * it fail with a unique or deadlock error, which the caller retries.
+ */
+export async function mergeDistinctIds(
+  pool: Pool,
+  projectId: number,
+  distinctId: string,
+  otherId: string,
+  options: { markIdentified: boolean; force: boolean; createdAt: Date },
+): Promise<MergeOutcome> {
+  return pool.begin(async (tx) => {
+    const writes = emptyWrites()
+    const owners = await tx<{ distinct_id: string; person_id: number }[]>`
+      select distinct_id, person_id::int as person_id from person_distinct_ids
+      where project_id = ${projectId} and distinct_id in (${distinctId}, ${otherId})
+      order by distinct_id for update`
+    const ownerOf = (d: string) => owners.find((o) => o.distinct_id === d)?.person_id
+    const mine = ownerOf(distinctId)
+    const other = ownerOf(otherId)
+
+    const identify = async (personId: number) => {
+      if (!options.markIdentified) return
+      const changed = await tx<PersonRow[]>`
+        update persons p set is_identified = true, version = version + 1
+        where id = ${personId} and not is_identified returning ${tx.unsafe(PERSON_COLUMNS)}`
+      writes.persons.push(...changed)
+    }
+    const link = async (personId: number, personUuid: string, d: string) => {
+      const [row] = await tx<{ version: number }[]>`
+        insert into person_distinct_ids (project_id, distinct_id, person_id) values (${projectId}, ${d}, ${personId})
+        returning version::int as version`
+      writes.distinctIds.push({ project_id: projectId, distinct_id: d, person_uuid: personUuid, version: row!.version, is_deleted: false, moved: false })
+    }
+
+    if (mine === undefined && other === undefined) {
+      const [person] = await tx<PersonRow[]>`
+        insert into persons as p (uuid, project_id, is_identified, created_at)
+        values (${randomUUID()}, ${projectId}, ${options.markIdentified}, ${options.createdAt})
+        returning ${tx.unsafe(PERSON_COLUMNS)}`
+      writes.persons.push(person!)
+      for (const d of [...new Set([distinctId, otherId])].sort()) await link(person!.id, person!.uuid, d)
+      return { kind: 'created', person: { id: person!.id, uuid: person!.uuid }, writes }
+    }
+    if (mine === undefined || other === undefined) {
+      const owner = (mine ?? other)!
+      const [person] = await tx<PersonRow[]>`select ${tx.unsafe(PERSON_COLUMNS)} from persons p where id = ${owner} for update`
+      await link(owner, person!.uuid, mine === undefined ? distinctId : otherId)
+      await identify(owner)
+      return { kind: 'linked', person: { id: owner, uuid: person!.uuid }, writes }
+    }
+    const locked = await tx<(PersonRow & { properties_updated_at: Date })[]>`
+      select ${tx.unsafe(PERSON_COLUMNS)}, p.properties_updated_at from persons p
+      where id in (${mine}, ${other}) order by id for update`
+    const target = locked.find((p) => p.id === mine)!
+    if (mine === other) {
+      await identify(mine)
+      return { kind: 'unchanged', person: { id: target.id, uuid: target.uuid }, writes }
+    }
+    const source = locked.find((p) => p.id === other)!
+    if (source.is_identified && !options.force) {
+      return { kind: 'refused', person: { id: target.id, uuid: target.uuid }, writes }
+    }
+    // The later-written person's values win where both have a key.
+    const [older, newer] = source.properties_updated_at > target.properties_updated_at ? [target, source] : [source, target]
+    const [merged] = await tx<PersonRow[]>`
+      update persons p set
+        properties = ${tx.json({ ...older.properties, ...newer.properties } as never)},
+        is_identified = p.is_identified or ${options.markIdentified} or ${source.is_identified},
+        created_at = least(p.created_at, ${source.created_at}),
+        properties_updated_at = greatest(p.properties_updated_at, ${source.properties_updated_at}),
+        version = p.version + 1
+      where id = ${mine} returning ${tx.unsafe(PERSON_COLUMNS)}`
+    writes.persons.push(merged!)
+    const moved = await tx<{ distinct_id: string; version: number }[]>`
+      update person_distinct_ids set person_id = ${mine}, version = nextval('person_distinct_id_versions')
+      where person_id = ${other} returning distinct_id, version::int as version`
+    for (const m of moved) {
+      writes.distinctIds.push({ project_id: projectId, distinct_id: m.distinct_id, person_uuid: target.uuid, version: m.version, is_deleted: false, moved: true })
+    }
+    await tx`
+      insert into cohort_people (cohort_id, person_id)
+      select cohort_id, ${mine} from cohort_people where person_id = ${other}
+      on conflict do nothing`
+    await tx`delete from persons where id = ${other}`
+    writes.deletedPersons.push(source)
+    return { kind: 'merged', person: { id: target.id, uuid: target.uuid }, writes }
+  })
+}
+
+export interface PersonWithDistinctIds extends PersonRow {
+  distinct_ids: string[]
+}
+
+const WITH_DISTINCT_IDS = `${PERSON_COLUMNS},
+  coalesce((select array_agg(d.distinct_id order by d.distinct_id) from person_distinct_ids d where d.person_id = p.id), '{}') as distinct_ids`
+
+export async function findPerson(sql: Sql, projectId: number, key: { id: number } | { uuid: string }): Promise<PersonWithDistinctIds | undefined> {
+  const match = 'id' in key ? sql`p.id = ${key.id}` : sql`p.uuid = ${key.uuid}`
+  const [row] = await sql<PersonWithDistinctIds[]>`
+    select ${sql.unsafe(WITH_DISTINCT_IDS)} from persons p where p.project_id = ${projectId} and ${match}`
+  return row
+}
+
+/** The persons with these uuids, in the order given; uuids no longer in the database are skipped. */
+export async function personsByUuid(sql: Sql, projectId: number, uuids: readonly string[]): Promise<PersonWithDistinctIds[]> {
+  if (uuids.length === 0) return []
+  const rows = await sql<PersonWithDistinctIds[]>`
+    select ${sql.unsafe(WITH_DISTINCT_IDS)} from persons p
+    where p.project_id = ${projectId} and p.uuid = any(${uuids as string[]}::uuid[])`
+  const byUuid = new Map(rows.map((r) => [r.uuid, r]))
+  return uuids.flatMap((u) => byUuid.get(u) ?? [])
+}
+
+/** The persons of distinct ids, keyed by distinct id, for showing who did an event. */
+export async function personsForDistinctIds(sql: Sql, projectId: number, distinctIds: readonly string[]): Promise<Map<string, PersonWithDistinctIds>> {
+  if (distinctIds.length === 0) return new Map()
+  const rows = await sql<(PersonWithDistinctIds & { for_distinct_id: string })[]>`
+    select d0.distinct_id as for_distinct_id, ${sql.unsafe(WITH_DISTINCT_IDS)}
+    from person_distinct_ids d0 join persons p on p.id = d0.person_id
+    where d0.project_id = ${projectId} and d0.distinct_id = any(${distinctIds as string[]})`
+  return new Map(rows.map(({ for_distinct_id, ...person }) => [for_distinct_id, person]))
+}
+
+/** Removes a person and its distinct ids; answers what ClickHouse must mark deleted. */
+export async function deletePerson(pool: Pool, projectId: number, id: number): Promise<{ person: PersonWithDistinctIds; writes: PersonWrites } | undefined> {
+  return pool.begin(async (tx) => {
+    const [person] = await tx<PersonWithDistinctIds[]>`
+      select ${tx.unsafe(WITH_DISTINCT_IDS)} from persons p where p.project_id = ${projectId} and p.id = ${id} for update`
+    if (!person) return undefined
+    const ids = await tx<{ distinct_id: string; version: number }[]>`
+      delete from person_distinct_ids where person_id = ${id}
+      returning distinct_id, nextval('person_distinct_id_versions')::int as version`
+    await tx`delete from persons where id = ${id}`
+    const writes = emptyWrites()
+    writes.deletedPersons.push(person)
+    for (const d of ids) {
+      writes.distinctIds.push({ project_id: projectId, distinct_id: d.distinct_id, person_uuid: person.uuid, version: d.version, is_deleted: true, moved: true })
+    }
+    return { person, writes }
+  })
+}
+
+/** Properties of the person a distinct id belongs to, for flag conditions; undefined when unknown. */
+export async function propertiesOfDistinctId(sql: Sql, projectId: number, distinctId: string): Promise<{ id: number; properties: Record<string, unknown> } | undefined> {
+  const [row] = await sql<{ id: number; properties: Record<string, unknown> }[]>`
+    select p.id::int as id, p.properties from person_distinct_ids d join persons p on p.id = d.person_id
+    where d.project_id = ${projectId} and d.distinct_id = ${distinctId}`
+  return row
+}
