@@ -3,7 +3,7 @@ import { createRestHandler, createTrpcHandler } from '@burrow/api'
 import { createSharedCache } from '@burrow/cache'
 import { migrateClickHouse } from '@burrow/clickhouse'
 import type { Config } from '@burrow/config'
-import { accounts, EventDefinitionTracker, findIngestionProject, FlagDefinitionsResolver, ProjectTokenResolver, type CoreDeps } from '@burrow/core'
+import { accounts, CohortCalculator, EventDefinitionTracker, findIngestionProject, FlagDefinitionsResolver, ProjectTokenResolver, type CoreDeps } from '@burrow/core'
 import {
   createIngestionMetrics,
   EventSink,
@@ -149,6 +149,13 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     )
     cleanups.unshift(() => admin.close())
     if (runsApi) {
+      const calculator = new CohortCalculator(deps, {
+        recalculateAfterS: config.COHORT_RECALCULATE_AFTER_S,
+        checkIntervalMs: config.COHORT_CHECK_INTERVAL_MS,
+      })
+      deps.cohortCalculations = calculator
+      calculator.start()
+      cleanups.unshift(() => calculator.stop())
       rest = createRestHandler(deps)
       trpc = createTrpcHandler(deps)
     }

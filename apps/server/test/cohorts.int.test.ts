@@ -1,13 +1,17 @@
-import type { TestAccount } from '@burrow/testing'
-import { describe, expect, it } from 'vitest'
+import { waitFor, type TestAccount } from '@burrow/testing'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestService, type TestService } from './service'
 
 let service: TestService
 let account: TestAccount
-useTestService((s, a) => {
-  service = s
-  account = a
-})
+// Cohorts are calculated again once their last calculation is two seconds old.
+useTestService(
+  (s, a) => {
+    service = s
+    account = a
+  },
+  { COHORT_RECALCULATE_AFTER_S: 2, COHORT_CHECK_INTERVAL_MS: 250 },
+)
 
 const COHORT_FIELDS = [
   'count', 'created_at', 'created_by', 'deleted', 'description', 'errors_calculating', 'filters', 'groups', 'id',
@@ -22,6 +26,17 @@ const filters = {
       { type: 'AND', values: [{ key: 'signed up', type: 'behavioral', value: 'performed_event', time_value: 30, time_interval: 'day' }] },
     ],
   },
+}
+
+/** The cohort once a calculation has finished (`last_calculation` set, not calculating). */
+function calculated(id: number, owner = account, ready: (c: Record<string, any>) => boolean = () => true): Promise<Record<string, any>> {
+  return waitFor(
+    async () => {
+      const cohort = await (await service.api(owner, `/api/projects/${owner.projectId}/cohorts/${id}/`)).json()
+      return !cohort.is_calculating && cohort.last_calculation && ready(cohort) ? cohort : undefined
+    },
+    { what: `a calculation of cohort ${id}`, timeoutMs: 20_000, intervalMs: 100 },
+  )
 }
 
 async function createCohort(body: Record<string, unknown>, owner = account) {
@@ -47,8 +62,11 @@ describe('cohorts', () => {
     expect(body.id).not.toBe(77)
     expect(body.count).not.toBe(1000)
     expect(Object.keys(body.created_by).sort()).toEqual(['distinct_id', 'email', 'first_name', 'id', 'uuid'])
+    // The calculation starts with the creation and runs in the background.
+    expect(body.is_calculating).toBe(true)
+    const { is_calculating: _a, count: _b, last_calculation: _c, ...stored } = body
     const fetched = await (await service.api(account, `/api/projects/@current/cohorts/${body.id}/`)).json()
-    expect(fetched).toEqual(body)
+    expect(fetched).toMatchObject(stored)
   })
 
   it('accepts legacy groups and static cohorts', async () => {
@@ -79,6 +97,7 @@ describe('cohorts', () => {
     const fresh = await service.account()
     const { body: cohort } = await createCohort({ name: 'Before' }, fresh)
     const path = `/api/projects/${fresh.projectId}/cohorts/${cohort.id}/`
+    await calculated(cohort.id, fresh)
     const renamed = await (await service.api(fresh, path, { method: 'PATCH', body: JSON.stringify({ name: 'After', is_calculating: true }) })).json()
     expect(renamed).toMatchObject({ name: 'After', is_calculating: false })
 
@@ -124,16 +143,158 @@ describe('cohorts', () => {
     expect(patch.status).toBe(404)
     expect((await (await service.api(other, `/api/projects/${other.projectId}/cohorts/${theirs.id}/`)).json()).name).toBe('Theirs')
   })
+})
 
-  it('lists the persons of a cohort as JSON and as CSV', async () => {
-    const { body: cohort } = await createCohort({ name: 'Members' })
-    const path = `/api/projects/${account.projectId}/cohorts/${cohort.id}/persons/`
-    const json = await service.api(account, path)
-    expect(json.status).toBe(200)
-    expect(await json.json()).toEqual({ count: 0, next: null, previous: null, results: [] })
-    const csv = await service.api(account, `${path}?format=csv`)
-    expect(csv.status).toBe(200)
+describe('cohort members', () => {
+  let project: TestAccount
+  const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString()
+  const person = (distinctId: string, properties: Record<string, unknown>) => ({ event: 'seen', distinct_id: distinctId, properties: { $set: properties } })
+
+  beforeAll(async () => {
+    project = await service.account()
+    const batch = [
+      person('ann', { email: 'ann@acme.com', plan: 'pro' }),
+      person('bob', { email: 'bob@acme.com', plan: 'free' }),
+      person('cat', { email: 'cat@other.org', plan: 'pro' }),
+      person('dan', { email: 'dan@other.org' }),
+      ...['ann', 'ann', 'cat'].map((d) => ({ event: 'purchase', distinct_id: d, timestamp: daysAgo(2) })),
+      { event: 'purchase', distinct_id: 'dan', timestamp: daysAgo(60) },
+    ]
+    const res = await service.post('/batch/', { api_key: project.projectToken, batch })
+    expect(res.status).toBe(200)
+    await service.eventsOf(project, batch.length)
+  })
+
+  const create = (body: Record<string, unknown>) => createCohort(body, project).then((r) => r.body)
+  const members = async (id: number, query = '') => {
+    const page = await (await service.api(project, `/api/projects/${project.projectId}/cohorts/${id}/persons/${query}`)).json()
+    return (page.results as Array<{ distinct_ids: string[] }>).map((p) => p.distinct_ids[0]).sort()
+  }
+  const group = (...values: unknown[]) => ({ properties: { type: 'AND', values } })
+
+  it('calculates a person-property cohort in the background and lists its members as JSON and CSV', async () => {
+    const cohort = await create({ name: 'Acme', filters: group({ key: 'email', value: 'acme.com', operator: 'icontains', type: 'person' }) })
+    expect(cohort).toMatchObject({ is_calculating: true, count: null, last_calculation: null })
+    const done = await calculated(cohort.id, project)
+    expect(done).toMatchObject({ count: 2, errors_calculating: 0 })
+    expect(Date.parse(done.last_calculation)).toBeGreaterThan(Date.now() - 60_000)
+    expect(await members(cohort.id)).toEqual(['ann', 'bob'])
+    expect(await members(cohort.id, '?search=bob')).toEqual(['bob'])
+
+    const path = `/api/projects/${project.projectId}/cohorts/${cohort.id}/persons/`
+    const page = await (await service.api(project, `${path}?limit=1`)).json()
+    expect(page).toMatchObject({ count: 2, next: expect.stringContaining('offset=1') })
+    const csv = await service.api(project, `${path}?format=csv`)
     expect(csv.headers.get('content-type')).toMatch(/^text\/csv/)
-    expect(await csv.text()).toBe('id,uuid,name,distinct_ids,properties,is_identified,created_at\n')
+    const [header, ...rows] = (await csv.text()).trim().split('\n')
+    expect(header!.split(',')).toEqual(expect.arrayContaining(['id', 'uuid', 'distinct_ids.0', 'properties.email', 'properties.plan']))
+    expect(rows).toHaveLength(2)
+
+    // Events and persons filter on the cohort's members too.
+    const inCohort = encodeURIComponent(JSON.stringify([{ key: 'id', value: cohort.id, type: 'cohort' }]))
+    const events = await (await service.api(project, `/api/projects/${project.projectId}/events/?properties=${inCohort}`)).json()
+    expect([...new Set(events.results.map((e: { distinct_id: string }) => e.distinct_id))].sort()).toEqual(['ann', 'bob'])
+    const outside = encodeURIComponent(JSON.stringify([{ key: 'id', value: cohort.id, type: 'cohort', operator: 'not_in' }]))
+    const persons = await (await service.api(project, `/api/projects/${project.projectId}/persons/?properties=${outside}`)).json()
+    expect(persons.results.map((p: { distinct_ids: string[] }) => p.distinct_ids[0]).sort()).toEqual(['cat', 'dan'])
+  })
+
+  it('calculates behavioural conditions over a time window, negations and AND/OR groups', async () => {
+    const twice = await create({
+      name: 'Bought twice this month',
+      filters: group({ key: 'purchase', type: 'behavioral', value: 'performed_event_multiple', operator: 'gte', operator_value: 2, time_value: 30, time_interval: 'day' }),
+    })
+    const once = await create({
+      name: 'Bought recently',
+      filters: group({ key: 'purchase', type: 'behavioral', value: 'performed_event', time_value: 1, time_interval: 'week' }),
+    })
+    const proNonBuyers = await create({
+      name: 'Pro without purchases',
+      filters: group(
+        { key: 'plan', value: 'pro', type: 'person' },
+        { key: 'purchase', type: 'behavioral', value: 'performed_event', time_value: 30, time_interval: 'day', negation: true },
+      ),
+    })
+    const either = await create({
+      name: 'Free or other.org',
+      filters: {
+        properties: {
+          type: 'OR',
+          values: [
+            { type: 'AND', values: [{ key: 'plan', value: 'free', type: 'person' }] },
+            { type: 'AND', values: [{ key: 'email', value: 'other\\.org$', operator: 'regex', type: 'person' }] },
+          ],
+        },
+      },
+    })
+    expect((await calculated(twice.id, project)).count).toBe(1)
+    expect(await members(twice.id)).toEqual(['ann'])
+    expect(await members((await calculated(once.id, project)).id)).toEqual(['ann', 'cat'])
+    await calculated(proNonBuyers.id, project)
+    expect(await members(proNonBuyers.id)).toEqual([])
+    await calculated(either.id, project)
+    expect(await members(either.id)).toEqual(['bob', 'cat', 'dan'])
+  })
+
+  it('calculates legacy groups and cohorts made of other cohorts', async () => {
+    const legacy = await create({ name: 'Legacy', groups: [{ properties: [{ key: 'plan', value: 'free', type: 'person' }] }, { event_id: 'purchase', days: 90, count: 1 }] })
+    await calculated(legacy.id, project)
+    expect(await members(legacy.id)).toEqual(['ann', 'bob', 'cat', 'dan'])
+
+    const pro = await create({ name: 'Pro', filters: group({ key: 'plan', value: 'pro', type: 'person' }) })
+    await calculated(pro.id, project)
+    const notPro = await create({ name: 'Not pro', filters: group({ key: 'id', value: pro.id, type: 'cohort', negation: true }) })
+    await calculated(notPro.id, project)
+    expect(await members(notPro.id)).toEqual(['bob', 'dan'])
+  })
+
+  it('takes the members of a static cohort from an uploaded CSV or a JSON list, and adds more later', async () => {
+    const form = new FormData()
+    form.set('name', 'Uploaded')
+    form.set('is_static', 'true')
+    form.set('csv', new Blob(['distinct_id\nann\ncat\nnobody\n'], { type: 'text/csv' }), 'people.csv')
+    const res = await fetch(`${service.baseUrl}/api/projects/${project.projectId}/cohorts/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${project.personalApiKey}` },
+      body: form,
+    })
+    expect(res.status).toBe(201)
+    const uploaded = await res.json()
+    expect(uploaded).toMatchObject({ name: 'Uploaded', is_static: true })
+    expect((await calculated(uploaded.id, project)).count).toBe(2)
+    expect(await members(uploaded.id)).toEqual(['ann', 'cat'])
+
+    const path = `/api/projects/${project.projectId}/cohorts/${uploaded.id}/`
+    await service.api(project, path, { method: 'PATCH', body: JSON.stringify({ distinct_ids: ['dan'] }) })
+    await calculated(uploaded.id, project, (c) => c.count === 3)
+    expect(await members(uploaded.id)).toEqual(['ann', 'cat', 'dan'])
+
+    const listed = await create({ name: 'Listed', is_static: true, distinct_ids: ['bob'] })
+    expect((await calculated(listed.id, project)).count).toBe(1)
+    const dynamic = await createCohort({ name: 'Not static', distinct_ids: ['bob'] }, project)
+    expect(dynamic.status).toBe(400)
+    expect(dynamic.body).toMatchObject({ type: 'validation_error', attr: 'csv' })
+  })
+
+  it('recalculates after a change of definition, and periodically as persons change', async () => {
+    const cohort = await create({ name: 'Plan', filters: group({ key: 'plan', value: 'free', type: 'person' }) })
+    expect((await calculated(cohort.id, project)).count).toBe(1)
+    const path = `/api/projects/${project.projectId}/cohorts/${cohort.id}/`
+    await service.api(project, path, { method: 'PATCH', body: JSON.stringify({ filters: group({ key: 'plan', value: 'pro', type: 'person' }) }) })
+    await calculated(cohort.id, project, (c) => c.count === 2)
+    expect(await members(cohort.id)).toEqual(['ann', 'cat'])
+
+    await service.post('/capture/', { api_key: project.projectToken, event: 'upgraded', distinct_id: 'dan', properties: { $set: { plan: 'pro' } } })
+    await calculated(cohort.id, project, (c) => c.count === 3)
+    expect(await members(cohort.id)).toEqual(['ann', 'cat', 'dan'])
+  })
+
+  it('counts a calculation that cannot run in errors_calculating', async () => {
+    const cohort = await create({
+      name: 'Unsupported',
+      filters: group({ key: 'purchase', type: 'behavioral', value: 'performed_event_sequence', time_value: 30, time_interval: 'day' }),
+    })
+    const failed = await calculated(cohort.id, project, (c) => c.errors_calculating > 0)
+    expect(failed).toMatchObject({ is_calculating: false, count: null })
   })
 })

@@ -55,8 +55,26 @@ function queryObject(url: URL): Record<string, string | string[]> {
   return query
 }
 
-function parseBody(req: HttpRequest): { ok: true; value: unknown } | { ok: false; problem: ApiProblem } {
+/**
+ * The request body as input fields: JSON, or a form (multipart or urlencoded, as DRF accepts),
+ * whose fields are text and whose uploaded files become their text content.
+ */
+async function parseBody(req: HttpRequest): Promise<{ ok: true; value: unknown } | { ok: false; problem: ApiProblem }> {
   if (req.body.length === 0) return { ok: true, value: {} }
+  const contentType = req.headers['content-type'] ?? ''
+  if (/^(multipart\/form-data|application\/x-www-form-urlencoded)\b/i.test(contentType)) {
+    try {
+      const form = await new Response(new Uint8Array(req.body), { headers: { 'content-type': contentType } }).formData()
+      const value: Record<string, unknown> = {}
+      const entries = form as unknown as Iterable<[string, string | Blob]>
+      for (const [key, entry] of entries) value[key] = typeof entry === 'string' ? entry : await entry.text()
+      return { ok: true, value }
+    } catch (err) {
+      const problem = problems.validation(null, `Multipart form parse error - ${(err as Error).message}`, 'parse_error')
+      problem.body.type = 'invalid_request'
+      return { ok: false, problem }
+    }
+  }
   try {
     return { ok: true, value: JSON.parse(req.body.toString('utf8')) }
   } catch (err) {
@@ -111,7 +129,7 @@ export function createRestHandler(deps: CoreDeps) {
     const matched = matchRoute(routes, req.method, path)
     if ('problem' in matched) return problemResponse(matched.problem)
     const { route, params } = matched
-    const body = parseBody(req)
+    const body = await parseBody(req)
     if (!body.ok) return problemResponse(body.problem)
     if (route.body && (body.value === null || typeof body.value !== 'object' || Array.isArray(body.value))) {
       const got = Array.isArray(body.value) ? 'list' : body.value === null ? 'null' : typeof body.value

@@ -87,11 +87,16 @@ export function currentPersonsSql(teamParam: string): string {
     FROM person WHERE team_id = ${teamParam} GROUP BY id HAVING deleted = 0`
 }
 
+/** The current distinct ids of the team with the person each maps to. */
+export function currentDistinctIdsSql(teamParam: string): string {
+  return `SELECT distinct_id, argMax(person_id, version) AS person_id
+    FROM person_distinct_id2 WHERE team_id = ${teamParam}
+    GROUP BY distinct_id HAVING argMax(is_deleted, version) = 0`
+}
+
 /** The distinct ids mapped now to the persons of `personIdsSql`. */
 export function distinctIdsOfPersonsSql(teamParam: string, personIdsSql: string): string {
-  return `SELECT distinct_id FROM person_distinct_id2 WHERE team_id = ${teamParam}
-    GROUP BY distinct_id
-    HAVING argMax(is_deleted, version) = 0 AND argMax(person_id, version) IN (${personIdsSql})`
+  return `SELECT distinct_id FROM (${currentDistinctIdsSql(teamParam)}) WHERE person_id IN (${personIdsSql})`
 }
 
 /** The members of a cohort as of its current calculation (or upload). */
@@ -108,26 +113,59 @@ export interface CohortCondition {
   negated: boolean
 }
 
+/** A person performed an event some number of times within the last days (a cohort's behavioural condition). */
+export interface BehaviouralCondition {
+  type: 'behavioral'
+  event: string
+  days: number
+  count: { operator: 'gte' | 'lte' | 'eq'; value: number }
+  negated: boolean
+}
+
+/** Persons by how often they performed the event: `having` is a condition on count(). */
+function performersSql(teamParam: string, c: BehaviouralCondition, having: string, params: SqlParams): string {
+  return `SELECT pdi.person_id FROM events AS e FINAL
+    INNER JOIN (${currentDistinctIdsSql(teamParam)}) AS pdi ON e.distinct_id = pdi.distinct_id
+    WHERE e.team_id = ${teamParam} AND e.event = ${params.add('String', c.event)}
+      AND e.timestamp > now64(6, 'UTC') - toIntervalDay(${params.add('UInt32', c.days)})
+    GROUP BY pdi.person_id HAVING ${having}`
+}
+
+/** The behavioural condition on a person `id`; counts of zero include persons with no such event. */
+function behaviourSql(teamParam: string, c: BehaviouralCondition, params: SqlParams): string {
+  const n = params.add('UInt64', c.count.value)
+  let sql: string
+  if (c.count.operator === 'gte') sql = c.count.value <= 0 ? '1' : `id IN (${performersSql(teamParam, c, `count() >= ${n}`, params)})`
+  else if (c.count.operator === 'lte') sql = `id NOT IN (${performersSql(teamParam, c, `count() > ${n}`, params)})`
+  else if (c.count.value === 0) sql = `id NOT IN (${performersSql(teamParam, c, 'count() > 0', params)})`
+  else sql = `id IN (${performersSql(teamParam, c, `count() = ${n}`, params)})`
+  return c.negated ? `NOT (${sql})` : sql
+}
+
 /** Conditions combined with AND or OR, nested as PostHog's property groups are. */
 export interface PropertyGroup {
   type: 'AND' | 'OR'
   values: PropertyExpression[]
+  /** The group holds when its conditions do not (a cohort condition's `negation`). */
+  negated?: boolean
 }
-export type PropertyExpression = PropertyCondition | CohortCondition | PropertyGroup
+export type PropertyExpression = PropertyCondition | CohortCondition | BehaviouralCondition | PropertyGroup
+type Leaf = Exclude<PropertyExpression, PropertyGroup>
 
 const isGroup = (e: PropertyExpression): e is PropertyGroup => e.type === 'AND' || e.type === 'OR'
 
 /** A filter tree as SQL, each leaf written by `leaf`. */
-function treeSql(expression: PropertyExpression, leaf: (c: PropertyCondition | CohortCondition) => string): string {
+function treeSql(expression: PropertyExpression, leaf: (c: Leaf) => string): string {
   if (!isGroup(expression)) return leaf(expression)
-  if (expression.values.length === 0) return '1'
-  return `(${expression.values.map((e) => treeSql(e, leaf)).join(` ${expression.type} `)})`
+  const sql = expression.values.length === 0 ? '1' : `(${expression.values.map((e) => treeSql(e, leaf)).join(` ${expression.type} `)})`
+  return expression.negated ? `NOT ${sql}` : sql
 }
 
 /** A filter tree on events of one team: event properties directly, persons and cohorts through the persons. */
 export function eventPropertiesSql(expression: PropertyExpression, teamParam: string, params: SqlParams): string {
   return treeSql(expression, (c) => {
     if (c.type === 'event') return conditionOn('properties', c, params)
+    if (c.type === 'behavioral') throw new Error('a behavioural condition applies to persons, not to events')
     const persons =
       c.type === 'cohort'
         ? cohortMembersSql(teamParam, c, params)
@@ -140,6 +178,7 @@ export function eventPropertiesSql(expression: PropertyExpression, teamParam: st
 /** A filter tree over persons (rows with `id` and `properties`): every property condition is on the person. */
 export function personPropertiesSql(expression: PropertyExpression, teamParam: string, params: SqlParams): string {
   return treeSql(expression, (c) => {
+    if (c.type === 'behavioral') return behaviourSql(teamParam, c, params)
     if (c.type !== 'cohort') return conditionOn('properties', c, params)
     return `${c.negated ? 'NOT ' : ''}id IN (${cohortMembersSql(teamParam, c, params)})`
   })

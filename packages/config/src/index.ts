@@ -50,6 +50,10 @@ export const configSchema = z.object({
   SPOOL_MAX_BYTES: z.coerce.number().int().positive().default(1024 * 1024 * 1024),
   /** The spool's segment files are this large before the next one starts. */
   SPOOL_SEGMENT_BYTES: z.coerce.number().int().positive().default(16 * 1024 * 1024),
+  /** A cohort is calculated again once its last calculation is this old (behaviour windows move on). */
+  COHORT_RECALCULATE_AFTER_S: z.coerce.number().int().positive().default(3600),
+  /** How often a server looks for cohorts due for calculation. */
+  COHORT_CHECK_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   TRUST_PROXY: booleanFromEnv.default(true),
 })

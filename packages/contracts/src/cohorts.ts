@@ -59,8 +59,37 @@ export const cohortWritableSchema = z.object({
   filters: cohortFiltersSchema.nullable(),
   is_static: z.boolean(),
 })
-export const cohortCreateSchema = cohortWritableSchema.partial()
-export const cohortUpdateSchema = cohortWritableSchema.partial()
+/** A form field's boolean (multipart uploads send text). */
+const formBoolean = z.union([z.boolean(), z.enum(['true', 'false'])]).transform((v) => v === true || v === 'true')
+
+/** A form field's JSON (multipart uploads send text), or the JSON itself. */
+const formJson = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => {
+    if (typeof v !== 'string') return v
+    try {
+      return JSON.parse(v)
+    } catch {
+      return v
+    }
+  }, schema)
+
+/** The members of a static cohort: an uploaded CSV of distinct ids (first column), or a list of them. */
+const staticMembersSchema = z.object({
+  csv: z.string().max(50 * 1024 * 1024).optional(),
+  distinct_ids: z.array(z.string().min(1).max(400)).max(100_000).optional(),
+})
+
+const cohortWritableFields = cohortWritableSchema
+  .extend({
+    is_static: formBoolean,
+    deleted: formBoolean,
+    groups: formJson(cohortWritableSchema.shape.groups),
+    filters: formJson(cohortWritableSchema.shape.filters),
+  })
+  .partial()
+  .extend(staticMembersSchema.shape)
+export const cohortCreateSchema = cohortWritableFields
+export const cohortUpdateSchema = cohortWritableFields
 export type CohortWrite = z.infer<typeof cohortUpdateSchema>
 
 /** A member as the cohort persons endpoint lists it: a person, as the persons API shows them. */

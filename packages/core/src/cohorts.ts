@@ -1,9 +1,11 @@
-import type { Cohort, CohortPerson, CohortWrite, Page, PageQuery, UserSummary } from '@burrow/contracts'
+import type { Cohort, CohortWrite, Page, PageQuery, Person, UserSummary } from '@burrow/contracts'
+import { parse as parseCsv } from 'csv-parse/sync'
 import { cohorts, type CohortRow, type UserRow } from '@burrow/postgres'
 import type { CoreDeps } from './deps'
 import { problems } from './problems'
 import { userSummaries } from './users'
 import { serialIdOrNotFound } from './ids'
+import { listPersons, type DisplayedProject, type PersonsFilter } from './persons'
 
 function toCohort(row: CohortRow, createdBy: UserSummary | null): Cohort {
   return {
@@ -44,22 +46,73 @@ export async function getCohort(deps: CoreDeps, projectId: number, idParam: stri
   return cohort!
 }
 
+/** The distinct ids of an uploaded CSV: the first column of each row, a `distinct_id` header skipped. */
+function distinctIdsFromCsv(text: string): string[] {
+  let rows: string[][]
+  try {
+    rows = parseCsv(text, { relax_column_count: true, skip_empty_lines: true, trim: true, bom: true })
+  } catch (err) {
+    throw problems.validation('csv', `The file is not CSV: ${(err as Error).message}`)
+  }
+  const ids = rows.map((r) => r[0] ?? '').filter((id) => id !== '')
+  if (ids.length > 0 && ['distinct_id', 'distinct_ids', 'distinct id'].includes(ids[0]!.toLowerCase())) ids.shift()
+  return ids
+}
+
+function staticMembers(input: CohortWrite): string[] | undefined {
+  if (input.csv === undefined && input.distinct_ids === undefined) return undefined
+  return [...new Set([...(input.csv === undefined ? [] : distinctIdsFromCsv(input.csv)), ...(input.distinct_ids ?? [])])]
+}
+
+/**
+ * Adds uploaded members (static cohorts) and starts a calculation: it runs in the background,
+ * and the answer already says `is_calculating`.
+ */
+async function recalculate(deps: CoreDeps, row: CohortRow, members: string[] | undefined): Promise<CohortRow> {
+  if (members !== undefined) {
+    if (!row.is_static) throw problems.validation('csv', 'Only static cohorts take a list of members.')
+    await cohorts.addStaticMembers(deps.sql, row.project_id, row.id, members)
+  }
+  const started = await cohorts.startCalculation(deps.sql, row.id)
+  if (!started) return row
+  deps.cohortCalculations?.enqueue(started)
+  return started
+}
+
+const definitionOnly = ({ csv: _csv, distinct_ids: _ids, ...write }: CohortWrite) => write
+
 export async function createCohort(deps: CoreDeps, projectId: number, user: UserRow, input: CohortWrite): Promise<Cohort> {
-  const row = await cohorts.insertCohort(deps.sql, projectId, user.id, input)
-  const [cohort] = await toCohorts(deps, [row])
+  const members = staticMembers(input)
+  if (members !== undefined && !input.is_static) throw problems.validation('csv', 'Only static cohorts take a list of members.')
+  const row = await cohorts.insertCohort(deps.sql, projectId, user.id, definitionOnly(input))
+  const [cohort] = await toCohorts(deps, [await recalculate(deps, row, members)])
   return cohort!
 }
 
-/** Updates a cohort; `deleted: true` is its (soft) deletion, `deleted: false` brings it back. */
+/**
+ * Updates a cohort; `deleted: true` is its (soft) deletion, `deleted: false` brings it back.
+ * A new definition or new members start a calculation.
+ */
 export async function updateCohort(deps: CoreDeps, projectId: number, idParam: string, input: CohortWrite): Promise<Cohort> {
-  const row = await cohorts.updateCohort(deps.sql, projectId, serialIdOrNotFound(idParam), input)
+  const write = definitionOnly(input)
+  let row = await cohorts.updateCohort(deps.sql, projectId, serialIdOrNotFound(idParam), write)
   if (!row) throw problems.notFound()
+  const members = staticMembers(input)
+  const redefined = cohorts.DEFINITION_COLUMNS.some((c) => write[c] !== undefined) || (write.deleted === false && !row.deleted)
+  if (!row.deleted && (redefined || members !== undefined)) row = await recalculate(deps, row, members)
   const [cohort] = await toCohorts(deps, [row])
   return cohort!
 }
 
-/** The cohort's members. Persons are not tracked yet, so every cohort has none. */
-export async function cohortPersons(deps: CoreDeps, projectId: number, idParam: string, page: PageQuery): Promise<Page<CohortPerson>> {
-  await findCohort(deps, projectId, idParam)
-  return { count: 0, ...page, results: [] }
+/** The cohort's members as of its last finished calculation, newest persons first. */
+export async function cohortPersons(
+  deps: CoreDeps,
+  project: DisplayedProject,
+  idParam: string,
+  query: PersonsFilter,
+  page: PageQuery,
+): Promise<Page<Person>> {
+  const row = await findCohort(deps, project.id, idParam)
+  if (row.members_version === null) return { count: 0, ...page, results: [] }
+  return listPersons(deps, project, { ...query, cohort: { id: row.id, version: row.members_version } }, page)
 }

@@ -1,6 +1,6 @@
 import type { SharedCache } from '@burrow/cache'
 import type { ClickHouse } from '@burrow/clickhouse'
-import type { Pool } from '@burrow/postgres'
+import type { CohortRow, Pool } from '@burrow/postgres'
 
 /** The storage a core verb works with; built once by the server and handed to every verb. */
 export interface CoreDeps {
@@ -8,4 +8,6 @@ export interface CoreDeps {
   ch: ClickHouse
   cache: SharedCache
   log: (msg: string) => void
+  /** Where started cohort calculations go; without it (tools, tests of other parts) they stay pending. */
+  cohortCalculations?: { enqueue(row: CohortRow): void }
 }

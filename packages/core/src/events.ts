@@ -7,6 +7,7 @@ import { parsePropertyFilters } from './propertyFilters'
 import { isUuid } from './ids'
 import { persons, type PersonWithDistinctIds } from '@burrow/postgres'
 import { personUuid } from './persons'
+import { pinCohortVersions } from './cohortDefinition'
 
 export interface EventsFilter {
   event?: string | undefined
@@ -67,7 +68,7 @@ export async function listEvents(
   filter: EventsFilter,
   page: PageQuery,
 ): Promise<Page<ApiEvent>> {
-  const properties = parsePropertyFilters(filter.properties)
+  const properties = await pinCohortVersions(deps.sql, projectId, parsePropertyFilters(filter.properties))
   const empty = { count: 0, ...page, results: [] }
   let personId: string | undefined
   if (filter.personId !== undefined) {

@@ -5,6 +5,7 @@ import type { CoreDeps } from './deps'
 import { isUuid, serialId } from './ids'
 import { problems } from './problems'
 import { parsePropertyFilters } from './propertyFilters'
+import { pinCohortVersions } from './cohortDefinition'
 
 /** The shared-cache key whose invalidation tells every server that a distinct id changed person. */
 export const distinctIdKey = (projectId: number, distinctId: string) => `person-distinct:${projectId}:${distinctId}`
@@ -111,7 +112,7 @@ export async function listPersons(
     teamId: project.id,
     search: filter.search || undefined,
     distinctId: filter.distinctId,
-    properties: parsePropertyFilters(filter.properties),
+    properties: await pinCohortVersions(deps.sql, project.id, parsePropertyFilters(filter.properties)),
     cohort: filter.cohort,
     limit: page.limit,
     offset: page.offset,

@@ -1,13 +1,12 @@
 import type { PropertyCondition, PropertyExpression } from '@burrow/clickhouse'
 import { PROPERTY_OPERATORS, type PropertyOperator } from '@burrow/contracts'
-import { problems } from './problems'
+import { ApiProblem, problems } from './problems'
 import { isJsonObject } from '@burrow/contracts'
 
-const ATTR = 'properties'
 const OPERATORS = new Set<string>(PROPERTY_OPERATORS)
 const FILTER_TYPES = new Set(['event', 'person'])
 
-const invalid = (detail: string) => problems.validation(ATTR, detail)
+const invalid = (detail: string, attr = 'properties') => problems.validation(attr, detail)
 
 function scalarText(value: unknown): string {
   if (typeof value === 'string') return value
@@ -15,7 +14,19 @@ function scalarText(value: unknown): string {
   throw invalid('Property filter values must be strings, numbers or booleans.')
 }
 
-/** One `{key, value, operator, type}` item, its value checked against what the operator needs. */
+/**
+ * One `{key, value, operator, type}` item, its value checked against what the operator needs;
+ * a bad item is a 400 naming `attr`.
+ */
+export function propertyCondition(item: Record<string, unknown>, attr = 'properties'): PropertyCondition {
+  try {
+    return condition(item)
+  } catch (err) {
+    if (err instanceof ApiProblem) err.body.attr = attr
+    throw err
+  }
+}
+
 function condition(item: Record<string, unknown>): PropertyCondition {
   const key = item.key
   if ((typeof key !== 'string' || key === '') && typeof key !== 'number') throw invalid('Each property filter needs a key.')
@@ -70,6 +81,12 @@ function expression(value: unknown, depth: number): PropertyExpression {
   if (value.type === 'AND' || value.type === 'OR') {
     if (!Array.isArray(value.values)) throw invalid('A property group needs a list of values.')
     return { type: value.type, values: value.values.map((v) => expression(v, depth + 1)) }
+  }
+  if (value.type === 'cohort') {
+    // Membership of a cohort's current members; pinCohortVersions looks their version up.
+    const id = Number(value.value)
+    if (!Number.isInteger(id)) throw invalid(`${JSON.stringify(value.value)} is not a cohort id.`)
+    return { type: 'cohort', cohortId: id, version: 0, negated: value.operator === 'not_in' || value.negation === true }
   }
   return condition(value)
 }

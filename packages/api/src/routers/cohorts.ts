@@ -1,4 +1,4 @@
-import { cohortCreateSchema, cohortPersonSchema, cohortSchema, cohortUpdateSchema, pageQuerySchema, pageSchema } from '@burrow/contracts'
+import { cohortCreateSchema, cohortPersonSchema, cohortSchema, cohortUpdateSchema, pageQuerySchema, pageSchema, personsListQuerySchema } from '@burrow/contracts'
 import { cohorts } from '@burrow/core'
 import { projectProcedure, router } from '../trpc'
 import { idParam } from './inputs'
@@ -21,7 +21,9 @@ export const cohortsRouter = router({
     .output(cohortSchema)
     .mutation(({ ctx, input }) => cohorts.updateCohort(ctx.deps, ctx.project.row.id, input.id, input.data)),
   persons: projectProcedure
-    .input(idParam.extend(pageQuerySchema.shape))
+    .input(idParam.extend(pageQuerySchema.shape).extend(personsListQuerySchema.shape))
     .output(pageSchema(cohortPersonSchema))
-    .query(({ ctx, input }) => cohorts.cohortPersons(ctx.deps, ctx.project.row.id, input.id, input)),
+    .query(({ ctx, input }) =>
+      cohorts.cohortPersons(ctx.deps, ctx.project.row, input.id, { search: input.search, distinctId: input.distinct_id, properties: input.properties }, input),
+    ),
 })

@@ -1,5 +1,5 @@
 import type { ClickHouse } from '../connect'
-import { currentPersonsSql, personPropertiesSql, SqlParams, type PropertyExpression } from '../propertyConditions'
+import { currentDistinctIdsSql, currentPersonsSql, personPropertiesSql, SqlParams, type PropertyExpression } from '../propertyConditions'
 
 /** A row of `person`: the latest version of an id is the person; is_deleted marks it gone. */
 export interface PersonCopy {
@@ -46,10 +46,6 @@ export interface PersonsQuery {
 
 const TEAM = '{team_id:Int64}'
 
-/** The current distinct ids of the team with the person each maps to. */
-const currentDistinctIdsSql = `SELECT distinct_id, argMax(person_id, version) AS person_id
-  FROM person_distinct_id2 WHERE team_id = ${TEAM}
-  GROUP BY distinct_id HAVING argMax(is_deleted, version) = 0`
 
 /** The uuids of a page of the team's persons, newest first, and how many match in all. */
 export async function queryPersonIds(ch: ClickHouse, q: PersonsQuery): Promise<{ count: number; uuids: string[] }> {
@@ -58,10 +54,10 @@ export async function queryPersonIds(ch: ClickHouse, q: PersonsQuery): Promise<{
   if (q.search) {
     const search = params.add('String', q.search)
     clauses.push(`(positionCaseInsensitiveUTF8(properties, ${search}) > 0
-      OR id IN (SELECT person_id FROM (${currentDistinctIdsSql}) WHERE positionCaseInsensitiveUTF8(distinct_id, ${search}) > 0))`)
+      OR id IN (SELECT person_id FROM (${currentDistinctIdsSql(TEAM)}) WHERE positionCaseInsensitiveUTF8(distinct_id, ${search}) > 0))`)
   }
   if (q.distinctId !== undefined) {
-    clauses.push(`id IN (SELECT person_id FROM (${currentDistinctIdsSql}) WHERE distinct_id = ${params.add('String', q.distinctId)})`)
+    clauses.push(`id IN (SELECT person_id FROM (${currentDistinctIdsSql(TEAM)}) WHERE distinct_id = ${params.add('String', q.distinctId)})`)
   }
   if (q.properties) clauses.push(personPropertiesSql(q.properties, TEAM, params))
   if (q.cohort) {

@@ -1,0 +1,49 @@
+import type { ClickHouse } from '../connect'
+import { currentPersonsSql, personPropertiesSql, SqlParams, type PropertyExpression } from '../propertyConditions'
+
+const TEAM = '{team_id:Int64}'
+
+export interface MembersVersion {
+  teamId: number
+  cohortId: number
+  version: number
+}
+
+const versionParams = (v: MembersVersion) => ({ team_id: v.teamId, cohort_id: v.cohortId, version: v.version })
+
+/** Stores, under `v.version`, every current person of the team that the definition matches. */
+export async function calculateMembers(ch: ClickHouse, v: MembersVersion, definition: PropertyExpression): Promise<void> {
+  const params = new SqlParams()
+  const where = personPropertiesSql(definition, TEAM, params)
+  await ch.writer.command({
+    query: `INSERT INTO cohortpeople (person_id, cohort_id, team_id, version)
+      SELECT id, {cohort_id:Int64}, ${TEAM}, {version:UInt64} FROM (${currentPersonsSql(TEAM)}) WHERE ${where}`,
+    query_params: { ...params.values, ...versionParams(v) },
+  })
+}
+
+/** Stores a static cohort's list under `v.version`. */
+export async function insertMembers(ch: ClickHouse, v: MembersVersion, personUuids: readonly string[]): Promise<void> {
+  if (personUuids.length === 0) return
+  const rows = personUuids.map((id) => JSON.stringify({ person_id: id, cohort_id: v.cohortId, team_id: v.teamId, version: v.version }))
+  await ch.insertEncoded('cohortpeople', 'JSONEachRow', Buffer.from(rows.join('\n')))
+}
+
+export async function countMembers(ch: ClickHouse, v: MembersVersion): Promise<number> {
+  const result = await ch.reader.query({
+    query: `SELECT uniqExact(person_id) AS n FROM cohortpeople
+      WHERE team_id = ${TEAM} AND cohort_id = {cohort_id:Int64} AND version = {version:UInt64}`,
+    query_params: versionParams(v),
+    format: 'JSONEachRow',
+  })
+  const [row] = await result.json<{ n: string | number }>()
+  return Number(row?.n ?? 0)
+}
+
+/** Drops the members of calculations older than `v.version`, which no reader uses any more. */
+export async function removeOlderMembers(ch: ClickHouse, v: MembersVersion): Promise<void> {
+  await ch.writer.command({
+    query: `ALTER TABLE cohortpeople DELETE WHERE team_id = ${TEAM} AND cohort_id = {cohort_id:Int64} AND version < {version:UInt64}`,
+    query_params: versionParams(v),
+  })
+}
