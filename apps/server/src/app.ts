@@ -16,7 +16,7 @@ import {
   type DecideDeps,
   type HttpServer,
 } from '@burrow/ingestion'
-import { connectPostgres, migratePostgres } from '@burrow/postgres'
+import { connectPostgres, migratePostgres, persons as personQueries } from '@burrow/postgres'
 import { collectDefaultMetrics, Registry } from 'prom-client'
 import { startAdminSocket } from './adminSocket'
 import { createDispatcher, type Lifecycle } from './dispatch'
@@ -129,7 +129,11 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       // What ClickHouse does not take in time stays in the spool for the next start.
       cleanups.unshift(() => spool.close(config.SHUTDOWN_TIMEOUT_MS))
       const projectTokens = new ProjectTokenResolver(deps)
-      decide = { projects: projectTokens, flags: new FlagDefinitionsResolver(deps), maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES, log: warn }
+      decide = {
+        projects: projectTokens,
+        flags: new FlagDefinitionsResolver(deps),
+        flagPerson: (projectId, distinctId, continuity) => personQueries.flagPersonOf(pg.sql, projectId, distinctId, continuity),
+        maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES, log: warn }
       capture = {
         projects: projectTokens,
         spool,

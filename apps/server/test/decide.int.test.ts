@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib'
 import { getFeatureFlagHash } from '@posthog/core'
-import type { TestAccount } from '@burrow/testing'
+import { waitFor, type TestAccount } from '@burrow/testing'
 import { PostHog } from 'posthog-node'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestService, type TestService } from './service'
@@ -149,5 +149,130 @@ describe('/decide/', () => {
     new Function('window', await script.text())(window)
     expect(window._POSTHOG_REMOTE_CONFIG?.[account.projectToken]?.config.token).toBe(account.projectToken)
     expect((await fetch(`${service.baseUrl}/array/phc_unknown/config`)).status).toBe(404)
+  })
+})
+
+describe('flags on stored persons and cohorts', () => {
+  let project: TestAccount
+  const send = async (batch: Array<Record<string, unknown>>) => {
+    expect((await service.post('/batch/', { api_key: project.projectToken, batch })).status).toBe(200)
+  }
+  const flagsOf = async (body: Record<string, unknown>) => (await decide({ api_key: project.projectToken, ...body }, '?v=2')).body.featureFlags as Record<string, unknown>
+  const personExists = (distinctId: string, ready: (p: { properties: Record<string, unknown>; distinct_ids: string[] }) => boolean = () => true) =>
+    waitFor(
+      async () => {
+        const page = await (await service.api(project, `/api/projects/${project.projectId}/persons/?distinct_id=${distinctId}`)).json()
+        return page.results[0] && ready(page.results[0]) ? page.results[0] : undefined
+      },
+      { what: `the person of ${distinctId}`, timeoutMs: 15_000 },
+    )
+  const createCohort = async (body: Record<string, unknown>) => {
+    const res = await service.api(project, `/api/projects/${project.projectId}/cohorts/`, { method: 'POST', body: JSON.stringify(body) })
+    expect(res.status).toBe(201)
+    const cohort = (await res.json()) as { id: number }
+    await waitFor(
+      async () => {
+        const c = await (await service.api(project, `/api/projects/${project.projectId}/cohorts/${cohort.id}/`)).json()
+        return !c.is_calculating && c.last_calculation ? c : undefined
+      },
+      { what: 'the cohort calculated', timeoutMs: 15_000 },
+    )
+    return cohort
+  }
+
+  beforeAll(async () => {
+    project = await service.account()
+    await send([
+      { event: 'signed up', distinct_id: 'ada', properties: { $set: { plan: 'enterprise', email: 'ada@acme.com' } } },
+      { event: 'signed up', distinct_id: 'bea', properties: { $set: { plan: 'free', email: 'bea@other.org' } } },
+    ])
+    await personExists('ada')
+    await personExists('bea')
+  })
+
+  it('matches conditions on the stored person properties, which the request overrides', async () => {
+    await createFlag({ key: 'enterprise-only', filters: { groups: [{ properties: [{ key: 'plan', value: 'enterprise', type: 'person' }], rollout_percentage: 100 }] } }, project)
+    expect((await flagsOf({ distinct_id: 'ada' }))['enterprise-only']).toBe(true)
+    expect((await flagsOf({ distinct_id: 'bea' }))['enterprise-only']).toBeUndefined()
+    expect((await flagsOf({ distinct_id: 'ada', person_properties: { plan: 'free' } }))['enterprise-only']).toBeUndefined()
+    expect((await flagsOf({ distinct_id: 'bea', person_properties: { plan: 'enterprise' } }))['enterprise-only']).toBe(true)
+  })
+
+  it('matches dynamic cohorts by their conditions, for /decide/ and for posthog-node evaluating locally', async () => {
+    const acme = await createCohort({ name: 'Acme', filters: { properties: { type: 'AND', values: [{ key: 'email', value: '@acme.com', operator: 'icontains', type: 'person' }] } } })
+    await createFlag({ key: 'acme-beta', filters: { groups: [{ properties: [{ key: 'id', value: acme.id, type: 'cohort' }], rollout_percentage: 100 }] } }, project)
+    expect((await flagsOf({ distinct_id: 'ada' }))['acme-beta']).toBe(true)
+    expect((await flagsOf({ distinct_id: 'bea' }))['acme-beta']).toBeUndefined()
+
+    const auth = { authorization: `Bearer ${project.personalApiKey}` }
+    const definitions = await (await fetch(`${service.baseUrl}/api/feature_flag/local_evaluation/?token=${project.projectToken}&send_cohorts`, { headers: auth })).json()
+    expect(definitions.cohorts[String(acme.id)]).toMatchObject({ type: 'AND', values: [{ key: 'email', operator: 'icontains', type: 'person' }] })
+    const local = new PostHog(project.projectToken, { host: service.baseUrl, personalApiKey: project.personalApiKey, flushAt: 1 })
+    try {
+      await local.reloadFeatureFlags()
+      for (const email of ['x@acme.com', 'y@other.org']) {
+        const locally = await local.getFeatureFlag('acme-beta', email, { personProperties: { email }, onlyEvaluateLocally: true })
+        const remote = (await flagsOf({ distinct_id: email, person_properties: { email } }))['acme-beta'] ?? false
+        expect(locally ?? false, email).toBe(remote)
+      }
+    } finally {
+      await local.shutdown()
+    }
+  })
+
+  it('matches static cohorts by membership, and refuses cohorts of behaviour', async () => {
+    const listed = await createCohort({ name: 'Listed', is_static: true, distinct_ids: ['bea'] })
+    await createFlag({ key: 'listed-only', filters: { groups: [{ properties: [{ key: 'id', value: listed.id, type: 'cohort' }], rollout_percentage: 100 }] } }, project)
+    expect((await flagsOf({ distinct_id: 'bea' }))['listed-only']).toBe(true)
+    expect((await flagsOf({ distinct_id: 'ada' }))['listed-only']).toBeUndefined()
+
+    const buyers = await createCohort({
+      name: 'Buyers',
+      filters: { properties: { type: 'AND', values: [{ key: 'purchase', type: 'behavioral', value: 'performed_event', time_value: 30, time_interval: 'day' }] } },
+    })
+    const res = await service.api(project, `/api/projects/${project.projectId}/feature_flags/`, {
+      method: 'POST',
+      body: JSON.stringify({ key: 'buyers', filters: { groups: [{ properties: [{ key: 'id', value: buyers.id, type: 'cohort' }], rollout_percentage: 100 }] } }),
+    })
+    expect(res.status).toBe(400)
+    expect(await res.json()).toMatchObject({ type: 'validation_error', code: 'behavioral_cohort_found', attr: 'filters' })
+  })
+
+  it('keeps an experience-continuity flag on the bucket of the anonymous id after the user identifies', async () => {
+    const key = 'continuity'
+    await createFlag({ key, ensure_experience_continuity: true, filters: { groups: [{ rollout_percentage: 50 }] } }, project)
+    // An anonymous id and a user id that the rollout puts in different buckets.
+    const inRollout = async (id: string) => (await getFeatureFlagHash(key, id)) <= 0.5
+    let anon = ''
+    let user = ''
+    for (let i = 0; !anon || !user; i++) {
+      const id = `continuity-${i}`
+      if (!anon && (await inRollout(id))) anon = id
+      else if (!user && !(await inRollout(id))) user = id
+    }
+    await send([{ event: '$pageview', distinct_id: anon }])
+    await personExists(anon)
+    expect((await flagsOf({ distinct_id: anon }))[key]).toBe(true)
+    expect((await flagsOf({ distinct_id: user, $anon_distinct_id: anon }))[key]).toBe(true)
+    await send([{ event: '$identify', distinct_id: user, properties: { $anon_distinct_id: anon } }])
+    await personExists(user, (p) => p.distinct_ids.length === 2)
+    expect((await flagsOf({ distinct_id: user }))[key]).toBe(true)
+    // Without continuity the same user would not be in the rollout.
+    expect(await inRollout(user)).toBe(false)
+  })
+
+  it('answers 304 to an SDK polling definitions that have not changed', async () => {
+    const url = `${service.baseUrl}/api/feature_flag/local_evaluation/?token=${project.projectToken}`
+    const auth = { authorization: `Bearer ${project.personalApiKey}` }
+    const first = await fetch(url, { headers: auth })
+    const etag = first.headers.get('etag')
+    expect(etag).toMatch(/^"[0-9a-f]+"$/)
+    const again = await fetch(url, { headers: { ...auth, 'if-none-match': etag! } })
+    expect(again.status).toBe(304)
+    expect(await again.text()).toBe('')
+    await createFlag({ key: 'brand-new', filters: { groups: [{ rollout_percentage: 100 }] } }, project)
+    const changed = await fetch(url, { headers: { ...auth, 'if-none-match': etag! } })
+    expect(changed.status).toBe(200)
+    expect(changed.headers.get('etag')).not.toBe(etag)
   })
 })

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { Page } from '@burrow/contracts'
 import { problems, type ApiProblem, type CoreDeps } from '@burrow/core'
 import { createApiContext, personalApiKeyFrom } from './context'
@@ -107,6 +108,13 @@ function respond(route: RestRoute, result: unknown, req: HttpRequest): HttpRespo
   const headers = { ...route.headers }
   if (route.status === 204) return { status: 204, headers, body: '' }
   const status = route.status ?? 200
+  if (route.etag) {
+    const body = JSON.stringify(result)
+    const etag = `"${createHash('sha1').update(body).digest('hex')}"`
+    const unchanged = req.headers['if-none-match']?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)
+    if (unchanged) return { status: 304, headers: { ...headers, etag }, body: '' }
+    return { status, headers: { ...headers, etag, 'content-type': 'application/json' }, body }
+  }
   if (route.contentType) return { status, headers: { ...headers, 'content-type': route.contentType }, body: String(result) }
   if (route.csv && wantsCsv(req.url, req.headers.accept)) {
     const rows = route.paginated ? (result as Page<unknown>).results : [result]

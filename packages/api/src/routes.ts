@@ -23,6 +23,8 @@ export interface RestRoute {
   contentType?: string
   /** Extra response headers. */
   headers?: Record<string, string>
+  /** The answer carries an ETag, and a request whose If-None-Match names it gets 304 without a body (SDKs polling definitions). */
+  etag?: boolean
 }
 
 /** RFC 9745's Deprecation header: the current-user endpoint is deprecated since 2021-04-05. */
@@ -108,6 +110,7 @@ export const restRoutes: RestRoute[] = [
     procedure: 'featureFlags.localEvaluation',
     summary: 'Flag definitions for SDKs that evaluate flags themselves',
     query: true,
+    etag: true,
   },
   {
     method: 'GET',
@@ -115,6 +118,7 @@ export const restRoutes: RestRoute[] = [
     procedure: 'featureFlags.localEvaluation',
     summary: 'Flag definitions for local evaluation (legacy path; the project of `token`)',
     query: true,
+    etag: true,
   },
   {
     method: 'GET',
@@ -122,6 +126,7 @@ export const restRoutes: RestRoute[] = [
     procedure: 'featureFlags.localEvaluation',
     summary: 'Flag definitions for local evaluation (the project of `token`)',
     query: true,
+    etag: true,
   },
   {
     method: 'PATCH',

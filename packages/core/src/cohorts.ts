@@ -6,6 +6,7 @@ import { problems } from './problems'
 import { userSummaries } from './users'
 import { serialIdOrNotFound } from './ids'
 import { listPersons, type DisplayedProject, type PersonsFilter } from './persons'
+import { flagsChanged } from './featureFlags'
 
 function toCohort(row: CohortRow, createdBy: UserSummary | null): Cohort {
   return {
@@ -85,6 +86,7 @@ export async function createCohort(deps: CoreDeps, projectId: number, user: User
   const members = staticMembers(input)
   if (members !== undefined && !input.is_static) throw problems.validation('csv', 'Only static cohorts take a list of members.')
   const row = await cohorts.insertCohort(deps.sql, projectId, user.id, definitionOnly(input))
+  await flagsChanged(deps, projectId)
   const [cohort] = await toCohorts(deps, [await recalculate(deps, row, members)])
   return cohort!
 }
@@ -100,6 +102,8 @@ export async function updateCohort(deps: CoreDeps, projectId: number, idParam: s
   const members = staticMembers(input)
   const redefined = cohorts.DEFINITION_COLUMNS.some((c) => write[c] !== undefined) || (write.deleted === false && !row.deleted)
   if (!row.deleted && (redefined || members !== undefined)) row = await recalculate(deps, row, members)
+  // Flags read cohort definitions, and static members per request.
+  if (redefined || write.deleted !== undefined) await flagsChanged(deps, projectId)
   const [cohort] = await toCohorts(deps, [row])
   return cohort!
 }

@@ -1,6 +1,8 @@
 import type { FeatureFlag, FeatureFlagCreate, FeatureFlagUpdate, LocalEvaluation, Page, PageQuery } from '@burrow/contracts'
 import { cohorts, featureFlags, projects, type FeatureFlagRow, type UserRow } from '@burrow/postgres'
 import type { CoreDeps } from './deps'
+import { cohortsOfFlags, hasBehaviour } from './flagCohorts'
+import type { FlagDefinition } from '@burrow/flags'
 import { serialIdOrNotFound } from './ids'
 import { problems } from './problems'
 import { userSummaries } from './users'
@@ -57,11 +59,15 @@ async function checkCohorts(deps: CoreDeps, projectId: number, filters: FeatureF
       const id = Number(property.value)
       const cohort = Number.isInteger(id) ? await cohorts.findCohort(deps.sql, projectId, id) : undefined
       if (!cohort || cohort.deleted) throw problems.validation('filters', `Cohort with id ${String(property.value)} does not exist`, 'cohort_does_not_exist')
+      if (hasBehaviour(cohort)) {
+        throw problems.validation('filters', `Cohort '${cohort.name ?? cohort.id}' with filters on events cannot be used in feature flags.`, 'behavioral_cohort_found')
+      }
     }
   }
 }
 
-async function flagsChanged(deps: CoreDeps, projectId: number): Promise<void> {
+/** Drops every instance's cached flags of the project (their definitions or their cohorts changed). */
+export async function flagsChanged(deps: CoreDeps, projectId: number): Promise<void> {
   try {
     await deps.cache.delete(flagDefinitionsCacheKey(projectId))
     await deps.cache.publishInvalidation(flagDefinitionsCacheKey(projectId))
@@ -116,7 +122,13 @@ export async function updateFeatureFlag(deps: CoreDeps, projectId: number, idPar
  * The flag definitions an SDK evaluates locally, for the project of `token` (a project API key
  * the user can see) or else the project in the URL.
  */
-export async function localEvaluation(deps: CoreDeps, user: UserRow, projectId: number | undefined, token: string | undefined): Promise<LocalEvaluation> {
+export async function localEvaluation(
+  deps: CoreDeps,
+  user: UserRow,
+  projectId: number | undefined,
+  token: string | undefined,
+  options: { sendCohorts: boolean } = { sendCohorts: false },
+): Promise<LocalEvaluation> {
   let id = projectId
   if (token) {
     const byToken = await projects.findProjectByToken(deps.sql, token)
@@ -127,6 +139,10 @@ export async function localEvaluation(deps: CoreDeps, user: UserRow, projectId: 
   if (id === undefined) id = user.current_project_id ?? undefined
   if (id === undefined) throw problems.notFound('Project not found.')
   const rows = await featureFlags.liveFeatureFlags(deps.sql, id)
+  // Dynamic cohorts go with the flags; static ones do not, and SDKs ask the server for flags naming them.
+  const { dynamic } = options.sendCohorts
+    ? await cohortsOfFlags(deps.sql, id, rows.filter((r) => r.active).map((r) => ({ id: r.id, key: r.key, filters: r.filters as FlagDefinition['filters'] })))
+    : { dynamic: {} }
   return {
     flags: rows.map((row) => ({
       id: row.id,
@@ -141,6 +157,6 @@ export async function localEvaluation(deps: CoreDeps, user: UserRow, projectId: 
       version: row.version,
     })),
     group_type_mapping: {},
-    cohorts: {},
+    cohorts: dynamic,
   }
 }

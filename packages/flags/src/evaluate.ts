@@ -1,6 +1,6 @@
 import { flagHash } from './hash'
 import { matchProperty } from './properties'
-import type { EvaluationContext, FlagCondition, FlagDefinition, FlagEvaluation, MatchReasonCode } from './types'
+import type { CohortProperties, EvaluationContext, FlagCondition, FlagDefinition, FlagEvaluation, FlagProperty, MatchReasonCode } from './types'
 
 /** Which non-match reason is reported when several conditions fail (PostHog's priority). */
 const REASON_PRIORITY: Record<MatchReasonCode, number> = {
@@ -35,6 +35,26 @@ function conditionsOf(flag: FlagDefinition): FlagCondition[] {
   return [{ properties: flag.filters.properties ?? [], rollout_percentage: flag.rollout_percentage ?? null }]
 }
 
+const isCohortGroup = (v: CohortProperties | FlagProperty): v is CohortProperties =>
+  (v.type === 'AND' || v.type === 'OR') && Array.isArray((v as CohortProperties).values)
+
+/** Whether the person belongs to a cohort: a static one by membership, a dynamic one by its conditions. */
+function inCohort(id: unknown, ctx: EvaluationContext, properties: Record<string, unknown>, depth = 0): boolean {
+  const cohortId = Number(id)
+  if (ctx.staticCohorts?.has(cohortId)) return true
+  const definition = ctx.cohorts?.[String(cohortId)]
+  return definition !== undefined && depth < 10 && cohortMatches(definition, ctx, properties, depth + 1)
+}
+
+function cohortMatches(group: CohortProperties, ctx: EvaluationContext, properties: Record<string, unknown>, depth: number): boolean {
+  const holds = (v: CohortProperties | FlagProperty): boolean => {
+    if (isCohortGroup(v)) return cohortMatches(v, ctx, properties, depth)
+    const matched = v.type === 'cohort' ? inCohort(v.value, ctx, properties, depth) : matchProperty(v, properties)
+    return v.negation ? !matched : matched
+  }
+  return group.type === 'OR' ? group.values.some(holds) : group.values.every(holds)
+}
+
 function notMatched(flag: FlagDefinition, code: Exclude<MatchReasonCode, 'condition_match'>, index: number | null): FlagEvaluation {
   return { key: flag.key, enabled: false, variant: null, reason: { code, condition_index: index, description: DESCRIPTIONS[code] }, payload: null }
 }
@@ -55,7 +75,7 @@ export function evaluateFlag(flag: FlagDefinition, ctx: EvaluationContext): Flag
     bucketingId = groupKey
     properties = { ...ctx.groupProperties?.[typeName], $group_key: groupKey }
   } else {
-    bucketingId = flag.ensure_experience_continuity && ctx.hashKeyOverride ? ctx.hashKeyOverride : ctx.distinctId
+    bucketingId = (flag.ensure_experience_continuity && ctx.hashKeyOverrides?.[flag.key]) || ctx.distinctId
     properties = { distinct_id: ctx.distinctId, ...ctx.personProperties }
   }
 
@@ -63,7 +83,7 @@ export function evaluateFlag(flag: FlagDefinition, ctx: EvaluationContext): Flag
   const conditions = conditionsOf(flag)
   for (const [index, condition] of conditions.entries()) {
     const matches = (condition.properties ?? []).every((property) => {
-      const holds = property.type === 'cohort' ? false : matchProperty(property, properties)
+      const holds = property.type === 'cohort' ? inCohort(property.value, ctx, properties) : matchProperty(property, properties)
       return property.negation ? !holds : holds
     })
     if (!matches) continue

@@ -153,7 +153,7 @@ describe('evaluating a flag', () => {
   it('buckets an experience-continuity flag by the anonymous id the user started with', () => {
     const continuity: FlagDefinition = { id: 3, key: 'onboarding', ensure_experience_continuity: true, filters: { groups: [{ rollout_percentage: 50 }] } }
     const before = evaluateFlag(continuity, { distinctId: 'anon-123', personProperties: {} })
-    const after = evaluateFlag(continuity, { distinctId: 'user@example.com', personProperties: {}, hashKeyOverride: 'anon-123' })
+    const after = evaluateFlag(continuity, { distinctId: 'user@example.com', personProperties: {}, hashKeyOverrides: { [continuity.key]: 'anon-123' } })
     expect(after.enabled).toBe(before.enabled)
   })
 
@@ -161,5 +161,42 @@ describe('evaluating a flag', () => {
     const legacy: FlagDefinition = { id: 4, key: 'legacy', rollout_percentage: 100, filters: { properties: [{ key: 'plan', value: 'pro' }] } }
     expect(evaluateFlag(legacy, { distinctId: 'u', personProperties: { plan: 'pro' } }).enabled).toBe(true)
     expect(evaluateFlag(legacy, { distinctId: 'u', personProperties: { plan: 'free' } }).enabled).toBe(false)
+  })
+})
+
+describe('cohort conditions', () => {
+  const flag: FlagDefinition = {
+    id: 1,
+    key: 'cohort-flag',
+    filters: { groups: [{ properties: [{ key: 'id', type: 'cohort', value: 7 }], rollout_percentage: 100 }] },
+  }
+  const cohorts = {
+    // Pro users outside the test accounts, or anyone in cohort 8.
+    '7': {
+      type: 'OR' as const,
+      values: [
+        { type: 'AND' as const, values: [{ key: 'plan', value: 'pro', type: 'person' }, { key: 'email', value: '@test.com', operator: 'icontains', type: 'person', negation: true }] },
+        { type: 'AND' as const, values: [{ key: 'id', value: 8, type: 'cohort' }] },
+      ],
+    },
+    '8': { type: 'AND' as const, values: [{ key: 'beta', value: ['yes'], operator: 'exact', type: 'person' }] },
+  }
+  const enabled = (personProperties: Record<string, unknown>, staticCohorts?: Set<number>) =>
+    evaluateFlag(flag, { distinctId: 'd', personProperties, cohorts, staticCohorts }).enabled
+
+  it.each([
+    ['a person matching the first group', { plan: 'pro', email: 'a@acme.com' }, true],
+    ['a negated condition that holds', { plan: 'pro', email: 'a@test.com' }, false],
+    ['membership of a nested cohort', { plan: 'free', beta: 'yes' }, true],
+    ['no group matching', { plan: 'free' }, false],
+  ])('evaluates a dynamic cohort from its conditions: %s', (_name, properties, expected) => {
+    expect(enabled(properties)).toBe(expected)
+  })
+
+  it('uses the memberships of static cohorts, and an unknown cohort matches nobody', () => {
+    expect(enabled({}, new Set([7]))).toBe(true)
+    expect(enabled({}, new Set([9]))).toBe(false)
+    const unknown = { ...flag, filters: { groups: [{ properties: [{ key: 'id', type: 'cohort', value: 99 }], rollout_percentage: 100 }] } }
+    expect(evaluateFlag(unknown, { distinctId: 'd', personProperties: { plan: 'pro' }, cohorts }).enabled).toBe(false)
   })
 })

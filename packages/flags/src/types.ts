@@ -42,6 +42,15 @@ export interface FlagDefinition {
   version?: number
 }
 
+/**
+ * A dynamic cohort as flags see it (PostHog's local-evaluation `cohorts` entries): AND/OR groups
+ * of person property conditions and of other cohorts.
+ */
+export interface CohortProperties {
+  type: 'AND' | 'OR'
+  values: Array<CohortProperties | FlagProperty>
+}
+
 export interface EvaluationContext {
   distinctId: string
   /** Stored person properties overridden by the request's. */
@@ -51,8 +60,12 @@ export interface EvaluationContext {
   groupProperties?: Record<string, Record<string, unknown>>
   /** Group type index to name, e.g. {0: "company"}. */
   groupTypeNames?: Record<number, string>
-  /** Bucketing id for experience-continuity flags (the anonymous id the user first had). */
-  hashKeyOverride?: string
+  /** Bucketing ids of experience-continuity flags by flag key (the anonymous id the user first had). */
+  hashKeyOverrides?: Readonly<Record<string, string>>
+  /** Definitions of the dynamic cohorts that flag conditions name, by cohort id. */
+  cohorts?: Readonly<Record<string, CohortProperties>>
+  /** The static cohorts the person belongs to. */
+  staticCohorts?: ReadonlySet<number>
 }
 
 export type MatchReasonCode = 'condition_match' | 'no_condition_match' | 'out_of_rollout_bound' | 'no_group_type'

@@ -1,5 +1,6 @@
-import type { FlagDefinitionsResolver, ProjectTokenResolver } from '@burrow/core'
+import type { FlagDefinitionsResolver, ProjectFlags, ProjectTokenResolver } from '@burrow/core'
 import { evaluateFlag, type FlagEvaluation } from '@burrow/flags'
+import type { FlagPerson } from '@burrow/postgres'
 import type { CaptureInput, CaptureResult } from './capture'
 import { decodeRequestBody } from './decode'
 import { IngestError } from './ingestError'
@@ -11,6 +12,8 @@ export interface DecideDeps {
   projects: ProjectTokenResolver
   /** Also what remote config tells about flags. */
   flags: FlagDefinitionsResolver
+  /** The stored person of a distinct id (properties, static cohorts, continuity hash keys). */
+  flagPerson: (projectId: number, distinctId: string, continuity?: { anonId: string; flagKeys: string[] }) => Promise<FlagPerson | undefined>
   maxDecompressedBytes: number
   log: (msg: string) => void
 }
@@ -62,21 +65,53 @@ function flagDetails(result: FlagEvaluation, flag: { id: number; version?: numbe
 }
 
 /** The answer in the shape a client version asks for; `flagsEndpoint` is `/flags/` (newer SDKs). */
-function shape(results: Array<{ result: FlagEvaluation; flag: { id: number; version?: number | undefined } }>, version: number, flagsEndpoint: boolean) {
+function shape(
+  results: Array<{ result: FlagEvaluation; flag: { id: number; version?: number | undefined } }>,
+  version: number,
+  flagsEndpoint: boolean,
+  errors = false,
+) {
   const enabled = results.filter((r) => r.result.enabled)
   const value = (r: FlagEvaluation) => (r.enabled ? (r.variant ?? true) : false)
   const payloads = Object.fromEntries(enabled.filter((r) => r.result.payload != null).map((r) => [r.result.key, r.result.payload]))
   const details = () => Object.fromEntries(results.map((r) => [r.result.key, flagDetails(r.result, r.flag)]))
   if (flagsEndpoint) {
-    if (version >= 2) return { flags: details(), errorsWhileComputingFlags: false }
-    return { featureFlags: Object.fromEntries(results.map((r) => [r.result.key, value(r.result)])), featureFlagPayloads: payloads, errorsWhileComputingFlags: false }
+    if (version >= 2) return { flags: details(), errorsWhileComputingFlags: errors }
+    return { featureFlags: Object.fromEntries(results.map((r) => [r.result.key, value(r.result)])), featureFlagPayloads: payloads, errorsWhileComputingFlags: errors }
   }
   if (version <= 1) return { featureFlags: enabled.map((r) => r.result.key) }
   if (version === 2) return { featureFlags: Object.fromEntries(enabled.map((r) => [r.result.key, value(r.result)])) }
   if (version === 3) {
-    return { featureFlags: Object.fromEntries(results.map((r) => [r.result.key, value(r.result)])), featureFlagPayloads: payloads, errorsWhileComputingFlags: false }
+    return { featureFlags: Object.fromEntries(results.map((r) => [r.result.key, value(r.result)])), featureFlagPayloads: payloads, errorsWhileComputingFlags: errors }
   }
-  return { flags: details(), errorsWhileComputingFlags: false }
+  return { flags: details(), errorsWhileComputingFlags: errors }
+}
+
+/**
+ * The stored person, read only when the flags need it: a condition on a property the request
+ * did not send, a static cohort, or an experience-continuity flag. A database failure leaves
+ * the request's properties alone and is reported as `errorsWhileComputingFlags`.
+ */
+async function storedPerson(
+  deps: DecideDeps,
+  projectId: number,
+  project: ProjectFlags,
+  distinctId: string,
+  sent: Record<string, unknown>,
+  anonId: string | undefined,
+): Promise<{ person: FlagPerson | undefined; failed: boolean }> {
+  const needed =
+    project.cohorts.staticIds.length > 0 ||
+    project.continuityKeys.length > 0 ||
+    project.personKeys.some((key) => key !== 'distinct_id' && !Object.hasOwn(sent, key))
+  if (!needed) return { person: undefined, failed: false }
+  try {
+    const continuity = anonId && anonId !== distinctId ? { anonId, flagKeys: project.continuityKeys } : undefined
+    return { person: await deps.flagPerson(projectId, distinctId, continuity), failed: false }
+  } catch (err) {
+    deps.log(`decide: reading the person of ${JSON.stringify(distinctId)} failed: ${String(err)}`)
+    return { person: undefined, failed: true }
+  }
 }
 
 /**
@@ -101,7 +136,7 @@ export async function handleDecide(input: CaptureInput, deps: DecideDeps, flagsE
     const token = [body.api_key, body.token, body.$token, input.query.get('token'), input.query.get('api_key')].find(
       (t): t is string => typeof t === 'string' && t !== '',
     )
-    const projectId = body.project_id ?? input.query.get('project_id') ?? undefined
+    const projectId = body.projectFlagsid ?? input.query.get('projectFlagsid') ?? undefined
     const project = await projectForRequest({ token, projectId: projectId === undefined || projectId === null ? undefined : String(projectId) }, deps, noApiKey)
 
     const rawId = body.distinct_id ?? body.$distinct_id
@@ -115,14 +150,24 @@ export async function handleDecide(input: CaptureInput, deps: DecideDeps, flagsE
     const anonId = typeof body.$anon_distinct_id === 'string' && body.$anon_distinct_id !== '' ? body.$anon_distinct_id : undefined
     const wanted = Array.isArray(body.flag_keys_to_evaluate ?? body.flag_keys) ? new Set((body.flag_keys_to_evaluate ?? body.flag_keys) as unknown[]) : undefined
 
-    const definitions = body.disable_flags === true ? [] : await deps.flags.forProject(project.id)
-    const results = definitions
-      .filter((flag) => !wanted || wanted.has(flag.key))
-      .map((flag) => ({
-        flag,
-        result: evaluateFlag(flag, { distinctId, personProperties, groups, groupProperties, hashKeyOverride: anonId }),
-      }))
-    return { status: 200, body: { ...BASE_CONFIG, ...shape(results, version, flagsEndpoint) } }
+    if (body.disable_flags === true) return { status: 200, body: { ...BASE_CONFIG, ...shape([], version, flagsEndpoint) } }
+    const projectFlags = await deps.flags.forProject(project.id)
+    const flags = wanted ? projectFlags.flags.filter((flag) => wanted.has(flag.key)) : projectFlags.flags
+    const stored = await storedPerson(deps, project.id, projectFlags, distinctId, personProperties, anonId)
+    const overrides: Record<string, string> = { ...stored.person?.hashKeys }
+    // A user whose person is not stored yet keeps the bucket of the anonymous id they came with.
+    if (anonId) for (const key of projectFlags.continuityKeys) overrides[key] ??= anonId
+    const ctx = {
+      distinctId,
+      personProperties: { ...stored.person?.properties, ...personProperties },
+      groups,
+      groupProperties,
+      hashKeyOverrides: overrides,
+      cohorts: projectFlags.cohorts.dynamic,
+      staticCohorts: new Set(stored.person?.staticCohorts ?? []),
+    }
+    const results = flags.map((flag) => ({ flag, result: evaluateFlag(flag, ctx) }))
+    return { status: 200, body: { ...BASE_CONFIG, ...shape(results, version, flagsEndpoint, stored.failed) } }
   } catch (err) {
     if (err instanceof IngestError) return { status: err.status, body: err.body }
     deps.log(`decide failed: ${(err as Error)?.stack ?? String(err)}`)

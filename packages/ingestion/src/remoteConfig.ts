@@ -26,7 +26,7 @@ export async function answerRemoteConfig(request: { token: string; script: boole
   if (!project) {
     return { status: 404, contentType: 'application/json', body: JSON.stringify({ type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null }) }
   }
-  const flags = await deps.flags.forProject(project.id)
+  const { flags } = await deps.flags.forProject(project.id)
   const config = {
     token: request.token,
     supportedCompression: ['gzip', 'gzip-js'],

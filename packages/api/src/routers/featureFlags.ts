@@ -25,14 +25,15 @@ export const featureFlagsRouter = router({
     .query(({ ctx, input }) => featureFlags.getFeatureFlag(ctx.deps, ctx.project.row.id, input.id)),
   /** Definitions for SDKs that evaluate flags themselves; the project comes from `token`, else the URL or the user's current one. */
   localEvaluation: authedProcedure
-    .input(z.object({ project_id: optionalText, token: optionalText }))
+    .input(z.object({ project_id: optionalText, token: optionalText, send_cohorts: z.unknown().optional() }))
     .output(localEvaluationSchema)
     .query(async ({ ctx, input }) => {
       let projectId: number | undefined
       if (input.project_id !== undefined && !input.token) {
         projectId = (await projects.findAccessibleProject(ctx.deps, ctx.user, input.project_id)).row.id
       }
-      return featureFlags.localEvaluation(ctx.deps, ctx.user, projectId, input.token)
+      // `send_cohorts` asks for the cohorts' conditions, whatever its value (posthog-node sends it bare).
+      return featureFlags.localEvaluation(ctx.deps, ctx.user, projectId, input.token, { sendCohorts: input.send_cohorts !== undefined })
     }),
   update: projectProcedure
     .input(idParam.extend({ data: featureFlagUpdateSchema }))

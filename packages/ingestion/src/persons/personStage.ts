@@ -22,9 +22,15 @@ interface Row {
   /** Where the row's person id goes: its frame's list of person ids, at `index`. */
   frame: (string | undefined)[]
   index: number
-  /** The encoded row, for its timestamp when the row makes a new person. */
+  /** The row's frame, for the row's timestamp when it makes a new person. */
+  source: FrameRows
+}
+
+/** A frame's encoded rows; where each starts is found only if a row's timestamp is needed. */
+interface FrameRows {
   body: Buffer
-  start: number
+  count: number
+  starts?: number[]
 }
 
 /** PostgreSQL errors that a concurrent write of the same persons causes; the work is retried. */
@@ -65,10 +71,8 @@ export class PersonStage {
       if (!frame.persons || frame.teamId === 0) continue
       let rows = byTeam.get(frame.teamId)
       if (!rows) byTeam.set(frame.teamId, (rows = []))
-      const starts = rowStarts(frame.body, frame.persons.length)
-      for (const [i, intent] of frame.persons.entries()) {
-        rows.push({ intent: asObject(intent), frame: frameIds, index: i, body: frame.body, start: starts[i] ?? 0 })
-      }
+      const source: FrameRows = { body: frame.body, count: frame.persons.length }
+      for (const [i, intent] of frame.persons.entries()) rows.push({ intent: asObject(intent), frame: frameIds, index: i, source })
     }
     for (const [teamId, rows] of byTeam) {
       try {
@@ -208,7 +212,9 @@ function isTransient(err: unknown): boolean {
 }
 
 function createdAtOf(row: Row): Date {
-  const ms = rowTimestampMs(row.body, row.start)
+  const rows = row.source
+  rows.starts ??= rowStarts(rows.body, rows.count)
+  const ms = rowTimestampMs(rows.body, rows.starts[row.index] ?? 0)
   return ms === undefined ? new Date() : new Date(Math.min(ms, Date.now()))
 }
 

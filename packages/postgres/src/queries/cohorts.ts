@@ -150,3 +150,9 @@ export async function staticMemberUuids(sql: Sql, cohortId: number): Promise<str
     select p.uuid from cohort_people c join persons p on p.id = c.person_id where c.cohort_id = ${cohortId}`
   return rows.map((r) => r.uuid)
 }
+
+/** The project's live cohorts among these ids. */
+export async function findCohorts(sql: Sql, projectId: number, ids: readonly number[]): Promise<CohortRow[]> {
+  if (ids.length === 0) return []
+  return sql<CohortRow[]>`select * from cohorts where project_id = ${projectId} and id = any(${ids as number[]}) and not deleted`
+}

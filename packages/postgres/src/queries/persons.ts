@@ -236,6 +236,10 @@ export async function mergeDistinctIds(
       insert into cohort_people (cohort_id, person_id)
       select cohort_id, ${mine} from cohort_people where person_id = ${other}
       on conflict do nothing`
+    await tx`
+      insert into feature_flag_hash_key_overrides (project_id, person_id, feature_flag_key, hash_key)
+      select project_id, ${mine}, feature_flag_key, hash_key from feature_flag_hash_key_overrides where person_id = ${other}
+      on conflict do nothing`
     await tx`delete from persons where id = ${other}`
     writes.deletedPersons.push(source)
     return { kind: 'merged', person: { id: target.id, uuid: target.uuid }, writes }
@@ -295,10 +299,39 @@ export async function deletePerson(pool: Pool, projectId: number, id: number): P
   })
 }
 
-/** Properties of the person a distinct id belongs to, for flag conditions; undefined when unknown. */
-export async function propertiesOfDistinctId(sql: Sql, projectId: number, distinctId: string): Promise<{ id: number; properties: Record<string, unknown> } | undefined> {
-  const [row] = await sql<{ id: number; properties: Record<string, unknown> }[]>`
-    select p.id::int as id, p.properties from person_distinct_ids d join persons p on p.id = d.person_id
+/** What flag evaluation needs of the person a distinct id belongs to. */
+export interface FlagPerson {
+  properties: Record<string, unknown>
+  /** Static cohorts the person is a member of. */
+  staticCohorts: number[]
+  /** Experience-continuity bucketing ids by flag key. */
+  hashKeys: Record<string, string>
+}
+
+/**
+ * The person of a distinct id for flag evaluation, in one round trip. With `continuity`, first
+ * records the anonymous id as the bucketing id of those flags for the persons of both ids that
+ * have none yet (the first override wins).
+ */
+export async function flagPersonOf(
+  sql: Sql,
+  projectId: number,
+  distinctId: string,
+  continuity?: { anonId: string; flagKeys: string[] },
+): Promise<FlagPerson | undefined> {
+  if (continuity && continuity.flagKeys.length > 0) {
+    await sql`
+      insert into feature_flag_hash_key_overrides (project_id, person_id, feature_flag_key, hash_key)
+      select ${projectId}, d.person_id, k, ${continuity.anonId}
+      from person_distinct_ids d cross join unnest(${continuity.flagKeys}::text[]) as k
+      where d.project_id = ${projectId} and d.distinct_id in (${distinctId}, ${continuity.anonId})
+      on conflict do nothing`
+  }
+  const [row] = await sql<{ properties: Record<string, unknown>; static_cohorts: number[]; hash_keys: Record<string, string> }[]>`
+    select p.properties,
+      coalesce((select array_agg(c.cohort_id) from cohort_people c where c.person_id = p.id), '{}') as static_cohorts,
+      coalesce((select jsonb_object_agg(h.feature_flag_key, h.hash_key) from feature_flag_hash_key_overrides h where h.person_id = p.id), '{}') as hash_keys
+    from person_distinct_ids d join persons p on p.id = d.person_id
     where d.project_id = ${projectId} and d.distinct_id = ${distinctId}`
-  return row
+  return row && { properties: row.properties, staticCohorts: row.static_cohorts, hashKeys: row.hash_keys }
 }
