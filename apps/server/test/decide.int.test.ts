@@ -89,6 +89,59 @@ describe('/decide/', () => {
     }
   })
 
+  it('agrees with posthog-node evaluating locally for hundreds of users: /decide/ v1 and v2 and /flags/ v2', async () => {
+    const fresh = await service.account()
+    const person = (key: string, value: unknown, operator = 'exact') => ({ key, value, operator, type: 'person' })
+    const flagSet = [
+      { key: 'rollout-37', filters: { groups: [{ rollout_percentage: 37 }] } },
+      {
+        key: 'three-way',
+        filters: {
+          groups: [{ rollout_percentage: 80 }],
+          multivariate: { variants: [{ key: 'a', rollout_percentage: 20 }, { key: 'b', rollout_percentage: 30 }, { key: 'c', rollout_percentage: 50 }] },
+        },
+      },
+      { key: 'acme', filters: { groups: [{ properties: [person('email', '@acme.com', 'icontains')], rollout_percentage: 100 }] } },
+      { key: 'big-teams', filters: { groups: [{ properties: [person('seats', 10, 'gt'), person('plan', ['free'], 'is_not')], rollout_percentage: 60 }] } },
+      {
+        key: 'layered',
+        filters: {
+          groups: [
+            { properties: [person('email', '^[a-m]', 'regex')], rollout_percentage: 50 },
+            { properties: [person('beta', '', 'is_set')], rollout_percentage: 100, variant: 'beta' },
+          ],
+          multivariate: { variants: [{ key: 'control', rollout_percentage: 50 }, { key: 'beta', rollout_percentage: 50 }] },
+        },
+      },
+    ]
+    for (const flag of flagSet) await createFlag(flag, fresh)
+    const local = new PostHog(fresh.projectToken, { host: service.baseUrl, personalApiKey: fresh.personalApiKey, flushAt: 1 })
+    try {
+      await local.reloadFeatureFlags()
+      for (let i = 0; i < 300; i++) {
+        const id = `agree-${i}`
+        const personProperties: Record<string, unknown> = {
+          email: `${String.fromCharCode(97 + (i % 26))}${i}@${i % 3 === 0 ? 'acme.com' : 'other.org'}`,
+          seats: i % 25,
+          plan: ['free', 'pro', 'enterprise'][i % 3],
+          ...(i % 7 === 0 ? { beta: true } : {}),
+        }
+        const expected = Object.fromEntries(
+          await Promise.all(flagSet.map(async (f) => [f.key, (await local.getFeatureFlag(f.key, id, { personProperties, onlyEvaluateLocally: true })) ?? false])),
+        ) as Record<string, string | boolean>
+        const on = Object.keys(expected).filter((k) => expected[k] !== false).sort()
+        const request = { api_key: fresh.projectToken, distinct_id: id, person_properties: personProperties }
+        expect((await decide(request)).body.featureFlags.sort(), id).toEqual(on)
+        expect((await decide(request, '?v=2')).body.featureFlags, id).toEqual(Object.fromEntries(on.map((k) => [k, expected[k]])))
+        const details = (await decide(request, '?v=2', '/flags/')).body.flags as Record<string, { enabled: boolean; variant: string | null }>
+        const values = Object.fromEntries(Object.entries(details).map(([k, d]) => [k, d.enabled ? (d.variant ?? true) : false]))
+        expect(values, id).toEqual(expected)
+      }
+    } finally {
+      await local.shutdown()
+    }
+  })
+
   it('sees a flag change at once', async () => {
     const fresh = await service.account()
     const flag = await createFlag({ key: 'toggle', filters: { groups: [{ rollout_percentage: 100 }] } }, fresh)
