@@ -314,6 +314,36 @@ describe('flags on stored persons and cohorts', () => {
     expect(await inRollout(user)).toBe(false)
   })
 
+  it('registers the group types events name, and evaluates group flags on the group key and properties', async () => {
+    await send([
+      { event: 'used feature', distinct_id: 'ada', properties: { $groups: { company: 'acme' } } },
+      { event: '$groupidentify', distinct_id: 'ada', properties: { $group_type: 'team', $group_key: 't1', $group_set: { name: 'T1' } } },
+    ])
+    const url = `${service.baseUrl}/api/feature_flag/local_evaluation/?token=${project.projectToken}`
+    const auth = { authorization: `Bearer ${project.personalApiKey}` }
+    const mapping = await waitFor(
+      async () => {
+        const { group_type_mapping } = await (await fetch(url, { headers: auth })).json()
+        return Object.keys(group_type_mapping).length === 2 ? group_type_mapping : undefined
+      },
+      { what: 'two group types', timeoutMs: 15_000 },
+    )
+    expect(mapping).toEqual({ '0': 'company', '1': 'team' })
+    await createFlag(
+      {
+        key: 'big-companies',
+        filters: { aggregation_group_type_index: 0, groups: [{ properties: [{ key: 'size', value: 10, operator: 'gt', type: 'group', group_type_index: 0 }], rollout_percentage: 100 }] },
+      },
+      project,
+    )
+    const flag = async (body: Record<string, unknown>) => (await flagsOf({ distinct_id: 'ada', ...body }))['big-companies']
+    expect(await flag({ groups: { company: 'acme' }, group_properties: { company: { size: 50 } } })).toBe(true)
+    expect(await flag({ groups: { company: 'acme' }, group_properties: { company: { size: 5 } } })).toBeUndefined()
+    expect(await flag({})).toBeUndefined()
+    const details = (await decide({ api_key: project.projectToken, distinct_id: 'ada' }, '?v=2', '/flags/')).body.flags['big-companies']
+    expect(details).toMatchObject({ enabled: false, reason: { code: 'no_group_type' } })
+  })
+
   it('answers 304 to an SDK polling definitions that have not changed', async () => {
     const url = `${service.baseUrl}/api/feature_flag/local_evaluation/?token=${project.projectToken}`
     const auth = { authorization: `Bearer ${project.personalApiKey}` }

@@ -1,5 +1,5 @@
 import type { FeatureFlag, FeatureFlagCreate, FeatureFlagUpdate, LocalEvaluation, Page, PageQuery } from '@burrow/contracts'
-import { cohorts, featureFlags, projects, type FeatureFlagRow, type UserRow } from '@burrow/postgres'
+import { cohorts, featureFlags, groupTypes, projects, type FeatureFlagRow, type UserRow } from '@burrow/postgres'
 import type { CoreDeps } from './deps'
 import { cohortsOfFlags, hasBehaviour } from './flagCohorts'
 import type { FlagDefinition } from '@burrow/flags'
@@ -156,7 +156,7 @@ export async function localEvaluation(
       has_encrypted_payloads: false,
       version: row.version,
     })),
-    group_type_mapping: {},
+    group_type_mapping: Object.fromEntries((await groupTypes.groupTypeMapping(deps.sql, id)).map((m) => [String(m.group_type_index), m.group_type])),
     cohorts: dynamic,
   }
 }

@@ -1,6 +1,6 @@
 import { LocalTtlCache } from '@burrow/cache'
 import type { CohortProperties, FlagDefinition, FlagProperty } from '@burrow/flags'
-import { featureFlags } from '@burrow/postgres'
+import { featureFlags, groupTypes } from '@burrow/postgres'
 import type { CoreDeps } from './deps'
 import { flagDefinitionsCacheKey } from './featureFlags'
 import { cohortsOfFlags, type FlagCohorts } from './flagCohorts'
@@ -15,6 +15,8 @@ export interface ProjectFlags {
   personKeys: string[]
   /** Keys of the experience-continuity flags. */
   continuityKeys: string[]
+  /** Group type names by index, for group flags. */
+  groupTypeNames: Record<number, string>
 }
 
 function personKeysIn(values: ReadonlyArray<CohortProperties | FlagProperty>, into: Set<string>): void {
@@ -54,6 +56,7 @@ export class FlagDefinitionsResolver {
       version: row.version,
     }))
     const cohorts = await cohortsOfFlags(this.deps.sql, projectId, flags)
+    const mapping = await groupTypes.groupTypeMapping(this.deps.sql, projectId)
     const keys = new Set<string>()
     for (const flag of flags) {
       if (flag.filters.aggregation_group_type_index !== undefined && flag.filters.aggregation_group_type_index !== null) continue
@@ -65,6 +68,7 @@ export class FlagDefinitionsResolver {
       cohorts,
       personKeys: [...keys],
       continuityKeys: flags.filter((f) => f.ensure_experience_continuity).map((f) => f.key),
+      groupTypeNames: Object.fromEntries(mapping.map((m) => [m.group_type_index, m.group_type])),
     }
   }
 }

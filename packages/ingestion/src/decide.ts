@@ -162,6 +162,7 @@ export async function handleDecide(input: CaptureInput, deps: DecideDeps, flagsE
       personProperties: { ...stored.person?.properties, ...personProperties },
       groups,
       groupProperties,
+      groupTypeNames: projectFlags.groupTypeNames,
       hashKeyOverrides: overrides,
       cohorts: projectFlags.cohorts.dynamic,
       staticCohorts: new Set(stored.person?.staticCohorts ?? []),

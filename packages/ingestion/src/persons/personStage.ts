@@ -1,7 +1,7 @@
 import type { SharedCache } from '@burrow/cache'
 import type { ClickHouse } from '@burrow/clickhouse'
-import { persons as personsCore } from '@burrow/core'
-import { persons, type NewPerson, type Pool, type PersonRef, type PersonWrites, type PropertyChange } from '@burrow/postgres'
+import { featureFlags, persons as personsCore } from '@burrow/core'
+import { groupTypes, persons, type NewPerson, type Pool, type PersonRef, type PersonWrites, type PropertyChange } from '@burrow/postgres'
 import { rowStarts, rowTimestampMs, setPersonIds } from '../eventRow'
 import type { FrameContent } from '../spool/frames'
 import type { PersonIntent } from '../steps/personIntent'
@@ -52,6 +52,8 @@ const asObject = (intent: PersonIntent): Exclude<PersonIntent, string> => (typeo
  */
 export class PersonStage {
   private readonly known: DistinctIdCache
+  /** Group types known to be registered, per project. */
+  private readonly groupTypes = new Map<number, Set<string>>()
 
   constructor(
     private readonly deps: PersonStageDeps,
@@ -90,6 +92,7 @@ export class PersonStage {
   }
 
   private async processTeam(teamId: number, rows: readonly Row[]): Promise<void> {
+    await this.registerGroupTypes(teamId, rows)
     const active = rows.filter((r) => r.intent.x !== 1)
     if (active.length === 0) return
     const writes = persons.emptyWrites()
@@ -120,6 +123,17 @@ export class PersonStage {
     await this.deps.storeCopies(() => personsCore.copyPersonWrites(this.deps, writes))
     for (const [distinctId, ref] of mapping) this.known.set(teamId, distinctId, ref)
     await personsCore.announceMovedDistinctIds(this.deps, writes)
+  }
+
+  /** Registers the group types the rows name that this server has not seen registered yet. */
+  private async registerGroupTypes(teamId: number, rows: readonly Row[]): Promise<void> {
+    let known = this.groupTypes.get(teamId)
+    const fresh = new Set<string>()
+    for (const { intent } of rows) for (const type of intent.g ?? []) if (!known?.has(type)) fresh.add(type)
+    if (fresh.size === 0) return
+    if (await groupTypes.registerGroupTypes(this.deps.sql, teamId, [...fresh])) await featureFlags.flagsChanged(this.deps, teamId)
+    if (!known) this.groupTypes.set(teamId, (known = new Set()))
+    for (const type of fresh) known.add(type)
   }
 
   /** The persons of the rows' distinct ids: from memory, the rest in one query. */

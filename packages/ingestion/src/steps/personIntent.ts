@@ -22,6 +22,8 @@ export type PersonIntent =
       f?: 1
       /** No person processing (`$process_person_profile: false`): the event is stored without a person. */
       x?: 1
+      /** Group types the event names (`$groups`, `$groupidentify`), registered for group flags. */
+      g?: string[]
     }
 
 /**
@@ -61,11 +63,14 @@ export const readPersonIntent: Step = {
   run(event) {
     const p = event.properties
     const d = event.distinctId
+    const groupTypes = isJsonObject(p.$groups) ? Object.keys(p.$groups) : []
+    if (event.name === '$groupidentify' && typeof p.$group_type === 'string') groupTypes.push(p.$group_type)
+    const g = groupTypes.length > 0 ? { g: [...new Set(groupTypes)] } : {}
     if (p.$process_person_profile === false) {
-      event.person = { d, x: 1 }
+      event.person = { d, x: 1, ...g }
       return ok
     }
-    const intent: Exclude<PersonIntent, string> = { d }
+    const intent: Exclude<PersonIntent, string> = { d, ...g }
     if (isJsonObject(p.$set) && Object.keys(p.$set).length > 0) intent.s = p.$set
     if (isJsonObject(p.$set_once) && Object.keys(p.$set_once).length > 0) intent.o = p.$set_once
     if (Array.isArray(p.$unset)) intent.u = p.$unset.filter((k): k is string => typeof k === 'string')

@@ -1,0 +1,41 @@
+import type { Sql } from '../connect'
+
+export interface GroupTypeRow {
+  group_type: string
+  group_type_index: number
+}
+
+export const MAX_GROUP_TYPES = 5
+
+export async function groupTypeMapping(sql: Sql, projectId: number): Promise<GroupTypeRow[]> {
+  return sql<GroupTypeRow[]>`
+    select group_type, group_type_index from group_type_mappings where project_id = ${projectId} order by group_type_index`
+}
+
+/**
+ * Gives each new group type the next free index, up to five per project (more are ignored, as
+ * PostHog does). Two servers registering at once both stop at the unique keys, and the one
+ * that lost takes the next index on its next try. Answers whether any type was added.
+ */
+export async function registerGroupTypes(sql: Sql, projectId: number, groupTypes: readonly string[]): Promise<boolean> {
+  let added = false
+  for (const groupType of groupTypes) {
+    for (let attempt = 0; attempt < MAX_GROUP_TYPES; attempt++) {
+      const [state] = await sql<{ known: boolean; full: boolean }[]>`
+        select bool_or(group_type = ${groupType}) is true as known, count(*) >= ${MAX_GROUP_TYPES} as full
+        from group_type_mappings where project_id = ${projectId}`
+      if (state?.known || state?.full) break
+      const inserted = await sql`
+        insert into group_type_mappings (project_id, group_type, group_type_index)
+        select ${projectId}, ${groupType}, coalesce(max(group_type_index) + 1, 0) from group_type_mappings where project_id = ${projectId}
+        having coalesce(max(group_type_index) + 1, 0) < ${MAX_GROUP_TYPES}
+        on conflict do nothing
+        returning 1`
+      if (inserted.length > 0) {
+        added = true
+        break
+      }
+    }
+  }
+  return added
+}
