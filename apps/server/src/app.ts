@@ -107,10 +107,11 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       )
     }
 
+    // Gives events their persons: the spool consumer's batches and replayed dead letters.
+    const persons = new PersonStage(deps)
     if (runsIngestion) {
       const definitions = new EventDefinitionTracker(deps)
       const sink = new EventSink({ ch, metrics, log: warn })
-      const persons = new PersonStage({ ...deps, storeCopies: (write) => sink.storeRetrying(write, 0) })
       const spool = await EventSpool.open({
         dir: path.join(config.DATA_DIR, 'spool'),
         sink,
@@ -147,7 +148,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       config.DATA_DIR,
       {
         dlqList: (filter) => listDeadLetters(ch, filter),
-        dlqReplay: (filter) => replayDeadLetters({ ch, projectById: (id) => findIngestionProject(deps, id) }, filter),
+        dlqReplay: (filter) => replayDeadLetters({ ch, projectById: (id) => findIngestionProject(deps, id), assignPersons: (frames) => persons.assign(frames) }, filter),
       },
       warn,
     )

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util'
 import { loadConfig, type Config } from '@burrow/config'
 import { accounts, ApiProblem, findIngestionProject } from '@burrow/core'
-import { listDeadLetters, replayDeadLetters, type DeadLetterFilter, type ReplayOutcome } from '@burrow/ingestion'
+import { createSharedCache } from '@burrow/cache'
+import { listDeadLetters, PersonStage, replayDeadLetters, type DeadLetterFilter, type ReplayOutcome } from '@burrow/ingestion'
 import { connectPostgres, migratePostgres } from '@burrow/postgres'
 import { sendAdminCommand } from './adminSocket'
 import { connectClickHouseFrom } from './storage'
@@ -61,10 +62,15 @@ async function withDeadLetters<T>(config: Config, command: string, filter: DeadL
   if (viaService !== undefined) return viaService as T
   const ch = await connectClickHouseFrom(config)
   const pg = await connectPostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, maxConnections: 2 })
+  const log = (msg: string) => console.error(msg)
+  // Merges made by the replay reach the caches of running servers through Redis, when there is one.
+  const cache = await createSharedCache(config.REDIS_URL, log)
   try {
     if (command === '/dlq/list') return (await listDeadLetters(ch, filter)) as T
-    return (await replayDeadLetters({ ch, projectById: (id) => findIngestionProject(pg, id) }, filter)) as T
+    const persons = new PersonStage({ sql: pg.sql, ch, cache, log })
+    return (await replayDeadLetters({ ch, projectById: (id) => findIngestionProject(pg, id), assignPersons: (frames) => persons.assign(frames) }, filter)) as T
   } finally {
+    await cache.close()
     await ch.close()
     await pg.close()
   }

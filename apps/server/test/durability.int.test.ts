@@ -78,7 +78,7 @@ describe('npm run cli -- dlq', () => {
     const fresh = await service.account()
     const lostUuid = randomUUID()
     const subject = { uuid: lostUuid, event: 'lost', distinctId: 'dl-user', teamId: fresh.projectId, ip: '' }
-    const recoverable = deadLetter(subject, JSON.stringify({ event: 'lost', distinct_id: 'dl-user', uuid: lostUuid, properties: { plan: 'pro' } }), {
+    const recoverable = deadLetter(subject, JSON.stringify({ event: 'lost', distinct_id: 'dl-user', uuid: lostUuid, properties: { plan: 'pro', $set: { email: 'dl@example.com' } } }), {
       location: 'ingestion:properties',
       reason: 'step_failed',
       error: 'Error: a bug since fixed',
@@ -103,7 +103,14 @@ describe('npm run cli -- dlq', () => {
     expect(replay.stderr).toContain(unrecoverable.id)
 
     const [event] = await service.eventsOf(fresh, 1)
-    expect(event).toMatchObject({ id: lostUuid, event: 'lost', distinct_id: 'dl-user', properties: { plan: 'pro' } })
+    // A replayed event gets its person, as it would have the first time.
+    expect(event).toMatchObject({
+      id: lostUuid,
+      event: 'lost',
+      distinct_id: 'dl-user',
+      properties: { plan: 'pro' },
+      person: { distinct_ids: ['dl-user'], properties: { email: 'dl@example.com' } },
+    })
     const left = await cli('list', '--project', String(fresh.projectId))
     expect(left.stdout.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual([unrecoverable.id])
   })

@@ -3,12 +3,15 @@ import type { IngestionProject } from '@burrow/core'
 import { encodeEvent } from './eventRow'
 import type { RawEvent } from './payload'
 import { runPipeline } from './pipeline'
+import type { FrameContent } from './spool/frames'
 import { INGESTION_STEPS } from './steps'
 
 export interface DeadLetterDeps {
   ch: ClickHouse
   /** The project a dead letter belongs to, or null if it no longer exists. */
   projectById: (id: number) => Promise<IngestionProject | null>
+  /** Person processing of replayed events, as the spool consumer does it (PersonStage.assign). */
+  assignPersons: (frames: FrameContent[]) => Promise<void>
 }
 
 export interface DeadLetterFilter {
@@ -30,7 +33,7 @@ export function listDeadLetters(ch: ClickHouse, filter: DeadLetterFilter): Promi
 
 /** The row to store again for a dead letter, or why there is none. */
 async function rowFor(letter: StoredDeadLetter, deps: DeadLetterDeps): Promise<{ line: string } | { error: string }> {
-  // A row ClickHouse refused is kept as the row: it is stored again as it is.
+  // A row ClickHouse refused is kept as the row (its person already given): it is stored again as it is.
   if (letter.tags.includes('clickhouse_rejected_row')) return { line: letter.raw_payload.endsWith('\n') ? letter.raw_payload : `${letter.raw_payload}\n` }
   let raw: RawEvent
   try {
@@ -45,7 +48,9 @@ async function rowFor(letter: StoredDeadLetter, deps: DeadLetterDeps): Promise<{
   if (outcome.kind === 'drop') return { error: `dropped by ${outcome.step}: ${outcome.reason}` }
   if (outcome.kind === 'dlq') return { error: `refused by ${outcome.step}: ${outcome.error}` }
   try {
-    return { line: encodeEvent(outcome.event, project.id, toClickHouseDateTime(now)) }
+    const body = Buffer.from(encodeEvent(outcome.event, project.id, toClickHouseDateTime(now)))
+    await deps.assignPersons([{ rows: 1, sightings: [], teamId: project.id, persons: [outcome.event.person], body }])
+    return { line: body.toString('utf8') }
   } catch (err) {
     return { error: String(err) }
   }

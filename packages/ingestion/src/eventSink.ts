@@ -82,11 +82,6 @@ export class EventSink {
     await this.storeDeadLetters(letters)
   }
 
-  /** Runs another write to ClickHouse under the same retry policy as the events' inserts. */
-  async storeRetrying(write: () => Promise<void>, rows: number): Promise<void> {
-    await this.retryUnlessContent(write, rows)
-  }
-
   private async retryUnlessContent(insert: () => Promise<void>, rows: number): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {

@@ -13,8 +13,6 @@ export interface PersonStageDeps {
   ch: ClickHouse
   cache: SharedCache
   log: (msg: string) => void
-  /** Stores in ClickHouse, retrying while it is unavailable (the event sink's policy). */
-  storeCopies: (write: () => Promise<void>) => Promise<void>
 }
 
 interface Row {
@@ -120,7 +118,8 @@ export class PersonStage {
     await this.updateProperties(teamId, active, mapping, writes)
 
     for (const row of active) row.frame[row.index] = mapping.get(row.intent.d)?.uuid
-    await this.deps.storeCopies(() => personsCore.copyPersonWrites(this.deps, writes))
+    // A failure here (ClickHouse unavailable) fails the batch, which the consumer tries again.
+    await personsCore.copyPersonWrites(this.deps, writes)
     for (const [distinctId, ref] of mapping) this.known.set(teamId, distinctId, ref)
     await personsCore.announceMovedDistinctIds(this.deps, writes)
   }
@@ -216,8 +215,9 @@ export class PersonStage {
 }
 
 /**
- * Failures that pass: the connection (no SQLSTATE, or class 08), the server shutting down or
- * short of resources (57, 53), and conflicts with concurrent transactions (40).
+ * Failures that pass: anything without a SQLSTATE (the connection, ClickHouse), connection
+ * classes (08), the server shutting down or short of resources (57, 53, 58), and conflicts with
+ * concurrent transactions (40).
  */
 function isTransient(err: unknown): boolean {
   const code = (err as { code?: unknown })?.code
