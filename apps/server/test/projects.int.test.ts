@@ -118,7 +118,9 @@ describe('tRPC', () => {
     })
     const cohort = await client.cohorts.create.mutate({ project_id: '@current', name: 'From a frontend' })
     const viaRest = await (await service.api(account, `/api/projects/${account.projectId}/cohorts/${cohort.id}/`)).json()
-    expect(viaRest).toEqual(cohort)
+    // The cohort's calculation may have finished between the two reads.
+    const { is_calculating: _a, count: _b, last_calculation: _c, ...stored } = cohort
+    expect(viaRest).toMatchObject(stored)
     await expect(client.pluginConfigs.create.mutate({ project_id: account.projectId, plugin: 999 })).rejects.toMatchObject({
       data: { httpStatus: 400, problem: { type: 'validation_error', attr: 'plugin' } },
     })
