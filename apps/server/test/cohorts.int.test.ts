@@ -1,17 +1,25 @@
-import { waitFor, type TestAccount } from '@burrow/testing'
-import { beforeAll, describe, expect, it } from 'vitest'
-import { useTestService, type TestService } from './service'
+import { isolatedDatabaseUrl, waitFor, type TestAccount } from '@burrow/testing'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestService, type TestService } from './service'
 
 let service: TestService
 let account: TestAccount
-// Cohorts are calculated again once their last calculation is two seconds old.
-useTestService(
-  (s, a) => {
-    service = s
-    account = a
-  },
-  { COHORT_RECALCULATE_AFTER_S: 2, COHORT_CHECK_INTERVAL_MS: 250 },
-)
+// Cohorts are calculated again once their last calculation is two seconds old; the service has
+// a database of its own, so that it recalculates only this file's cohorts.
+let isolated: Awaited<ReturnType<typeof isolatedDatabaseUrl>>
+beforeAll(async () => {
+  isolated = await isolatedDatabaseUrl()
+  service = await startTestService({
+    ...(isolated ? { DATABASE_URL: isolated.url } : {}),
+    COHORT_RECALCULATE_AFTER_S: 2,
+    COHORT_CHECK_INTERVAL_MS: 250,
+  })
+  account = await service.account()
+})
+afterAll(async () => {
+  await service?.stop()
+  await isolated?.drop()
+})
 
 const COHORT_FIELDS = [
   'count', 'created_at', 'created_by', 'deleted', 'description', 'errors_calculating', 'filters', 'groups', 'id',

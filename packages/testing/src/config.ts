@@ -20,6 +20,9 @@ export function testConfig(overrides: Partial<Record<keyof Config, string | numb
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
     BATCH_MAX_AGE_MS: 100,
+    // Test files share one PostgreSQL: a service must not keep recalculating every other file's
+    // cohorts (a test of the periodic calculation uses a database of its own and a short period).
+    COHORT_RECALCULATE_AFTER_S: 10 * 365 * 24 * 3600,
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     ...overrides,
