@@ -211,14 +211,7 @@ describe('flags on stored persons and cohorts', () => {
     expect((await service.post('/batch/', { api_key: project.projectToken, batch })).status).toBe(200)
   }
   const flagsOf = async (body: Record<string, unknown>) => (await decide({ api_key: project.projectToken, ...body }, '?v=2')).body.featureFlags as Record<string, unknown>
-  const personExists = (distinctId: string, ready: (p: { properties: Record<string, unknown>; distinct_ids: string[] }) => boolean = () => true) =>
-    waitFor(
-      async () => {
-        const page = await (await service.api(project, `/api/projects/${project.projectId}/persons/?distinct_id=${distinctId}`)).json()
-        return page.results[0] && ready(page.results[0]) ? page.results[0] : undefined
-      },
-      { what: `the person of ${distinctId}`, timeoutMs: 15_000 },
-    )
+  const personExists = (distinctId: string, ready?: (p: Record<string, any>) => boolean) => service.personOf(project, distinctId, ready)
   const createCohort = async (body: Record<string, unknown>) => {
     const res = await service.api(project, `/api/projects/${project.projectId}/cohorts/`, { method: 'POST', body: JSON.stringify(body) })
     expect(res.status).toBe(201)

@@ -23,17 +23,8 @@ async function personsPage(account: TestAccount, query = ''): Promise<{ count: n
   return res.json()
 }
 
-/** The person of a distinct id once `ready` holds for it (persons are processed as events are stored). */
-function personOf(account: TestAccount, distinctId: string, ready: (p: Person) => boolean = () => true): Promise<Person> {
-  return waitFor(
-    async () => {
-      const page = await personsPage(account, `?distinct_id=${encodeURIComponent(distinctId)}`)
-      const person = page.results[0]
-      return person && ready(person) ? person : undefined
-    },
-    { what: `the person of ${distinctId}`, timeoutMs: 15_000 },
-  )
-}
+const personOf = (account: TestAccount, distinctId: string, ready: (p: Person) => boolean = () => true) =>
+  service.personOf(account, distinctId, (p) => ready(p as Person)) as Promise<Person>
 
 describe('persons from events', () => {
   let account: TestAccount

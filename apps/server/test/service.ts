@@ -14,6 +14,8 @@ export interface TestService {
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>
   /** The project's events (newest first) once at least `count` are stored. */
   eventsOf(account: TestAccount, count: number, query?: string): Promise<Array<Record<string, any>>>
+  /** The person of a distinct id once it exists and `ready` holds for it (persons are made as events are stored). */
+  personOf(account: TestAccount, distinctId: string, ready?: (person: Record<string, any>) => boolean): Promise<Record<string, any>>
   stop(): Promise<void>
 }
 
@@ -48,6 +50,16 @@ export async function startTestService(overrides: Partial<Record<keyof Config, s
           return page.results.length >= count ? page.results : undefined
         },
         { what: `${count} stored events`, timeoutMs: 15_000 },
+      )
+    },
+    personOf(account, distinctId, ready = () => true) {
+      return waitFor(
+        async () => {
+          const res = await api(account, `/api/projects/${account.projectId}/persons/?distinct_id=${encodeURIComponent(distinctId)}`)
+          const person = ((await res.json()) as { results: Array<Record<string, any>> }).results[0]
+          return person && ready(person) ? person : undefined
+        },
+        { what: `the person of ${distinctId}`, timeoutMs: 15_000 },
       )
     },
     async stop() {
