@@ -35,53 +35,86 @@ function behaviour(item: Record<string, unknown>): BehaviouralCondition {
   throw new UnsupportedCohortDefinition(`Behavioural conditions "${String(item.value)}" are not supported; use performed_event or performed_event_multiple.`)
 }
 
-function leaf(item: Record<string, unknown>): PropertyExpression {
+/**
+ * How a reader of cohorts builds its own form (ClickHouse calculation, flag evaluation) from a
+ * cohort's stored conditions, which readCohortDefinition walks for both.
+ */
+export interface CohortDefinitionBuilder<T> {
+  group(type: 'AND' | 'OR', values: T[]): T
+  person(item: Record<string, unknown>, negated: boolean): T
+  cohort(id: number, negated: boolean): T
+  /** A `behavioral` condition of `filters`. */
+  behaviour(item: Record<string, unknown>): T
+  /** A legacy `groups` entry naming an event performed within some days. */
+  legacyEvent(group: Record<string, unknown>): T
+}
+
+function readLeaf<T>(item: Record<string, unknown>, build: CohortDefinitionBuilder<T>): T {
   const negated = item.negation === true
   switch (item.type) {
     case 'behavioral':
-      return behaviour(item)
+      return build.behaviour(item)
     case 'cohort':
     case 'static-cohort':
     case 'precalculated-cohort': {
       const id = Number(item.value)
       if (!Number.isInteger(id)) throw new UnsupportedCohortDefinition(`"${String(item.value)}" is not a cohort id.`)
-      return { type: 'cohort', cohortId: id, version: 0, negated } satisfies Pending
+      return build.cohort(id, negated)
     }
-    default: {
-      const condition = propertyCondition({ ...item, type: 'person' }, 'filters')
-      return negated ? { type: 'AND', values: [condition], negated: true } : condition
-    }
+    default:
+      return build.person(item, negated)
   }
 }
 
-function tree(node: unknown, depth: number): PropertyExpression {
+function readTree<T>(node: unknown, depth: number, build: CohortDefinitionBuilder<T>): T {
   if (depth > 10) throw new UnsupportedCohortDefinition('The cohort filters are nested too deeply.')
   if (!isJsonObject(node)) throw new UnsupportedCohortDefinition('Each cohort condition must be an object.')
   if ((node.type === 'AND' || node.type === 'OR') && Array.isArray(node.values)) {
-    return { type: node.type, values: node.values.map((v) => tree(v, depth + 1)) }
+    return build.group(node.type, node.values.map((v) => readTree(v, depth + 1, build)))
   }
-  return leaf(node)
+  return readLeaf(node, build)
 }
 
-/** A legacy `groups` entry: property conditions, or an event performed within some days. */
-function legacyGroup(group: Record<string, unknown>): PropertyExpression {
-  if (group.action_id !== undefined) throw new UnsupportedCohortDefinition('Cohorts of actions are not supported; use an event.')
-  if (typeof group.event_id === 'string') {
+/**
+ * A cohort's conditions in a reader's form: `filters.properties` (nested AND/OR groups) or else
+ * the legacy `groups` (OR of property lists or events). Undefined for a cohort without conditions,
+ * which has no members. What the definition cannot express throws UnsupportedCohortDefinition.
+ */
+export function readCohortDefinition<T>(row: Pick<CohortRow, 'filters' | 'groups'>, build: CohortDefinitionBuilder<T>): T | undefined {
+  const root = isJsonObject(row.filters) ? row.filters.properties : undefined
+  if (isJsonObject(root) && Array.isArray(root.values) && root.values.length > 0) return readTree(root, 0, build)
+  const groups = row.groups.filter(isJsonObject)
+  if (groups.length === 0) return undefined
+  return build.group(
+    'OR',
+    groups.map((group) => {
+      if (group.action_id !== undefined) throw new UnsupportedCohortDefinition('Cohorts of actions are not supported; use an event.')
+      if (typeof group.event_id === 'string') return build.legacyEvent(group)
+      const properties = Array.isArray(group.properties) ? group.properties.filter(isJsonObject) : []
+      return build.group('AND', properties.map((p) => readLeaf({ type: 'person', ...p }, build)))
+    }),
+  )
+}
+
+/** The cohort's conditions as ClickHouse calculates them. */
+const calculation: CohortDefinitionBuilder<PropertyExpression> = {
+  group: (type, values) => ({ type, values }),
+  person(item, negated) {
+    const condition = propertyCondition({ ...item, type: 'person' }, 'filters')
+    return negated ? { type: 'AND', values: [condition], negated: true } : condition
+  },
+  cohort: (cohortId, negated) => ({ type: 'cohort', cohortId, version: 0, negated }) satisfies Pending,
+  behaviour,
+  legacyEvent(group) {
     const operator = group.count_operator === 'lte' ? 'lte' : group.count_operator === 'eq' ? 'eq' : 'gte'
     const days = Number(group.days ?? 365)
-    return { type: 'behavioral', event: group.event_id, days, count: { operator, value: Number(group.count ?? 1) }, negated: false }
-  }
-  const properties = Array.isArray(group.properties) ? group.properties : []
-  return { type: 'AND', values: properties.filter(isJsonObject).map((p) => leaf({ type: 'person', ...p })) }
+    return { type: 'behavioral', event: String(group.event_id), days, count: { operator, value: Number(group.count ?? 1) }, negated: false }
+  },
 }
 
 /** The cohort's definition as a filter tree; undefined for one without conditions (no members). */
 export function definitionOf(row: Pick<CohortRow, 'filters' | 'groups'>): PropertyExpression | undefined {
-  const root = isJsonObject(row.filters) ? row.filters.properties : undefined
-  if (isJsonObject(root) && Array.isArray(root.values) && root.values.length > 0) return tree(root, 0)
-  const groups = row.groups.filter(isJsonObject)
-  if (groups.length > 0) return { type: 'OR', values: groups.map(legacyGroup) }
-  return undefined
+  return readCohortDefinition(row, calculation)
 }
 
 function collectCohorts(e: PropertyExpression, into: Pending[]): void {

@@ -1,31 +1,29 @@
-import { isJsonObject } from '@burrow/contracts'
 import type { CohortProperties, FlagDefinition, FlagProperty } from '@burrow/flags'
 import { cohorts, type CohortRow, type Sql } from '@burrow/postgres'
+import { readCohortDefinition, UnsupportedCohortDefinition, type CohortDefinitionBuilder } from './cohortDefinition'
 
-/** A cohort condition that flags cannot evaluate (behaviour over events). */
-class NotForFlags extends Error {}
+/** Behaviour over events, which flags cannot evaluate. */
+const notForFlags = (): never => {
+  throw new UnsupportedCohortDefinition('Flags cannot evaluate conditions on events.')
+}
 
-function leaf(item: Record<string, unknown>): CohortProperties | FlagProperty {
-  if (item.type === 'behavioral') throw new NotForFlags()
-  if (item.type === 'cohort' || item.type === 'static-cohort' || item.type === 'precalculated-cohort') {
-    return { key: 'id', type: 'cohort', value: Number(item.value), negation: item.negation === true }
-  }
-  return {
+/** The cohort's conditions in PostHog's local-evaluation form. */
+const forFlags: CohortDefinitionBuilder<CohortProperties | FlagProperty> = {
+  group: (type, values) => ({ type, values }),
+  person: (item, negated) => ({
     key: String(item.key),
     value: item.value,
     operator: (item.operator as string | null | undefined) ?? 'exact',
     type: 'person',
-    negation: item.negation === true,
-  }
+    negation: negated,
+  }),
+  cohort: (id, negated) => ({ key: 'id', type: 'cohort', value: id, negation: negated }),
+  behaviour: notForFlags,
+  legacyEvent: notForFlags,
 }
 
-function group(node: unknown, depth: number): CohortProperties | FlagProperty {
-  if (!isJsonObject(node) || depth > 10) throw new NotForFlags()
-  if ((node.type === 'AND' || node.type === 'OR') && Array.isArray(node.values)) {
-    return { type: node.type, values: node.values.map((v) => group(v, depth + 1)) }
-  }
-  return leaf(node)
-}
+/** A cohort without conditions has no members, for flags as for its calculation. */
+const NOBODY: CohortProperties = { type: 'OR', values: [] }
 
 /**
  * A dynamic cohort's conditions as flags evaluate them (PostHog's local-evaluation form), or
@@ -33,23 +31,11 @@ function group(node: unknown, depth: number): CohortProperties | FlagProperty {
  */
 export function cohortFlagProperties(row: Pick<CohortRow, 'filters' | 'groups'>): CohortProperties | undefined {
   try {
-    const root = isJsonObject(row.filters) ? row.filters.properties : undefined
-    if (isJsonObject(root) && Array.isArray(root.values) && root.values.length > 0) {
-      const tree = group(root, 0)
-      return 'values' in tree ? tree : { type: 'AND', values: [tree] }
-    }
-    const groups = row.groups.filter(isJsonObject)
-    if (groups.length === 0) return { type: 'AND', values: [] }
-    return {
-      type: 'OR',
-      values: groups.map((g) => {
-        if (g.event_id !== undefined || g.action_id !== undefined) throw new NotForFlags()
-        const properties = Array.isArray(g.properties) ? g.properties.filter(isJsonObject) : []
-        return { type: 'AND' as const, values: properties.map((p) => leaf({ type: 'person', ...p })) }
-      }),
-    }
+    const tree = readCohortDefinition(row, forFlags)
+    if (!tree) return NOBODY
+    return 'values' in tree ? tree : { type: 'AND', values: [tree] }
   } catch (err) {
-    if (err instanceof NotForFlags) return undefined
+    if (err instanceof UnsupportedCohortDefinition) return undefined
     throw err
   }
 }
