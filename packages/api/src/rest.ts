@@ -56,6 +56,13 @@ function queryObject(url: URL): Record<string, string | string[]> {
   return query
 }
 
+/** DRF's answer to a body it cannot parse. */
+function parseError(detail: string): ApiProblem {
+  const problem = problems.validation(null, detail, 'parse_error')
+  problem.body.type = 'invalid_request'
+  return problem
+}
+
 /**
  * The request body as input fields: JSON, or a form (multipart or urlencoded, as DRF accepts),
  * whose fields are text and whose uploaded files become their text content.
@@ -71,17 +78,13 @@ async function parseBody(req: HttpRequest): Promise<{ ok: true; value: unknown }
       for (const [key, entry] of entries) value[key] = typeof entry === 'string' ? entry : await entry.text()
       return { ok: true, value }
     } catch (err) {
-      const problem = problems.validation(null, `Multipart form parse error - ${(err as Error).message}`, 'parse_error')
-      problem.body.type = 'invalid_request'
-      return { ok: false, problem }
+      return { ok: false, problem: parseError(`Multipart form parse error - ${(err as Error).message}`) }
     }
   }
   try {
     return { ok: true, value: JSON.parse(req.body.toString('utf8')) }
   } catch (err) {
-    const problem = problems.validation(null, `JSON parse error - ${(err as Error).message}`, 'parse_error')
-    problem.body.type = 'invalid_request'
-    return { ok: false, problem }
+    return { ok: false, problem: parseError(`JSON parse error - ${(err as Error).message}`) }
   }
 }
 

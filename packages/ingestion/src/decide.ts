@@ -38,6 +38,9 @@ const BASE_CONFIG: Readonly<Record<string, unknown>> = Object.freeze({
   defaultIdentifiedOnly: true,
 })
 
+/** A person not read from the database is in no static cohort. */
+const NO_COHORTS: ReadonlySet<number> = new Set()
+
 const noApiKey = () =>
   new IngestError(401, {
     type: 'authentication_error',
@@ -165,7 +168,7 @@ export async function handleDecide(input: CaptureInput, deps: DecideDeps, flagsE
       groupTypeNames: projectFlags.groupTypeNames,
       hashKeyOverrides: overrides,
       cohorts: projectFlags.cohorts.dynamic,
-      staticCohorts: new Set(stored.person?.staticCohorts ?? []),
+      staticCohorts: stored.person ? new Set(stored.person.staticCohorts) : NO_COHORTS,
     }
     const results = flags.map((flag) => ({ flag, result: evaluateFlag(flag, ctx) }))
     return { status: 200, body: { ...BASE_CONFIG, ...shape(results, version, flagsEndpoint, stored.failed) } }

@@ -35,6 +35,9 @@ interface FrameRows {
 const CONCURRENCY_CODES = new Set(['23505', '40P01', '40001'])
 const MERGE_ATTEMPTS = 5
 
+/** The distinct ids an intent names: its own, and the one it merges with. */
+const distinctIdsOf = (intent: Exclude<PersonIntent, string>): string[] => (intent.m === undefined ? [intent.d] : [intent.d, intent.m])
+
 const asObject = (intent: PersonIntent): Exclude<PersonIntent, string> => (typeof intent === 'string' ? { d: intent } : intent)
 
 /**
@@ -103,7 +106,7 @@ export class PersonStage {
     const toCreate: NewPerson[] = []
     for (const row of active) {
       const { intent } = row
-      for (const id of intent.m === undefined ? [intent.d] : [intent.d, intent.m]) {
+      for (const id of distinctIdsOf(intent)) {
         if (seen.has(id)) continue
         seen.add(id)
         if (!mapping.has(id) && intent.m === undefined) toCreate.push({ distinctId: id, createdAt: createdAtOf(row) })
@@ -140,7 +143,7 @@ export class PersonStage {
     const mapping = new Map<string, PersonRef>()
     const unknown = new Set<string>()
     for (const { intent } of rows) {
-      for (const id of intent.m === undefined ? [intent.d] : [intent.d, intent.m]) {
+      for (const id of distinctIdsOf(intent)) {
         if (mapping.has(id) || unknown.has(id)) continue
         const ref = this.known.get(teamId, id)
         if (ref) mapping.set(id, ref)
