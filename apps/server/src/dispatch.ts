@@ -37,28 +37,38 @@ const json = (status: number, payload: unknown, headers: Record<string, string> 
 })
 
 const NOT_FOUND = json(404, { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null })
-const unavailable = (lifecycle: Lifecycle, headers: Record<string, string> = {}) =>
-  json(
-    503,
-    {
+const unavailable = (lifecycle: Lifecycle) =>
+  json(503, {
     type: 'server_error',
     code: 'service_unavailable',
-      detail: lifecycle === 'starting' ? 'The service is starting.' : 'The service is shutting down.',
-      attr: null,
-    },
-    headers,
-  )
+    detail: lifecycle === 'starting' ? 'The service is starting.' : 'The service is shutting down.',
+    attr: null,
+  })
 
-/** CORS for browsers on another origin: mirror the origin and the requested headers, as PostHog does. */
-function corsHeaders(req: IncomingRequest): Record<string, string> {
+/**
+ * CORS as PostHog answers it: the origin mirrored, with credentials, on requests that carry an
+ * Origin (browsers on another origin); none on the others (server-side libraries). A preflight
+ * is answered in any case, with the headers it asks for.
+ */
+function corsHeaders(req: IncomingRequest): Record<string, string> | undefined {
   const origin = req.headers.origin
-  return {
+  if (!origin && req.method !== 'OPTIONS') return undefined
+  const headers: Record<string, string> = {
     'access-control-allow-origin': origin ?? '*',
-    ...(origin ? { 'access-control-allow-credentials': 'true', vary: 'Origin' } : {}),
     'access-control-allow-methods': 'GET, POST, PATCH, PUT, DELETE, OPTIONS',
     'access-control-allow-headers': req.headers['access-control-request-headers'] ?? 'content-type, authorization',
-    'access-control-max-age': '86400',
   }
+  if (origin) {
+    headers['access-control-allow-credentials'] = 'true'
+    headers.vary = 'Origin'
+  }
+  if (req.method === 'OPTIONS') headers['access-control-max-age'] = '86400'
+  return headers
+}
+
+/** A response with CORS headers added (a new object: shared constant responses stay as they are). */
+function withCors(response: OutgoingResponse, cors: Record<string, string> | undefined): OutgoingResponse {
+  return cors ? { status: response.status, headers: { ...cors, ...response.headers }, body: response.body } : response
 }
 
 const jsonResult = (result: { status: number; body: unknown }) => json(result.status, result.body)
@@ -74,15 +84,19 @@ async function publicEndpoint(
   answer: () => Promise<OutgoingResponse>,
 ): Promise<OutgoingResponse> {
   const cors = corsHeaders(req)
-  if (req.method === 'OPTIONS') return preflightStatusBody ? json(200, { status: 1 }, cors) : { status: 200, headers: cors, body: '' }
-  if (lifecycle !== 'ready') return unavailable(lifecycle, cors)
-  const response = await answer()
-  return { ...response, headers: { ...cors, ...response.headers } }
+  if (req.method === 'OPTIONS') return withCors(preflightStatusBody ? json(200, { status: 1 }) : { status: 200, headers: {}, body: '' }, cors)
+  if (lifecycle !== 'ready') return withCors(unavailable(lifecycle), cors)
+  return withCors(await answer(), cors)
 }
 
 function clientIp(req: IncomingRequest, trustProxy: boolean): string | undefined {
   const forwarded = trustProxy ? req.headers['x-forwarded-for']?.split(',')[0]?.trim() : undefined
   return forwarded || req.remoteAddress || undefined
+}
+
+/** What capture and flags read of a request. */
+function publicInput(req: IncomingRequest, body: Buffer, trustProxy: boolean) {
+  return { path: req.path, query: new URLSearchParams(req.query), headers: req.headers, body, ip: clientIp(req, trustProxy) }
 }
 
 const DECIDE_PATHS = new Set(['/decide', '/decide/', '/flags', '/flags/'])
@@ -110,21 +124,14 @@ export function createDispatcher(deps: DispatchDeps) {
       return { status: 200, headers: { 'content-type': deps.registry.contentType }, body: await deps.registry.metrics() }
     }
 
-    const publicInput = (body: Buffer) => ({
-      path,
-      query: new URLSearchParams(req.query),
-      headers: req.headers,
-      body,
-      ip: clientIp(req, deps.trustProxy),
-    })
     const capture = deps.capture
     if (isCapturePath(path) && capture) {
-      return publicEndpoint(req, lifecycle, true, async () => jsonResult(await handleCapture(publicInput(req.body), capture)))
+      return publicEndpoint(req, lifecycle, true, async () => jsonResult(await handleCapture(publicInput(req, req.body, deps.trustProxy), capture)))
     }
     const decide = deps.decide
     if (DECIDE_PATHS.has(path) && decide) {
       const body = req.method === 'GET' ? Buffer.alloc(0) : req.body
-      return publicEndpoint(req, lifecycle, true, async () => jsonResult(await handleDecide(publicInput(body), decide, path.startsWith('/flags'))))
+      return publicEndpoint(req, lifecycle, true, async () => jsonResult(await handleDecide(publicInput(req, body, deps.trustProxy), decide, path.startsWith('/flags'))))
     }
     const remoteConfig = decide ? remoteConfigRequest(path) : undefined
     if (remoteConfig && decide) {
@@ -137,7 +144,7 @@ export function createDispatcher(deps: DispatchDeps) {
     // `/flags/definitions` is PostHog's path for a private-API resource (local evaluation).
     const api = path.startsWith('/api/') || path === '/flags/definitions' || path === '/flags/definitions/' ? deps.rest : path === TRPC_ENDPOINT || path.startsWith(`${TRPC_ENDPOINT}/`) ? deps.trpc : undefined
     if (api) {
-      if (req.method === 'OPTIONS') return { status: 200, headers: corsHeaders(req), body: '' }
+      if (req.method === 'OPTIONS') return withCors({ status: 200, headers: {}, body: '' }, corsHeaders(req))
       if (lifecycle !== 'ready') return unavailable(lifecycle)
       const url = publicUrl(deps.siteUrl, req.headers, req.query ? `${path}?${req.query}` : path)
       return api({ method: req.method, url, headers: req.headers, body: req.body })
@@ -145,9 +152,21 @@ export function createDispatcher(deps: DispatchDeps) {
     return NOT_FOUND
   }
 
+  // The counter of each (route, status), looked up once: resolving labels costs more than counting.
+  const counters = new Map<string, { inc: () => void }>()
+  function countRequest(routeName: string, status: number): void {
+    const key = `${routeName} ${status}`
+    let counter = counters.get(key)
+    if (!counter) {
+      counter = deps.metrics.requests.labels(routeName, String(status))
+      counters.set(key, counter)
+    }
+    counter.inc()
+  }
+
   return async function dispatch(req: IncomingRequest): Promise<OutgoingResponse> {
     const response = await route(req)
-    deps.metrics.requests.inc({ route: routeLabel(req.path), status: String(response.status) })
+    countRequest(routeLabel(req.path), response.status)
     return response
   }
 }

@@ -6,6 +6,9 @@ import { createChdbConnection } from 'chdb/connection'
 
 export type EncodedFormat = 'JSONEachRow' | 'JSONCompactEachRow'
 
+/** ClickHouse settings of one insert. */
+export type InsertSettings = Record<string, number | string>
+
 /**
  * The service's ClickHouse: a writer for inserts and a reader for queries, on separate
  * connections so that an insert never waits behind a long query (and vice versa).
@@ -14,7 +17,7 @@ export interface ClickHouse {
   reader: ClickHouseClient
   writer: ClickHouseClient
   /** Inserts rows already encoded in `format`, without re-serialising them on the event loop. */
-  insertEncoded(table: string, format: EncodedFormat, body: Buffer): Promise<void>
+  insertEncoded(table: string, format: EncodedFormat, body: Buffer, settings?: InsertSettings): Promise<void>
   description: string
   close(): Promise<void>
 }
@@ -50,8 +53,8 @@ function connectServer(url: string, options: ClickHouseOptions): ClickHouse {
   return {
     reader,
     writer,
-    async insertEncoded(table, format, body) {
-      await writer.insert({ table, format, values: Readable.from([body]) })
+    async insertEncoded(table, format, body, settings) {
+      await writer.insert({ table, format, values: Readable.from([body]), ...(settings ? { clickhouse_settings: settings } : {}) })
     },
     description: `clickhouse ${new URL(url).host}`,
     async close() {
@@ -68,9 +71,9 @@ async function connectEmbedded(dir: string): Promise<ClickHouse> {
   return {
     reader,
     writer,
-    async insertEncoded(table, format, body) {
+    async insertEncoded(table, format, body, settings) {
       // The engine parses the buffer itself, off the event loop.
-      await writerConnection.chdb.rawInsert({ table, format, values: body })
+      await writerConnection.chdb.rawInsert({ table, format, values: body, ...(settings ? { settings } : {}) })
     },
     description: `embedded clickhouse (chDB) ${dir}`,
     async close() {

@@ -78,6 +78,13 @@ export function decodePayload(req: EncodedRequest, limits: DecodeLimits): Decode
   let form: URLSearchParams | undefined
   let hint = compressionFrom(req.query.get('compression'))
 
+  // What server-side libraries send, and most requests: plain JSON, no compression named.
+  if ((bytes[0] === 0x7b || bytes[0] === 0x5b) && hint === undefined && compressionFrom(req.contentEncoding) === undefined) {
+    const text = bytes.toString('utf8')
+    if (text.length > limits.maxDecompressedBytes) throw ingestErrors.tooLarge('The decompressed payload')
+    return { text, form: undefined }
+  }
+
   if (bytes.length === 0) {
     const data = req.query.get('data')
     if (!data) throw ingestErrors.noData()

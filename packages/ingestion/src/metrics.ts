@@ -38,6 +38,18 @@ export function createIngestionMetrics(registry: Registry) {
     }),
     flushRetries: new Counter({ name: 'burrow_flush_retries_total', help: 'Insert attempts retried after an error', registers }),
     bufferDepth: new Gauge({ name: 'burrow_buffer_depth_rows', help: 'Rows acknowledged and not yet in ClickHouse', registers }),
+    spoolCommitDuration: new Histogram({
+      name: 'burrow_spool_commit_seconds',
+      help: 'Time to write and fdatasync one group commit of the spool',
+      buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1],
+      registers,
+    }),
+    spoolCommitAppends: new Histogram({
+      name: 'burrow_spool_commit_appends',
+      help: 'Requests made durable by one group commit of the spool',
+      buckets: [1, 2, 4, 8, 16, 32, 64, 128],
+      registers,
+    }),
     spoolBytes: new Gauge({ name: 'burrow_spool_bytes', help: 'Size of the on-disk spool of acknowledged rows', registers }),
   }
 }

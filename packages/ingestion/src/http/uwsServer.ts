@@ -50,6 +50,13 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'Service Unavailable',
 }
 
+/** Status lines built once: this runs for every answer. */
+const STATUS_LINES = new Map(Object.entries(STATUS_TEXT).map(([code, text]) => [Number(code), `${code} ${text}`]))
+
+function statusLine(status: number): string {
+  return STATUS_LINES.get(status) ?? `${status} Status`
+}
+
 const TOO_LARGE_BODY = JSON.stringify({
   type: 'client_error',
   code: 'request_too_large',
@@ -57,12 +64,28 @@ const TOO_LARGE_BODY = JSON.stringify({
   attr: null,
 })
 
+const SERVER_ERROR: OutgoingResponse = {
+  status: 500,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ type: 'server_error', code: 'error', detail: 'A server error occurred.', attr: null }),
+}
+
 function write(res: uWS.HttpResponse, response: OutgoingResponse, closeConnection = false): void {
   res.cork(() => {
-    res.writeStatus(`${response.status} ${STATUS_TEXT[response.status] ?? 'Status'}`)
-    for (const [name, value] of Object.entries(response.headers)) res.writeHeader(name, value)
+    res.writeStatus(statusLine(response.status))
+    const headers = response.headers
+    for (const name in headers) res.writeHeader(name, headers[name]!)
     res.end(response.body, closeConnection)
   })
+}
+
+function answerWith(res: uWS.HttpResponse, state: { aborted: boolean }, response: OutgoingResponse): void {
+  if (!state.aborted) write(res, response)
+}
+
+function answerFailure(res: uWS.HttpResponse, state: { aborted: boolean }, log: (msg: string) => void, req: IncomingRequest, err: unknown): void {
+  log(`${req.method} ${req.path} failed: ${(err as Error)?.stack ?? String(err)}`)
+  if (!state.aborted) write(res, SERVER_ERROR)
 }
 
 function normaliseAddress(text: string): string {
@@ -119,23 +142,21 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
         body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks),
         remoteAddress,
       }
-      Promise.resolve()
-        .then(() => options.dispatch(request))
-        .then(
-          (response) => {
-            if (!state.aborted) write(res, response)
-          },
-          (err: unknown) => {
-            options.log(`${method} ${path} failed: ${(err as Error)?.stack ?? String(err)}`)
-            if (!state.aborted) {
-              write(res, {
-                status: 500,
-                headers: { 'content-type': 'application/json' },
-                body: JSON.stringify({ type: 'server_error', code: 'error', detail: 'A server error occurred.', attr: null }),
-              })
-            }
-          },
+      let answer: Promise<OutgoingResponse> | OutgoingResponse
+      try {
+        answer = options.dispatch(request)
+      } catch (err) {
+        answerFailure(res, state, options.log, request, err)
+        return
+      }
+      if (answer instanceof Promise) {
+        answer.then(
+          (response) => answerWith(res, state, response),
+          (err: unknown) => answerFailure(res, state, options.log, request, err),
         )
+      } else {
+        answerWith(res, state, answer)
+      }
     })
   })
 

@@ -96,6 +96,7 @@ export class EventSpool {
       dir: options.dir,
       firstSeq,
       segmentBytes: options.segmentBytes,
+      metrics: options.metrics,
       onCommit: (seq, committed, rows) => {
         const segment = this.segments.get(seq)
         if (segment) segment.end = segment.size = committed
