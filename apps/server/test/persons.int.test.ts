@@ -102,6 +102,27 @@ describe('persons from events', () => {
     expect((await personsPage(account, '?search=chain-')).count).toBe(1)
   })
 
+  it('merges across the slices a large batch is processed in', async () => {
+    // Sent back to back, these requests are usually consumed as one batch of 1,500 rows,
+    // which persons are processed for in slices: the merges must find the earlier slices' persons.
+    const users = Array.from({ length: 300 }, (_, i) => i)
+    for (let part = 0; part < 3; part++) {
+      await send(account, users.flatMap((i) => [{ event: 'browse', distinct_id: `slice-anon-${i}`, properties: { $set: { n: i, part } } }]).concat(
+        users.slice(0, 100 * part).map((i) => ({ event: 'again', distinct_id: `slice-anon-${i}` })),
+      ))
+    }
+    for (const half of [users.slice(0, 150), users.slice(150)]) {
+      await send(account, half.map((i) => ({ event: '$identify', distinct_id: `slice-user-${i}`, properties: { $anon_distinct_id: `slice-anon-${i}` } })))
+    }
+    for (const i of [0, 149, 150, 299]) {
+      const person = await personOf(account, `slice-user-${i}`, (p) => p.distinct_ids.length === 2)
+      expect(person.distinct_ids.sort()).toEqual([`slice-anon-${i}`, `slice-user-${i}`])
+      expect(person.properties).toEqual({ n: i, part: 2 })
+    }
+    const res = await personsPage(account, '?search=slice-&limit=1000')
+    expect(res.count).toBe(300)
+  })
+
   it('does not merge two identified persons unless the event is $merge_dangerously', async () => {
     await send(account, [
       { event: '$identify', distinct_id: 'known-x', properties: { $anon_distinct_id: 'anon-x' } },

@@ -1,5 +1,6 @@
 import { open, rm, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
+import { yieldToEventLoop } from '../eventLoop'
 import type { EventSink } from '../eventSink'
 import { SinkGaveUp } from '../eventSink'
 import type { IngestionMetrics } from '../metrics'
@@ -52,7 +53,6 @@ const MAX_BATCH_BYTES = 32 << 20
 /** Frames parsed between yields to the event loop, so that reading a batch never stalls capture. */
 const FRAMES_PER_SLICE = 256
 
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /**
  * The durable queue between capture and ClickHouse. Capture appends a request's rows and
