@@ -1,7 +1,7 @@
 import type { AppRouter } from '@burrow/api'
 import { createTRPCClient, httpBatchLink } from '@trpc/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { TestAccount } from '@burrow/testing'
+import { waitFor, type TestAccount } from '@burrow/testing'
 import { startTestService, type TestService } from './service'
 
 let service: TestService
@@ -91,6 +91,17 @@ describe('projects', () => {
     const broken = await service.api(account, '/api/projects/', { method: 'POST', body: '{"name":' })
     expect(broken.status).toBe(400)
     expect(await broken.json()).toMatchObject({ type: 'invalid_request', code: 'parse_error' })
+  })
+
+  it('says has_group_types once an event names a group type, also in the answer to an update', async () => {
+    const fresh = await service.account()
+    const project = async () => (await (await service.api(fresh, `/api/projects/${fresh.projectId}/`)).json()) as { has_group_types: boolean }
+    expect((await project()).has_group_types).toBe(false)
+    const res = await service.post('/capture/', { api_key: fresh.projectToken, event: 'signed up', distinct_id: 'u1', properties: { $groups: { company: 'acme' } } })
+    expect(res.status).toBe(200)
+    await waitFor(async () => ((await project()).has_group_types ? true : undefined), { what: 'has_group_types' })
+    const updated = await service.api(fresh, `/api/projects/${fresh.projectId}/`, { method: 'PATCH', body: JSON.stringify({ name: 'Renamed' }) })
+    expect(await updated.json()).toMatchObject({ name: 'Renamed', has_group_types: true })
   })
 
   it('answers 405 for a method the route does not have', async () => {

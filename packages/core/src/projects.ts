@@ -54,7 +54,7 @@ export function toProject(row: ProjectRow, membershipLevel: number | null): Proj
     capture_console_log_opt_in: row.capture_console_log_opt_in,
     effective_membership_level: membershipLevel,
     access_control: row.access_control,
-    has_group_types: false,
+    has_group_types: row.has_group_types ?? false,
     primary_dashboard: row.primary_dashboard,
     live_events_columns: row.live_events_columns,
     recording_domains: row.recording_domains,
@@ -93,7 +93,7 @@ export async function updateProject(deps: CoreDeps, user: UserRow, idParam: stri
   const updated = await projects.updateProject(deps.sql, row.id, input)
   if (!updated) throw problems.notFound('Project not found.')
   await invalidateProjectToken(deps, row.api_token)
-  return toProject(updated, membershipLevel)
+  return toProject({ ...updated, has_group_types: row.has_group_types }, membershipLevel)
 }
 
 /** Deletes the project, its configuration, its events and everything else stored of it; admins only. */

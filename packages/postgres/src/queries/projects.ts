@@ -27,7 +27,12 @@ export interface ProjectRow {
   recording_domains: string[] | null
   created_at: Date
   updated_at: Date
+  /** Whether events have registered group types; only findProjectForUser computes it. */
+  has_group_types?: boolean
 }
+
+/** Whether the project `p` has group types, as a column of the API's queries. */
+const HAS_GROUP_TYPES = 'exists (select 1 from group_type_mappings g where g.project_id = p.id) as has_group_types'
 
 /** Columns a request may write; every other column is maintained by the service. */
 export const PROJECT_WRITABLE_COLUMNS = [
@@ -113,7 +118,7 @@ export async function findProjectForUser(
   userId: number,
 ): Promise<(ProjectRow & { membership_level: number }) | undefined> {
   const [row] = await sql<(ProjectRow & { membership_level: number })[]>`
-    select p.*, m.level as membership_level
+    select p.*, m.level as membership_level, ${sql.unsafe(HAS_GROUP_TYPES)}
     from projects p
     join organization_memberships m on m.organization_id = p.organization_id and m.user_id = ${userId}
     where p.id = ${projectId}`
