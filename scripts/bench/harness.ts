@@ -1,7 +1,7 @@
 // Shared parts of the benchmark scripts: child processes, the service on embedded defaults,
 // the load generator, and statistics.
-import { spawn, type ChildProcess } from 'node:child_process'
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import autocannon from 'autocannon'
@@ -47,6 +47,46 @@ export function load(url: string, body: string, options: { overallRate?: number 
       (err, result) => (err ? reject(err) : resolve(result)),
     )
   })
+}
+
+/** Connections of the paced load: each sends only every 10–50 ms at the rates measured. */
+const PACED_CONNECTIONS = 128
+
+/**
+ * Load from h2load (Debian's nghttp2-client), a load generator written in C. Without `rate`
+ * it runs closed-loop on CONNECTIONS connections for SECONDS, like `load`; it costs less CPU
+ * than autocannon, so the server, not the generator, sets the pace. With `rate` it paces:
+ * each of PACED_CONNECTIONS connections sends at an even interval and the connections start
+ * staggered, so requests arrive evenly spread (autocannon's `overallRate` instead sends each
+ * second's quota at full speed at the start of the second). Answers the requests per second
+ * and, when paced, every request's latency in ms.
+ */
+export async function h2load(url: string, body: string, options: { rate?: number } = {}): Promise<{ requestsPerSec: number; latenciesMs: number[] }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'burrow-h2load-'))
+  try {
+    const bodyFile = path.join(dir, 'body.json')
+    const logFile = path.join(dir, 'requests.log')
+    writeFileSync(bodyFile, body)
+    // Connections start rate/1000 per millisecond, which spreads their start over one interval
+    // of a connection's sending: requests then arrive about evenly, millisecond by millisecond.
+    const load = options.rate
+      ? ['-c', String(PACED_CONNECTIONS), '-r', String(Math.max(1, Math.round(options.rate / 1000))), '--rate-period', '1ms', '-n', String(Math.round(options.rate * SECONDS)), '--rps', (options.rate / PACED_CONNECTIONS).toFixed(3), '--log-file', logFile]
+      : ['-c', String(CONNECTIONS), '-D', String(SECONDS)]
+    const output = await new Promise<string>((resolve, reject) => {
+      execFile('h2load', ['--h1', ...load, '-d', bodyFile, '-H', 'content-type: application/json', url], { maxBuffer: 1 << 20 }, (err, stdout) => {
+        if ((err as NodeJS.ErrnoException | null)?.code === 'ENOENT') reject(new Error('h2load is missing: install Debian\'s nghttp2-client (apt-get install nghttp2-client)'))
+        else if (err) reject(err)
+        else resolve(stdout)
+      })
+    })
+    const requestsPerSec = Number(/finished in [\d.]+s, ([\d.]+) req\/s/.exec(output)?.[1] ?? Number.NaN)
+    const latenciesMs = options.rate
+      ? readFileSync(logFile, 'utf8').trim().split('\n').map((line) => Number(line.split('\t')[2]) / 1000)
+      : []
+    return { requestsPerSec, latenciesMs }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -113,14 +153,19 @@ export async function withService<T>(prefix: string, body: (service: Service, da
   }
 }
 
-/** Baseline: a bare uWebSockets.js handler under the same load and body, in requests per second. */
-export async function bareUwsRequestsPerSec(path: string, body: string): Promise<number> {
+/** Runs `body` with the bare uWebSockets.js handler (baseline b) listening at the URL it is given. */
+export async function withBareUws<T>(path: string, body: (url: string) => Promise<T>): Promise<T> {
   const bare = await start(['scripts/bench/bareUws.ts'], { cwd: ROOT, ready: /port (\d+)/ })
   try {
-    return Math.round((await load(`http://127.0.0.1:${bare.match[1]}${path}`, body)).requests.average)
+    return await body(`http://127.0.0.1:${bare.match[1]}${path}`)
   } finally {
     await stop(bare)
   }
+}
+
+/** Baseline: the bare uWebSockets.js handler under the same load (autocannon) and body, in requests per second. */
+export async function bareUwsRequestsPerSec(path: string, body: string): Promise<number> {
+  return withBareUws(path, async (url) => Math.round((await load(url, body)).requests.average))
 }
 
 /** Runs the benchmark RUNS times, printing each run's figures; answers the median of a figure. */
@@ -133,4 +178,4 @@ export async function medianOfRuns<T extends object>(run: () => Promise<T>): Pro
   return (key) => median(runs.map((r) => Number(r[key])))
 }
 
-export const ratio = (a: number, b: number) => (a / b).toFixed(2)
+export const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100

@@ -160,6 +160,19 @@ describe('browsers and operations', () => {
     expect(res.headers.get('access-control-allow-headers')).toBe('content-type')
   })
 
+  it('answers CORS headers to requests with an Origin, and none to server-side ones, as PostHog', async () => {
+    const body = { api_key: account.projectToken, ...event('cors', 'd') }
+    const browser = await service.post('/e/', body, { origin: 'https://app.example' })
+    expect(browser.status).toBe(200)
+    expect(browser.headers.get('access-control-allow-origin')).toBe('https://app.example')
+    expect(browser.headers.get('access-control-allow-credentials')).toBe('true')
+    expect(browser.headers.get('vary')).toBe('Origin')
+    const server = await service.post('/e/', body)
+    expect(server.status).toBe(200)
+    expect(server.headers.get('access-control-allow-origin')).toBeNull()
+    expect(await server.json()).toEqual({ status: 1 })
+  })
+
   it('records $ip unless the project anonymises IPs, and follows the setting when it changes', async () => {
     const fresh = await service.account()
     await service.post('/capture/', { api_key: fresh.projectToken, ...event('with-ip', 'd') })
