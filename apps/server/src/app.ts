@@ -120,6 +120,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
         maxAgeMs: config.BATCH_MAX_AGE_MS,
         maxBytes: config.SPOOL_MAX_BYTES,
         segmentBytes: config.SPOOL_SEGMENT_BYTES,
+        writesInFlight: config.SPOOL_WRITES_IN_FLIGHT,
         log: warn,
         beforeInsert: (frames) => persons.assign(frames),
         onStored: async (sightings) => {

@@ -50,6 +50,8 @@ export const configSchema = z.object({
   SPOOL_MAX_BYTES: z.coerce.number().int().positive().default(1024 * 1024 * 1024),
   /** The spool's segment files are this large before the next one starts. */
   SPOOL_SEGMENT_BYTES: z.coerce.number().int().positive().default(16 * 1024 * 1024),
+  /** Spool writes on their way to disk at once: requests arriving during one write need not wait for it. */
+  SPOOL_WRITES_IN_FLIGHT: z.coerce.number().int().min(1).max(16).default(2),
   /** A cohort is calculated again once its last calculation is this old (behaviour windows move on). */
   COHORT_RECALCULATE_AFTER_S: z.coerce.number().int().positive().default(3600),
   /** How often a server looks for cohorts due for calculation. */

@@ -18,6 +18,8 @@ export interface EventSpoolOptions {
   /** Bound on the spool's files; appends beyond it are refused so that capture answers 503. */
   maxBytes: number
   segmentBytes: number
+  /** How many spool writes may be on their way to disk at once. */
+  writesInFlight?: number
   log: (msg: string) => void
   /**
    * Called with a batch's frames before their rows are inserted; may rewrite the rows in place
@@ -96,7 +98,9 @@ export class EventSpool {
       dir: options.dir,
       firstSeq,
       segmentBytes: options.segmentBytes,
+      writesInFlight: options.writesInFlight,
       metrics: options.metrics,
+      log: options.log,
       onCommit: (seq, committed, rows) => {
         const segment = this.segments.get(seq)
         if (segment) segment.end = segment.size = committed

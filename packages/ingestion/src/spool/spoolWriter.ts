@@ -1,20 +1,24 @@
-import { close, constants, open, write } from 'node:fs'
+import { close, constants, fdatasync, ftruncate, open, write } from 'node:fs'
+import { rm } from 'node:fs/promises'
 import { promisify } from 'node:util'
 import type { IngestionMetrics } from '../metrics'
 import { segmentPath, syncDirectory } from './segments'
 
 const openFile = promisify(open)
 const closeFile = promisify(close)
+const truncateFile = promisify(ftruncate)
+const syncFileData = promisify(fdatasync)
 
 /** A segment is created (never reused) and every write returns only once its data is on disk. */
 const SEGMENT_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_DSYNC
 
 /** Writes `length` bytes of `data` from `offset` at `position`; resolves with the bytes written. */
-function writeAt(fd: number, data: Buffer, offset: number, length: number, position: number): Promise<number> {
-  return new Promise((resolve, reject) => {
+export type WriteAt = (fd: number, data: Buffer, offset: number, length: number, position: number) => Promise<number>
+
+const writeAt: WriteAt = (fd, data, offset, length, position) =>
+  new Promise((resolve, reject) => {
     write(fd, data, offset, length, position, (err, written) => (err ? reject(err) : resolve(written)))
   })
-}
 
 interface PendingAppend {
   frame: Buffer
@@ -23,37 +27,74 @@ interface PendingAppend {
   reject: (err: unknown) => void
 }
 
+/** One write of a group of appends, from when it starts until it is acknowledged or refused. */
+interface Commit {
+  appends: PendingAppend[]
+  rows: number
+  /** The segment's length once this write and every one before it are durable. */
+  end: number
+  /** This write fills the segment: the next one goes to a new segment. */
+  rotates: boolean
+  state: 'writing' | 'written' | 'failed'
+  error?: unknown
+  started: number
+}
+
 export interface SpoolWriterOptions {
   dir: string
   /** The first segment this writer creates; older ones belong to earlier runs. */
   firstSeq: number
   segmentBytes: number
+  /** How many writes may be on their way to disk at once (default 2). */
+  writesInFlight?: number
   metrics: Pick<IngestionMetrics, 'spoolCommitDuration' | 'spoolCommitAppends'>
-  /** Told after each commit: the segment and how far it is now durable, and the rows added. */
+  /** Told after each commit, in order: the segment and how far it is now durable, and the rows added. */
   onCommit: (seq: number, committedBytes: number, rows: number) => void
   /** Told when a segment is complete and the writer moved to the next. */
   onRotate: (closedSeq: number, size: number) => void
+  log: (msg: string) => void
+  /** The write itself; replaced only by tests that make the disk fail. */
+  writeAt?: WriteAt
 }
 
 /**
- * Appends frames to the active segment with group commit: frames that arrive while a write is
- * running wait for the next one, so a single synchronous write covers every request of those
+ * Appends frames to the active segment with group commit: the appends of one turn of the
+ * event loop form one write, and a single synchronous write covers every request of those
  * few milliseconds. An append resolves only once its frame is on disk.
  *
  * The segment is opened with O_DSYNC, so each write returns once its data is durable, as a
- * write followed by fdatasync would, in one trip to the thread pool instead of two: under
- * load the event loop is busy, and each trip waits for it.
+ * write followed by fdatasync would, in one trip to the thread pool instead of two.
+ *
+ * Several writes may be on their way at once, each at its own reserved offset, so that the
+ * requests arriving during one write need not wait for it before theirs starts. They are
+ * acknowledged in offset order: a frame is acknowledged only when every byte before it is
+ * durable too, since a reader stops at the first gap. When a write fails, it and every write
+ * after it are refused (their clients retry), and once none is left on its way the segment is
+ * cut back to what was acknowledged, so that nothing refused is ever read back.
  */
 export class SpoolWriter {
   private pending: PendingAppend[] = []
-  private committing: Promise<void> | undefined
-  private fd: number | undefined
+  private readonly inFlight: Commit[] = []
+  private scheduled = false
+  private fd: Promise<number> | undefined
+  private readonly closing = new Set<Promise<void>>()
   private seq: number
-  private size = 0
+  /** Bytes of the active segment written or being written. */
+  private reserved = 0
+  /** Bytes of the active segment that are durable and acknowledged. */
+  private acked = 0
+  /** A write failed: nothing is acknowledged until the segment is cut back to `acked`. */
+  private failure: { error: unknown } | undefined
+  private recovering = false
   private closed = false
+  private idleWaiters: Array<() => void> = []
+  private readonly maxInFlight: number
+  private readonly writeAt: WriteAt
 
   constructor(private readonly options: SpoolWriterOptions) {
     this.seq = options.firstSeq
+    this.maxInFlight = Math.max(1, options.writesInFlight ?? 2)
+    this.writeAt = options.writeAt ?? writeAt
   }
 
   get activeSeq(): number {
@@ -64,66 +105,170 @@ export class SpoolWriter {
     if (this.closed) return Promise.reject(new Error('the spool is closed'))
     return new Promise<void>((resolve, reject) => {
       this.pending.push({ frame, rows, resolve, reject })
-      this.committing ??= this.commitLoop()
+      this.schedule()
     })
   }
 
-  /** Waits for every append so far to be durable, then closes the active segment. */
+  /** Waits for every append so far to be durable (or refused), then closes the active segment. */
   async close(): Promise<void> {
     this.closed = true
-    await this.committing
+    while (!this.isIdle()) await new Promise<void>((resolve) => this.idleWaiters.push(resolve))
+    await Promise.all(this.closing)
     await this.closeSegment()
   }
 
-  private async commitLoop(): Promise<void> {
-    try {
-      while (this.pending.length > 0) {
-        const group = this.pending
-        this.pending = []
-        try {
-          await this.commit(group)
-          for (const append of group) append.resolve()
-        } catch (err) {
-          for (const append of group) append.reject(err)
-        }
-      }
-    } finally {
-      this.committing = undefined
+  private isIdle(): boolean {
+    return this.pending.length === 0 && this.inFlight.length === 0 && !this.recovering
+  }
+
+  /** Starts writing after the current turn of the event loop, so that its appends share one write. */
+  private schedule(): void {
+    if (this.scheduled) return
+    this.scheduled = true
+    setImmediate(() => {
+      this.scheduled = false
+      this.startWrites()
+    })
+  }
+
+  private startWrites(): void {
+    if (this.failure) {
+      if (this.inFlight.length === 0 && !this.recovering) void this.recover()
+      return
     }
+    // A write that fills the segment is the last one on its way: the next goes to a new file.
+    while (this.pending.length > 0 && this.inFlight.length < this.maxInFlight && !this.inFlight.at(-1)?.rotates) this.startWrite()
   }
 
-  private async commit(group: PendingAppend[]): Promise<void> {
-    const started = performance.now()
-    const fd = await this.activeSegment()
-    const data = group.length === 1 ? group[0]!.frame : Buffer.concat(group.map((a) => a.frame))
+  private startWrite(): void {
+    const appends = this.pending
+    this.pending = []
+    const data = appends.length === 1 ? appends[0]!.frame : Buffer.concat(appends.map((a) => a.frame))
+    const position = this.reserved
+    this.reserved += data.length
+    const commit: Commit = {
+      appends,
+      rows: appends.reduce((n, a) => n + a.rows, 0),
+      end: this.reserved,
+      rotates: this.reserved >= this.options.segmentBytes,
+      state: 'writing',
+      started: performance.now(),
+    }
+    this.inFlight.push(commit)
+    this.writeFully(data, position).then(
+      () => {
+        commit.state = 'written'
+        this.settle()
+      },
+      (err: unknown) => {
+        commit.state = 'failed'
+        commit.error = err
+        this.failure ??= { error: err }
+        this.settle()
+      },
+    )
+  }
+
+  private async writeFully(data: Buffer, position: number): Promise<void> {
+    const fd = await this.segmentFd()
     let written = 0
-    while (written < data.length) written += await writeAt(fd, data, written, data.length - written, this.size + written)
-    this.options.metrics.spoolCommitDuration.observe((performance.now() - started) / 1000)
-    this.options.metrics.spoolCommitAppends.observe(group.length)
-    this.size += data.length
-    this.options.onCommit(this.seq, this.size, group.reduce((n, a) => n + a.rows, 0))
-    if (this.size >= this.options.segmentBytes) await this.rotate()
+    while (written < data.length) written += await this.writeAt(fd, data, written, data.length - written, position + written)
   }
 
-  private async activeSegment(): Promise<number> {
-    if (this.fd === undefined) {
-      this.fd = await openFile(segmentPath(this.options.dir, this.seq), SEGMENT_FLAGS, 0o644)
-      await syncDirectory(this.options.dir)
-      this.size = 0
+  /** Acknowledges or refuses the finished writes at the head of the queue, in order. */
+  private settle(): void {
+    while (this.inFlight.length > 0 && this.inFlight[0]!.state !== 'writing') {
+      const commit = this.inFlight.shift()!
+      if (commit.state === 'written' && !this.failure) this.acknowledge(commit)
+      else for (const append of commit.appends) append.reject(commit.error ?? this.failure?.error)
+    }
+    this.startWrites()
+    this.notifyIfIdle()
+  }
+
+  private acknowledge(commit: Commit): void {
+    this.options.metrics.spoolCommitDuration.observe((performance.now() - commit.started) / 1000)
+    this.options.metrics.spoolCommitAppends.observe(commit.appends.length)
+    this.acked = commit.end
+    this.options.onCommit(this.seq, commit.end, commit.rows)
+    for (const append of commit.appends) append.resolve()
+    if (commit.rotates) this.rotate()
+  }
+
+  private rotate(): void {
+    const done = this.closeSegment().catch((err: unknown) => this.options.log(`spool: closing segment failed: ${String(err)}`))
+    this.closing.add(done)
+    void done.finally(() => this.closing.delete(done))
+    this.options.onRotate(this.seq, this.acked)
+    this.seq += 1
+    this.reserved = this.acked = 0
+  }
+
+  /**
+   * After a failed write, once no write is on its way: cuts the segment back to what was
+   * acknowledged, and writing resumes from there. If that fails too, the disk is unusable for
+   * now: the appends waiting are refused and the next append tries again.
+   */
+  private async recover(): Promise<void> {
+    this.recovering = true
+    try {
+      const fd = await this.segmentFd()
+      await truncateFile(fd, this.acked)
+      await syncFileData(fd)
+      this.reserved = this.acked
+      this.options.log(`spool: a write failed (${String(this.failure?.error)}); segment ${this.seq} cut back to ${this.acked} bytes`)
+      this.failure = undefined
+    } catch (err) {
+      this.options.log(`spool: recovering from a failed write failed: ${String(err)}`)
+      const refused = this.pending
+      this.pending = []
+      for (const append of refused) append.reject(err)
+    } finally {
+      this.recovering = false
+    }
+    this.startWrites()
+    this.notifyIfIdle()
+  }
+
+  private notifyIfIdle(): void {
+    if (!this.isIdle()) return
+    const waiters = this.idleWaiters
+    this.idleWaiters = []
+    for (const wake of waiters) wake()
+  }
+
+  /** The active segment's descriptor, the file created on first use. */
+  private segmentFd(): Promise<number> {
+    if (!this.fd) {
+      const opening = this.openSegment(this.seq)
+      this.fd = opening
+      // A failed open is tried again by the next write.
+      opening.catch(() => {
+        if (this.fd === opening) this.fd = undefined
+      })
     }
     return this.fd
   }
 
-  private async closeSegment(): Promise<void> {
-    const fd = this.fd
-    this.fd = undefined
-    if (fd !== undefined) await closeFile(fd)
+  private async openSegment(seq: number): Promise<number> {
+    const file = segmentPath(this.options.dir, seq)
+    const fd = await openFile(file, SEGMENT_FLAGS, 0o644)
+    try {
+      await syncDirectory(this.options.dir)
+    } catch (err) {
+      // Not known to survive a crash: remove it, so that the next try creates it afresh.
+      await closeFile(fd).catch(() => undefined)
+      await rm(file, { force: true })
+      throw err
+    }
+    return fd
   }
 
-  private async rotate(): Promise<void> {
-    await this.closeSegment()
-    this.options.onRotate(this.seq, this.size)
-    this.seq += 1
-    this.size = 0
+  private async closeSegment(): Promise<void> {
+    const opening = this.fd
+    this.fd = undefined
+    // A segment that could not be opened has nothing to close.
+    const fd = await opening?.catch(() => undefined)
+    if (fd !== undefined) await closeFile(fd)
   }
 }

@@ -1,0 +1,171 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, write } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { Registry } from 'prom-client'
+import { afterAll, expect, it } from 'vitest'
+import { createIngestionMetrics } from '../metrics'
+import { encodeFrame, readFrame } from './frames'
+import { segmentPath } from './segments'
+import { SpoolWriter, type SpoolWriterOptions, type WriteAt } from './spoolWriter'
+
+const root = mkdtempSync(path.join(tmpdir(), 'burrow-spool-writer-'))
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+let dirs = 0
+
+const realWrite: WriteAt = (fd, data, offset, length, position) =>
+  new Promise((resolve, reject) => write(fd, data, offset, length, position, (err, n) => (err ? reject(err) : resolve(n))))
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
+
+/** A frame whose single row names `id`, so that what a segment holds can be read back. */
+const frameOf = (id: string) => encodeFrame([`{"id":"${id}"}\n`], [], 1, [''])
+
+/** The row ids of the frames in a segment file, in order; throws on anything but whole frames. */
+function idsIn(file: string): string[] {
+  let buffer = readFileSync(file)
+  const ids: string[] = []
+  while (buffer.length > 0) {
+    const read = readFrame(buffer)
+    if (read.kind !== 'frame') throw new Error(`segment ${file} holds ${read.kind === 'corrupt' ? read.reason : 'a torn frame'} after ${ids.join(',')}`)
+    ids.push((JSON.parse(read.content.body.toString()) as { id: string }).id)
+    buffer = buffer.subarray(read.bytes)
+  }
+  return ids
+}
+
+function newWriter(over: Partial<SpoolWriterOptions> = {}) {
+  const dir = path.join(root, `w-${++dirs}`)
+  mkdirSync(dir)
+  const commits: Array<[seq: number, bytes: number, rows: number]> = []
+  const rotations: number[] = []
+  const writer = new SpoolWriter({
+    dir,
+    firstSeq: 1,
+    segmentBytes: 1 << 20,
+    metrics: createIngestionMetrics(new Registry()),
+    onCommit: (seq, bytes, rows) => commits.push([seq, bytes, rows]),
+    onRotate: (seq) => rotations.push(seq),
+    log: () => {},
+    ...over,
+  })
+  return { dir, writer, commits, rotations }
+}
+
+/** Appends `id`, recording in `settled` when (and how) the append settled. */
+function track(writer: SpoolWriter, id: string, settled: string[]): Promise<void> {
+  return writer.append(frameOf(id), 1).then(
+    () => void settled.push(`${id} ok`),
+    () => void settled.push(`${id} refused`),
+  )
+}
+
+it('acknowledges writes in order even when a later one reaches the disk first', async () => {
+  let calls = 0
+  // The first write takes 50 ms; the second, started meanwhile, finishes at once.
+  const slowFirst: WriteAt = async (...args) => {
+    if (calls++ === 0) await sleep(50)
+    return realWrite(...args)
+  }
+  const { dir, writer, commits } = newWriter({ writeAt: slowFirst, writesInFlight: 2 })
+  const settled: string[] = []
+  const first = track(writer, 'a', settled)
+  await nextTurn()
+  await nextTurn()
+  const second = track(writer, 'b', settled)
+  await sleep(25)
+  // b is on disk by now, but a is not: b must wait.
+  expect(calls).toBe(2)
+  expect(settled).toEqual([])
+  await Promise.all([first, second])
+  expect(settled).toEqual(['a ok', 'b ok'])
+  expect(commits.map(([, bytes]) => bytes)).toEqual([frameOf('a').length, frameOf('a').length + frameOf('b').length])
+  await writer.close()
+  expect(idsIn(segmentPath(dir, 1))).toEqual(['a', 'b'])
+})
+
+it('groups the appends of one turn of the event loop into one write', async () => {
+  const { dir, writer, commits } = newWriter()
+  await Promise.all(['a', 'b', 'c'].map((id) => writer.append(frameOf(id), 1)))
+  expect(commits).toHaveLength(1)
+  expect(commits[0]![2]).toBe(3)
+  await writer.close()
+  expect(idsIn(segmentPath(dir, 1))).toEqual(['a', 'b', 'c'])
+})
+
+it('refuses a failed write and every write after it, then cuts the segment back and goes on', async () => {
+  let calls = 0
+  const failSecond: WriteAt = async (fd, data, offset, length, position) => {
+    const call = ++calls
+    if (call === 2) {
+      // Half the data reaches the file before the disk fails, as a torn write would leave it.
+      await realWrite(fd, data, offset, Math.floor(length / 2), position)
+      await sleep(30)
+      throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' })
+    }
+    return realWrite(fd, data, offset, length, position)
+  }
+  const { dir, writer, commits } = newWriter({ writeAt: failSecond, writesInFlight: 2 })
+  const settled: string[] = []
+  await track(writer, 'a', settled)
+  const failing = track(writer, 'b', settled)
+  await nextTurn()
+  await nextTurn()
+  // Started while b's write is on its way, and on disk before b fails: refused all the same,
+  // since it lies after the gap b leaves.
+  const after = track(writer, 'c', settled)
+  await Promise.all([failing, after])
+  expect(settled).toEqual(['a ok', 'b refused', 'c refused'])
+
+  await track(writer, 'd', settled)
+  expect(settled.at(-1)).toBe('d ok')
+  await writer.close()
+  // Only what was acknowledged is in the file: b's torn half and c are gone.
+  expect(idsIn(segmentPath(dir, 1))).toEqual(['a', 'd'])
+  expect(commits.map(([, , rows]) => rows)).toEqual([1, 1])
+})
+
+it('refuses what waits while the disk cannot be repaired, and recovers once it can', async () => {
+  let failing = true
+  const broken: WriteAt = async (...args) => {
+    if (failing) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })
+    return realWrite(...args)
+  }
+  const { dir, writer } = newWriter({ writeAt: broken })
+  await expect(writer.append(frameOf('a'), 1)).rejects.toThrow(/ENOSPC/)
+  await expect(writer.append(frameOf('b'), 1)).rejects.toThrow(/ENOSPC/)
+  failing = false
+  await writer.append(frameOf('c'), 1)
+  await writer.close()
+  expect(idsIn(segmentPath(dir, 1))).toEqual(['c'])
+})
+
+it('moves to a new segment once one is full, with every frame in exactly one segment', async () => {
+  const frame = frameOf('x').length
+  const { dir, writer, rotations } = newWriter({ segmentBytes: frame * 3, writesInFlight: 2 })
+  const ids = Array.from({ length: 20 }, (_, i) => `f${i}`)
+  const appends: Promise<void>[] = []
+  for (const id of ids) {
+    appends.push(writer.append(frameOf(id), 1))
+    if (ids.indexOf(id) % 2 === 1) await nextTurn()
+  }
+  await Promise.all(appends)
+  await writer.close()
+  const files = readdirSync(dir).filter((name) => name.endsWith('.seg')).sort()
+  expect(files.length).toBeGreaterThan(1)
+  // Every segment but the last was full when the writer moved on (the last one may be full too).
+  const seqs = files.map((name) => Number(name.slice(0, 12)))
+  expect(rotations.length).toBeGreaterThanOrEqual(seqs.length - 1)
+  expect(rotations).toEqual(seqs.slice(0, rotations.length))
+  for (const seq of rotations) expect(statSync(segmentPath(dir, seq)).size).toBeGreaterThanOrEqual(frame * 3)
+  expect(files.flatMap((name) => idsIn(path.join(dir, name)))).toEqual(ids)
+})
+
+it('finishes the writes on their way before it closes, and refuses appends after', async () => {
+  const { dir, writer } = newWriter()
+  const pending = writer.append(frameOf('a'), 1)
+  await writer.close()
+  await pending
+  await expect(writer.append(frameOf('b'), 1)).rejects.toThrow(/closed/)
+  expect(idsIn(segmentPath(dir, 1))).toEqual(['a'])
+})
