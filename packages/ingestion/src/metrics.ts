@@ -40,7 +40,7 @@ export function createIngestionMetrics(registry: Registry) {
     bufferDepth: new Gauge({ name: 'burrow_buffer_depth_rows', help: 'Rows acknowledged and not yet in ClickHouse', registers }),
     spoolCommitDuration: new Histogram({
       name: 'burrow_spool_commit_seconds',
-      help: 'Time to write and fdatasync one group commit of the spool',
+      help: 'Time from the start of a spool group commit to its acknowledgement (its data and all before it durable)',
       buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1],
       registers,
     }),
