@@ -41,7 +41,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
   const log = (msg: string) => logger.info(msg)
   const warn = (msg: string) => logger.warn(msg)
   const registry = new Registry()
-  collectDefaultMetrics({ register: registry, prefix: 'burrow_' })
+  collectDefaultMetrics({ register: registry, prefix: 'burrow_', eventLoopMonitoringPrecision: config.EVENT_LOOP_SAMPLE_MS })
   const metrics = createIngestionMetrics(registry)
   const runsIngestion = config.ROLE !== 'api'
   const runsApi = config.ROLE !== 'ingestion'

@@ -8,10 +8,13 @@ import { useTestService, type TestService } from './service'
 let service: TestService
 let account: TestAccount
 
-useTestService((s, a) => {
-  service = s
-  account = a
-})
+useTestService(
+  (s, a) => {
+    service = s
+    account = a
+  },
+  { EVENT_LOOP_SAMPLE_MS: 2 },
+)
 
 const event = (name: string, distinctId: string, extra: Record<string, unknown> = {}) => ({
   event: name,
@@ -205,5 +208,10 @@ describe('browsers and operations', () => {
     for (const name of ['burrow_events_accepted_total', 'burrow_batch_size_rows', 'burrow_flush_duration_seconds', 'burrow_buffer_depth_rows', 'burrow_http_requests_total']) {
       expect(metrics).toContain(name)
     }
+    // Sampled every 2 ms (EVENT_LOOP_SAMPLE_MS), the shortest gap between samples is well under
+    // the default interval of 10 ms.
+    const lagMin = Number(/^burrow_nodejs_eventloop_lag_min_seconds (\S+)$/m.exec(metrics)?.[1])
+    expect(lagMin).toBeGreaterThan(0)
+    expect(lagMin).toBeLessThan(0.006)
   })
 })

@@ -56,6 +56,11 @@ export const configSchema = z.object({
   COHORT_RECALCULATE_AFTER_S: z.coerce.number().int().positive().default(3600),
   /** How often a server looks for cohorts due for calculation. */
   COHORT_CHECK_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
+  /**
+   * How often the event-loop delay metrics sample the loop. Their max is the longest gap between
+   * two samples, so it reads at least this much even on an idle loop: lower it to see short stalls.
+   */
+  EVENT_LOOP_SAMPLE_MS: z.coerce.number().int().min(1).max(1000).default(10),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   TRUST_PROXY: booleanFromEnv.default(true),
 })
