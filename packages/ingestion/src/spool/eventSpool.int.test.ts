@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { connectClickHouse, events, migrateClickHouse, NIL_UUID, type ClickHouse } from '@burrow/clickhouse'
@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { EventSink } from '../eventSink'
 import { createIngestionMetrics } from '../metrics'
 import { EventSpool, type EventSpoolOptions } from './eventSpool'
-import { encodeFrame, type Sighting } from './frames'
+import { encodeFrame, readFrame, type Sighting } from './frames'
 
 let ch: ClickHouse
 /** A real client of a ClickHouse server that is not there: every insert fails to connect. */
@@ -64,6 +64,13 @@ async function storedUuids(team: number): Promise<string[]> {
   return rows.map((r) => r.uuid).sort()
 }
 
+/** Where the frames of a segment's content end. */
+function framesEnd(content: Buffer): number {
+  let at = 0
+  for (let read = readFrame(content); read.kind === 'frame'; read = readFrame(content.subarray(at))) at += read.bytes
+  return at
+}
+
 async function appendEvents(spool: EventSpool, team: number, from: number, count: number): Promise<void> {
   for (let i = from; i < from + count; i++) {
     const sightings: Sighting[] = [[team, 'e', 0]]
@@ -91,11 +98,14 @@ it('keeps acknowledged rows on disk while ClickHouse is unreachable and stores t
   expect(readdirSync(dir).filter((f) => f.endsWith('.seg')).length).toBeGreaterThan(0)
   expect(await storedUuids(12)).toEqual([])
 
-  const up = await EventSpool.open(spoolOptions(dir))
+  const logged: string[] = []
+  const up = await EventSpool.open(spoolOptions(dir, { log: (msg) => logged.push(msg) }))
   await appendEvents(up, 12, 40, 5)
   await up.close(5_000)
   expect(await storedUuids(12)).toEqual(Array.from({ length: 45 }, (_, i) => uuidOf(12, i)))
   expect(readdirSync(dir)).toEqual([])
+  // The zeros after the last frame are where the frames end, not a torn frame.
+  expect(logged.filter((msg) => /torn/.test(msg))).toEqual([])
 })
 
 it('ignores a frame torn by a crash in the middle of a write, and what follows it', async () => {
@@ -104,8 +114,12 @@ it('ignores a frame torn by a crash in the middle of a write, and what follows i
   await appendEvents(crashed, 13, 0, 3)
   await crashed.close(50)
   const [segment] = readdirSync(dir).filter((f) => f.endsWith('.seg'))
+  // The crash tore the next write: part of its frame lies where the zeros began.
+  const file = path.join(dir, segment!)
   const torn = encodeFrame([line(13, uuidOf(13, 99))], [], 13, [])
-  appendFileSync(path.join(dir, segment!), torn.subarray(0, torn.length - 5))
+  const fd = openSync(file, 'r+')
+  writeSync(fd, torn, 0, torn.length - 5, framesEnd(readFileSync(file)))
+  closeSync(fd)
 
   const next = await EventSpool.open(spoolOptions(dir))
   await next.close(5_000)

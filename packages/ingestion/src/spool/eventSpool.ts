@@ -265,12 +265,12 @@ export class EventSpool {
         const frame = readFrame(chunk.subarray(at), verify)
         if (frame.kind === 'incomplete') {
           if (batch.end.offset + at + frame.needed > segment.end) {
-            this.tornTail(batch.end.seq, segment, batch.end.offset + at, 'a frame runs past the end of the segment')
+            this.endOfFrames(batch.end.seq, segment, batch.end.offset + at, 'a frame runs past the end of the segment')
           } else if (at === 0) {
             // A frame larger than the chunk: read exactly it.
             const whole = await this.readAt(batch.end.seq, batch.end.offset, frame.needed)
             const read = readFrame(whole, verify)
-            if (read.kind !== 'frame') this.tornTail(batch.end.seq, segment, batch.end.offset, 'an unreadable frame')
+            if (read.kind !== 'frame') this.endOfFrames(batch.end.seq, segment, batch.end.offset, 'an unreadable frame')
             else {
               this.take(batch, read.content, batch.end.seq)
               bytes += read.bytes
@@ -279,8 +279,8 @@ export class EventSpool {
           }
           break
         }
-        if (frame.kind === 'corrupt') {
-          this.tornTail(batch.end.seq, segment, batch.end.offset + at, frame.reason)
+        if (frame.kind === 'corrupt' || frame.kind === 'end') {
+          this.endOfFrames(batch.end.seq, segment, batch.end.offset + at, frame.kind === 'corrupt' ? frame.reason : undefined)
           break
         }
         this.take(batch, frame.content, batch.end.seq)
@@ -299,10 +299,14 @@ export class EventSpool {
     for (const sighting of content.sightings) batch.sightings.push(sighting)
   }
 
-  /** Only an earlier run's segment can end in a torn frame: its writer crashed mid-write. */
-  private tornTail(seq: number, segment: Segment, offset: number, reason: string): void {
-    if (!segment.closed || seq >= this.writerFirstSeq) throw new Error(`spool segment ${seq} is unreadable at ${offset}: ${reason}`)
-    this.options.log(`spool: segment ${seq} ends in a torn frame at byte ${offset} (${reason}); it was never acknowledged`)
+  /**
+   * Where an earlier run's segment ends: at the zeros it was created with, or at a frame torn
+   * by a crash mid-write (`torn` says how). This run's segments are read only up to what was
+   * acknowledged, so neither can occur there.
+   */
+  private endOfFrames(seq: number, segment: Segment, offset: number, torn: string | undefined): void {
+    if (!segment.closed || seq >= this.writerFirstSeq) throw new Error(`spool segment ${seq} is unreadable at ${offset}: ${torn ?? 'no frame'}`)
+    if (torn) this.options.log(`spool: segment ${seq} ends in a torn frame at byte ${offset} (${torn}); it was never acknowledged`)
     segment.end = offset
   }
 

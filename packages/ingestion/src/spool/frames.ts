@@ -9,7 +9,8 @@ import type { PersonIntent } from '../steps/personIntent'
  *   payload = header JSON line + the rows as JSONEachRow lines
  *
  * The checksum finds a frame torn by a crash in the middle of a write: such a frame was never
- * acknowledged, and it and whatever follows it in that segment are ignored.
+ * acknowledged, and it and whatever follows it in that segment are ignored. A segment is
+ * filled with zeros when created: a zero length is where its frames end.
  */
 export const FRAME_HEADER_BYTES = 8
 
@@ -41,6 +42,8 @@ export type FrameRead =
   | { kind: 'frame'; content: FrameContent; bytes: number }
   /** More bytes are needed to read the frame at this position. */
   | { kind: 'incomplete'; needed: number }
+  /** No frame was written here: the rest of the segment is the zeros it was created with. */
+  | { kind: 'end' }
   | { kind: 'corrupt'; reason: string }
 
 /**
@@ -50,6 +53,7 @@ export type FrameRead =
 export function readFrame(buffer: Buffer, verify = true): FrameRead {
   if (buffer.length < FRAME_HEADER_BYTES) return { kind: 'incomplete', needed: FRAME_HEADER_BYTES }
   const length = buffer.readUInt32LE(0)
+  if (length === 0) return { kind: 'end' }
   const total = FRAME_HEADER_BYTES + length
   if (buffer.length < total) return { kind: 'incomplete', needed: total }
   const payload = buffer.subarray(FRAME_HEADER_BYTES, total)

@@ -18,15 +18,24 @@ const realWrite: WriteAt = (fd, data, offset, length, position) =>
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
 
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !condition(); i++) await sleep(10)
+  expect(condition()).toBe(true)
+}
+
 /** A frame whose single row names `id`, so that what a segment holds can be read back. */
 const frameOf = (id: string) => encodeFrame([`{"id":"${id}"}\n`], [], 1, [''])
 
-/** The row ids of the frames in a segment file, in order; throws on anything but whole frames. */
+/**
+ * The row ids of the frames in a segment file, in order, up to the zeros it was created with;
+ * throws on anything but whole frames.
+ */
 function idsIn(file: string): string[] {
   let buffer = readFileSync(file)
   const ids: string[] = []
   while (buffer.length > 0) {
     const read = readFrame(buffer)
+    if (read.kind === 'end') break
     if (read.kind !== 'frame') throw new Error(`segment ${file} holds ${read.kind === 'corrupt' ? read.reason : 'a torn frame'} after ${ids.join(',')}`)
     ids.push((JSON.parse(read.content.body.toString()) as { id: string }).id)
     buffer = buffer.subarray(read.bytes)
@@ -159,6 +168,17 @@ it('moves to a new segment once one is full, with every frame in exactly one seg
   expect(rotations).toEqual(seqs.slice(0, rotations.length))
   for (const seq of rotations) expect(statSync(segmentPath(dir, seq)).size).toBeGreaterThanOrEqual(frame * 3)
   expect(files.flatMap((name) => idsIn(path.join(dir, name)))).toEqual(ids)
+})
+
+it('creates each segment at its full size and the next one ahead, and removes that one unused at close', async () => {
+  const { dir, writer } = newWriter({ segmentBytes: 64 << 10 })
+  await writer.append(frameOf('a'), 1)
+  expect(statSync(segmentPath(dir, 1)).size).toBe(64 << 10)
+  await waitFor(() => statSync(segmentPath(dir, 2), { throwIfNoEntry: false })?.size === 64 << 10)
+  expect(readFileSync(segmentPath(dir, 2)).every((byte) => byte === 0)).toBe(true)
+  await writer.close()
+  expect(readdirSync(dir)).toEqual(['000000000001.seg'])
+  expect(idsIn(segmentPath(dir, 1))).toEqual(['a'])
 })
 
 it('finishes the writes on their way before it closes, and refuses appends after', async () => {

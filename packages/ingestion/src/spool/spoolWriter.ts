@@ -20,6 +20,21 @@ const writeAt: WriteAt = (fd, data, offset, length, position) =>
     write(fd, data, offset, length, position, (err, written) => (err ? reject(err) : resolve(written)))
   })
 
+/** Zeros a new segment is filled with, a chunk at a time. */
+let zeros: Buffer | undefined
+const ZERO_CHUNK_BYTES = 1 << 20
+
+/**
+ * Writes zeros over the first `bytes` of a new segment, durably. Frames then overwrite blocks
+ * the file already has, so that a synchronous write needs no journal commit of the file's size
+ * and block map: it costs the disk and the thread pool about a third less than an append.
+ * A zero length marks where the frames end (see readFrame).
+ */
+async function fillWithZeros(fd: number, bytes: number): Promise<void> {
+  zeros ??= Buffer.alloc(ZERO_CHUNK_BYTES)
+  for (let position = 0; position < bytes; ) position += await writeAt(fd, zeros, 0, Math.min(zeros.length, bytes - position), position)
+}
+
 interface PendingAppend {
   frame: Buffer
   rows: number
@@ -63,7 +78,9 @@ export interface SpoolWriterOptions {
  * few milliseconds. An append resolves only once its frame is on disk.
  *
  * The segment is opened with O_DSYNC, so each write returns once its data is durable, as a
- * write followed by fdatasync would, in one trip to the thread pool instead of two.
+ * write followed by fdatasync would, in one trip to the thread pool instead of two. Segments
+ * are filled with zeros when created, and the next one is created while the active one
+ * fills, so that a rotation does not wait for it.
  *
  * Several writes may be on their way at once, each at its own reserved offset, so that the
  * requests arriving during one write need not wait for it before theirs starts. They are
@@ -77,6 +94,8 @@ export class SpoolWriter {
   private readonly inFlight: Commit[] = []
   private scheduled = false
   private fd: Promise<number> | undefined
+  /** The segment after the active one, created ahead of use. */
+  private next: { seq: number; fd: Promise<number> } | undefined
   private readonly closing = new Set<Promise<void>>()
   private seq: number
   /** Bytes of the active segment written or being written. */
@@ -109,12 +128,22 @@ export class SpoolWriter {
     })
   }
 
-  /** Waits for every append so far to be durable (or refused), then closes the active segment. */
+  /**
+   * Waits for every append so far to be durable (or refused), then closes the active segment
+   * and removes the one created ahead, which holds no frames.
+   */
   async close(): Promise<void> {
     this.closed = true
     while (!this.isIdle()) await new Promise<void>((resolve) => this.idleWaiters.push(resolve))
     await Promise.all(this.closing)
     await this.closeSegment()
+    const unused = this.next
+    this.next = undefined
+    const fd = await unused?.fd.catch(() => undefined)
+    if (unused && fd !== undefined) {
+      await closeFile(fd)
+      await rm(segmentPath(this.options.dir, unused.seq), { force: true })
+    }
   }
 
   private isIdle(): boolean {
@@ -237,14 +266,27 @@ export class SpoolWriter {
     for (const wake of waiters) wake()
   }
 
-  /** The active segment's descriptor, the file created on first use. */
+  /**
+   * The active segment's descriptor: the one created ahead if there is one, else the file is
+   * created on first use. Either way the segment after it starts being created.
+   */
   private segmentFd(): Promise<number> {
     if (!this.fd) {
-      const opening = this.openSegment(this.seq)
+      const ahead = this.next?.seq === this.seq ? this.next.fd : undefined
+      if (ahead) this.next = undefined
+      const opening = ahead ?? this.openSegment(this.seq)
       this.fd = opening
       // A failed open is tried again by the next write.
       opening.catch(() => {
         if (this.fd === opening) this.fd = undefined
+      })
+    }
+    if (!this.next && !this.closed) {
+      const next = { seq: this.seq + 1, fd: this.openSegment(this.seq + 1) }
+      this.next = next
+      // Created again when it is needed.
+      next.fd.catch(() => {
+        if (this.next === next) this.next = undefined
       })
     }
     return this.fd
@@ -254,6 +296,7 @@ export class SpoolWriter {
     const file = segmentPath(this.options.dir, seq)
     const fd = await openFile(file, SEGMENT_FLAGS, 0o644)
     try {
+      await fillWithZeros(fd, this.options.segmentBytes)
       await syncDirectory(this.options.dir)
     } catch (err) {
       // Not known to survive a crash: remove it, so that the next try creates it afresh.
