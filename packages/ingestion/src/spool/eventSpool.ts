@@ -119,6 +119,7 @@ export class EventSpool {
         if (segment) segment.closed = true
       },
     })
+    this.writer.prepare()
     this.timer = setInterval(() => this.notify(), Math.max(5, Math.floor(options.maxAgeMs / 4)))
     this.timer.unref()
     this.consumer = this.consume()

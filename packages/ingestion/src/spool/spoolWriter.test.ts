@@ -181,6 +181,14 @@ it('creates each segment at its full size and the next one ahead, and removes th
   expect(idsIn(segmentPath(dir, 1))).toEqual(['a'])
 })
 
+it('creates the first segment when prepared, before any append, and leaves no file when nothing was written', async () => {
+  const { dir, writer } = newWriter({ segmentBytes: 64 << 10 })
+  writer.prepare()
+  await waitFor(() => statSync(segmentPath(dir, 1), { throwIfNoEntry: false })?.size === 64 << 10)
+  await writer.close()
+  expect(readdirSync(dir)).toEqual([])
+})
+
 it('finishes the writes on their way before it closes, and refuses appends after', async () => {
   const { dir, writer } = newWriter()
   const pending = writer.append(frameOf('a'), 1)

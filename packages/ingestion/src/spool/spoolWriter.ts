@@ -120,6 +120,14 @@ export class SpoolWriter {
     return this.seq
   }
 
+  /**
+   * Starts creating the active segment now rather than at the first append, which would wait
+   * for its zeros. A failure is left to the first append, which tries again.
+   */
+  prepare(): void {
+    if (!this.closed) void this.segmentFd().catch(() => undefined)
+  }
+
   append(frame: Buffer, rows: number): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the spool is closed'))
     return new Promise<void>((resolve, reject) => {
@@ -130,13 +138,15 @@ export class SpoolWriter {
 
   /**
    * Waits for every append so far to be durable (or refused), then closes the active segment
-   * and removes the one created ahead, which holds no frames.
+   * and removes the segments that hold no frame: the one created ahead, and the active one if
+   * nothing was written to it.
    */
   async close(): Promise<void> {
     this.closed = true
     while (!this.isIdle()) await new Promise<void>((resolve) => this.idleWaiters.push(resolve))
     await Promise.all(this.closing)
     await this.closeSegment()
+    if (this.reserved === 0) await rm(segmentPath(this.options.dir, this.seq), { force: true })
     const unused = this.next
     this.next = undefined
     const fd = await unused?.fd.catch(() => undefined)
