@@ -65,12 +65,14 @@ export const readPersonIntent: Step = {
     const d = event.distinctId
     const groupTypes = isJsonObject(p.$groups) ? Object.keys(p.$groups) : []
     if (event.name === '$groupidentify' && typeof p.$group_type === 'string') groupTypes.push(p.$group_type)
-    const g = groupTypes.length > 0 ? { g: [...new Set(groupTypes)] } : {}
+    // Built field by field rather than spread, for the reason given in the properties step.
+    const intent: Exclude<PersonIntent, string> = { d }
+    if (groupTypes.length > 0) intent.g = [...new Set(groupTypes)]
     if (p.$process_person_profile === false) {
-      event.person = { d, x: 1, ...g }
+      intent.x = 1
+      event.person = intent
       return ok
     }
-    const intent: Exclude<PersonIntent, string> = { d, ...g }
     if (isJsonObject(p.$set) && Object.keys(p.$set).length > 0) intent.s = p.$set
     if (isJsonObject(p.$set_once) && Object.keys(p.$set_once).length > 0) intent.o = p.$set_once
     if (Array.isArray(p.$unset)) intent.u = p.$unset.filter((k): k is string => typeof k === 'string')
