@@ -95,6 +95,15 @@ describe('properties', () => {
     const event = accepted({ event: '$identify', distinct_id: 'd', $set: { a: 1 }, properties: { $set: { a: 0, b: 2 } } })
     expect(event.properties.$set).toEqual({ a: 1, b: 2 })
   })
+  it('keeps a __proto__ key sent by the client as an ordinary property, without touching the prototype', () => {
+    const raw = JSON.parse('{"event":"e","distinct_id":"d","properties":{"__proto__":{"polluted":1},"a":1},"$set":{"__proto__":{"x":1}}}')
+    const event = accepted(raw)
+    expect(Object.getPrototypeOf(event.properties)).toBe(Object.prototype)
+    expect((event.properties as { polluted?: unknown }).polluted).toBeUndefined()
+    expect(JSON.parse(JSON.stringify(event.properties))).toMatchObject({ a: 1 })
+    expect(JSON.stringify(event.properties)).toContain('"__proto__":{"polluted":1}')
+    expect(JSON.stringify(event.properties.$set)).toBe('{"__proto__":{"x":1}}')
+  })
   it('adds $ip unless the project anonymises IPs', () => {
     expect(accepted({ event: 'e', distinct_id: 'd' }).properties.$ip).toBe('203.0.113.9')
     const anonymous = accepted({ event: 'e', distinct_id: 'd', properties: { $ip: '1.2.3.4' } }, ctx({ project: { id: 1, anonymizeIps: true } }))
