@@ -94,9 +94,9 @@ export async function handleCapture(input: CaptureInput, deps: CaptureDeps): Pro
 
     if (lines.length > 0) {
       const frame = encodeFrame(lines, [...latest.values()], project.id, intents)
-      if (!deps.spool.hasRoom(frame.length)) throw ingestErrors.bufferFull()
+      if (!deps.spool.hasRoom(frame.bytes.length)) throw ingestErrors.bufferFull()
       try {
-        await deps.spool.append(frame, lines.length)
+        await deps.spool.append(frame)
       } catch (err) {
         deps.log(`spool append failed: ${String(err)}`)
         throw ingestErrors.unavailable('The events could not be stored. Retry the request later.')

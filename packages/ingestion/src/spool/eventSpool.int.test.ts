@@ -74,7 +74,7 @@ function framesEnd(content: Buffer): number {
 async function appendEvents(spool: EventSpool, team: number, from: number, count: number): Promise<void> {
   for (let i = from; i < from + count; i++) {
     const sightings: Sighting[] = [[team, 'e', 0]]
-    await spool.append(encodeFrame([line(team, uuidOf(team, i))], sightings, team, []), 1)
+    await spool.append(encodeFrame([line(team, uuidOf(team, i))], sightings, team, []))
   }
 }
 
@@ -108,6 +108,21 @@ it('keeps acknowledged rows on disk while ClickHouse is unreachable and stores t
   expect(logged.filter((msg) => /torn/.test(msg))).toEqual([])
 })
 
+it('stores every frame once when only some fit in memory and the others are read back from disk', async () => {
+  const dir = newDir()
+  const frameBytes = encodeFrame([line(16, uuidOf(16, 0))], [[16, 'e', 0]], 16, []).bytes.length
+  // Room for 5 frames in memory; batches of 20 rows, so that memory frees up and fills again
+  // while appends go on: batches mix frames from memory and from disk, in either order.
+  const spool = await EventSpool.open(spoolOptions(dir, { keptBytes: 5 * frameBytes, maxRows: 20, maxAgeMs: 60_000, segmentBytes: 16 * frameBytes }))
+  for (let group = 0; group < 15; group++) {
+    // Each group of 10 is one write: its first frames are kept if there is room.
+    await Promise.all(Array.from({ length: 10 }, (_, i) => spool.append(encodeFrame([line(16, uuidOf(16, group * 10 + i))], [[16, 'e', 0]], 16, []))))
+  }
+  await spool.close(5_000)
+  expect(await storedUuids(16)).toEqual(Array.from({ length: 150 }, (_, i) => uuidOf(16, i)).sort())
+  expect(readdirSync(dir)).toEqual([])
+})
+
 it('ignores a frame torn by a crash in the middle of a write, and what follows it', async () => {
   const dir = newDir()
   const crashed = await EventSpool.open(spoolOptions(dir, { client: unreachable, segmentBytes: 1 << 20 }))
@@ -118,7 +133,7 @@ it('ignores a frame torn by a crash in the middle of a write, and what follows i
   const file = path.join(dir, segment!)
   const torn = encodeFrame([line(13, uuidOf(13, 99))], [], 13, [])
   const fd = openSync(file, 'r+')
-  writeSync(fd, torn, 0, torn.length - 5, framesEnd(readFileSync(file)))
+  writeSync(fd, torn.bytes, 0, torn.bytes.length - 5, framesEnd(readFileSync(file)))
   closeSync(fd)
 
   const next = await EventSpool.open(spoolOptions(dir))
@@ -131,11 +146,11 @@ it('refuses frames beyond its bound', async () => {
   const spool = await EventSpool.open(spoolOptions(dir, { client: unreachable, maxBytes: 2_000 }))
   const frame = encodeFrame([line(14, uuidOf(14, 0))], [], 14, [])
   let accepted = 0
-  while (spool.hasRoom(frame.length)) {
-    await spool.append(frame, 1)
+  while (spool.hasRoom(frame.bytes.length)) {
+    await spool.append(frame)
     accepted++
   }
-  expect(accepted).toBe(Math.floor(2_000 / frame.length))
+  expect(accepted).toBe(Math.floor(2_000 / frame.bytes.length))
   expect(spool.spoolBytes).toBeLessThanOrEqual(2_000)
   await spool.close(50)
 })
@@ -147,7 +162,7 @@ it('stores the good rows of a refused batch and dead-letters the bad one with th
   const bad = uuidOf(15, 2)
   const good2 = uuidOf(15, 3)
   const rows = [line(15, good1), line(15, bad, 'not a time'), line(15, good2, '2025-01-01 00:00:01.000000')]
-  await spool.append(encodeFrame(rows, [[15, 'e', 0]], 15, []), 3)
+  await spool.append(encodeFrame(rows, [[15, 'e', 0]], 15, []))
   await spool.close(5_000)
   expect(await storedUuids(15)).toEqual([good1, good2])
   const letters = await ch.reader.query({

@@ -4,7 +4,7 @@ import { yieldToEventLoop } from '../eventLoop'
 import type { EventSink } from '../eventSink'
 import { SinkGaveUp } from '../eventSink'
 import type { IngestionMetrics } from '../metrics'
-import { readFrame, type FrameContent, type Sighting } from './frames'
+import { readFrame, type Frame, type FrameContent, type Sighting } from './frames'
 import { listSegments, readPosition, removeSegment, segmentPath, writePosition, type SpoolPosition } from './segments'
 import { SpoolWriter } from './spoolWriter'
 
@@ -20,6 +20,11 @@ export interface EventSpoolOptions {
   segmentBytes: number
   /** How many spool writes may be on their way to disk at once. */
   writesInFlight?: number
+  /**
+   * Bound on the bytes of frames kept in memory for the consumer (default 16 MiB). Beyond it
+   * (ClickHouse is slow or down and a backlog builds up), frames are read back from disk.
+   */
+  keptBytes?: number
   log: (msg: string) => void
   /**
    * Called with a batch's frames before their rows are inserted; may rewrite the rows in place
@@ -54,12 +59,27 @@ const READ_CHUNK = 1 << 20
 const MAX_BATCH_BYTES = 32 << 20
 /** Frames parsed between yields to the event loop, so that reading a batch never stalls capture. */
 const FRAMES_PER_SLICE = 256
+/** Frames taken from memory between yields: taking one costs far less than parsing one. */
+const KEPT_FRAMES_PER_SLICE = 4096
+const DEFAULT_KEPT_BYTES = 16 << 20
 
+/** A frame this process wrote and acknowledged, kept so that the consumer need not read it back and parse it. */
+interface KeptFrame {
+  seq: number
+  offset: number
+  bytes: number
+  content: FrameContent
+}
+
+const isBefore = (frame: KeptFrame, position: SpoolPosition) => frame.seq < position.seq || (frame.seq === position.seq && frame.offset < position.offset)
 
 /**
  * The durable queue between capture and ClickHouse. Capture appends a request's rows and
  * answers only once they are fsync'd; a single consumer reads the segments in order, inserts
- * them in batches and deletes each segment once all its rows are stored. After a crash, the
+ * them in batches and deletes each segment once all its rows are stored. The frames this
+ * process wrote are also kept in memory up to a bound, so the consumer takes them from there
+ * rather than reading them back and parsing them; the disk copy is what a restart, or a
+ * backlog beyond the bound, reads. After a crash, the
  * next start resumes from the last recorded position, so nothing acknowledged is lost; rows
  * stored just before the crash may be inserted again, and reads collapse them by uuid.
  */
@@ -81,6 +101,10 @@ export class EventSpool {
   private reader: { seq: number; handle: FileHandle } | undefined
   /** Segments from this number on are written by this run; lower ones by an earlier run. */
   private readonly writerFirstSeq: number
+  /** Frames acknowledged and not yet stored, in file order from `keptHead` on (with gaps where the bound was reached). */
+  private kept: KeptFrame[] = []
+  private keptHead = 0
+  private keptBytes = 0
 
   private constructor(
     private readonly options: EventSpoolOptions,
@@ -101,7 +125,8 @@ export class EventSpool {
       writesInFlight: options.writesInFlight,
       metrics: options.metrics,
       log: options.log,
-      onCommit: (seq, committed, rows) => {
+      onCommit: (seq, committed, rows, frames) => {
+        this.keep(seq, committed, frames)
         const segment = this.segments.get(seq)
         if (segment) segment.end = segment.size = committed
         else this.segments.set(seq, { end: committed, size: committed, closed: false })
@@ -143,13 +168,13 @@ export class EventSpool {
   }
 
   /** Appends a request's frame; resolves once it is on disk, which is when capture may acknowledge it. */
-  async append(frame: Buffer, rows: number): Promise<void> {
+  async append(frame: Frame): Promise<void> {
     if (!this.accepting) throw new Error('the spool is closed')
-    this.bytes += frame.length
+    this.bytes += frame.bytes.length
     try {
-      await this.writer.append(frame, rows)
+      await this.writer.append(frame)
     } catch (err) {
-      this.bytes -= frame.length
+      this.bytes -= frame.bytes.length
       throw err
     }
   }
@@ -246,10 +271,41 @@ export class EventSpool {
     }
   }
 
-  /** Frames from the position on, up to the batch bounds, across segment ends. */
+  /** Keeps the frames of a commit, which end at `end`, while the bound allows. */
+  private keep(seq: number, end: number, frames: readonly Frame[]): void {
+    let offset = end
+    for (const frame of frames) offset -= frame.bytes.length
+    for (const frame of frames) {
+      const bytes = frame.bytes.length
+      if (this.keptBytes + bytes <= (this.options.keptBytes ?? DEFAULT_KEPT_BYTES)) {
+        this.kept.push({ seq, offset, bytes, content: frame.content })
+        this.keptBytes += bytes
+      }
+      offset += bytes
+    }
+  }
+
+  /** Forgets the kept frames before the position (stored). */
+  private forgetKept(): void {
+    while (this.keptHead < this.kept.length && isBefore(this.kept[this.keptHead]!, this.position)) {
+      this.keptBytes -= this.kept[this.keptHead]!.bytes
+      this.keptHead++
+    }
+    if (this.keptHead >= 1024 && this.keptHead * 2 >= this.kept.length) {
+      this.kept = this.kept.slice(this.keptHead)
+      this.keptHead = 0
+    }
+  }
+
+  /**
+   * Frames from the position on, up to the batch bounds, across segment ends: the kept ones
+   * from memory, the others (an earlier run's, those beyond the memory bound) from disk.
+   */
   private async readBatch(): Promise<Batch> {
     const batch: Batch = { frames: [], rows: 0, liveRows: 0, sightings: [], end: { ...this.position } }
     let bytes = 0
+    let k = this.keptHead
+    let taken = 0
     while (batch.rows < this.options.maxRows && bytes < MAX_BATCH_BYTES) {
       const segment = this.segments.get(batch.end.seq)
       if (!segment || batch.end.offset >= segment.end) {
@@ -258,7 +314,18 @@ export class EventSpool {
         batch.end = { seq: next, offset: 0 }
         continue
       }
-      const chunk = await this.readAt(batch.end.seq, batch.end.offset, Math.min(segment.end - batch.end.offset, READ_CHUNK))
+      while (k < this.kept.length && isBefore(this.kept[k]!, batch.end)) k++
+      const kept = this.kept[k]
+      if (kept?.seq === batch.end.seq && kept.offset === batch.end.offset) {
+        this.take(batch, kept.content, batch.end.seq)
+        bytes += kept.bytes
+        batch.end = { seq: batch.end.seq, offset: batch.end.offset + kept.bytes }
+        if (++taken % KEPT_FRAMES_PER_SLICE === 0) await yieldToEventLoop()
+        continue
+      }
+      // Read from disk up to the next kept frame of this segment.
+      const until = kept?.seq === batch.end.seq ? kept.offset : segment.end
+      const chunk = await this.readAt(batch.end.seq, batch.end.offset, Math.min(until - batch.end.offset, READ_CHUNK))
       const verify = batch.end.seq < this.writerFirstSeq
       let at = 0
       for (let frames = 1; at < chunk.length && batch.rows < this.options.maxRows; frames++) {
@@ -329,6 +396,7 @@ export class EventSpool {
   /** Moves the position past a stored batch and removes the segments it finished. */
   private async advance(batch: Batch): Promise<void> {
     this.position = batch.end
+    this.forgetKept()
     this.consumedRows += batch.liveRows
     while (this.commits.length > 0 && this.commits[0]!.rows <= this.consumedRows) this.commits.shift()
     await this.removeFinishedSegments()

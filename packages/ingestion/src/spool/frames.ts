@@ -27,15 +27,24 @@ export interface FrameContent {
   body: Buffer
 }
 
-export function encodeFrame(rowLines: readonly string[], sightings: Sighting[], teamId: number, persons: PersonIntent[]): Buffer {
+/** A frame as written to the spool, with what it holds, so that its writer need not read it back. */
+export interface Frame {
+  bytes: Buffer
+  content: FrameContent
+}
+
+export function encodeFrame(rowLines: readonly string[], sightings: Sighting[], teamId: number, persons: PersonIntent[]): Frame {
   // One allocation, the text written straight into it: this runs for every capture request.
-  const text = `${JSON.stringify({ n: rowLines.length, s: sightings, t: teamId, p: persons })}\n${rowLines.join('')}`
-  const length = Buffer.byteLength(text)
-  const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + length)
-  frame.write(text, FRAME_HEADER_BYTES)
-  frame.writeUInt32LE(length, 0)
-  frame.writeUInt32LE(crc32(frame.subarray(FRAME_HEADER_BYTES)), 4)
-  return frame
+  const header = JSON.stringify({ n: rowLines.length, s: sightings, t: teamId, p: persons })
+  const rows = rowLines.length === 1 ? rowLines[0]! : rowLines.join('')
+  const bodyStart = FRAME_HEADER_BYTES + Buffer.byteLength(header) + 1
+  const bytes = Buffer.allocUnsafe(bodyStart + Buffer.byteLength(rows))
+  bytes.write(header, FRAME_HEADER_BYTES)
+  bytes[bodyStart - 1] = 0x0a
+  bytes.write(rows, bodyStart)
+  bytes.writeUInt32LE(bytes.length - FRAME_HEADER_BYTES, 0)
+  bytes.writeUInt32LE(crc32(bytes.subarray(FRAME_HEADER_BYTES)), 4)
+  return { bytes, content: { rows: rowLines.length, sightings, teamId, persons, body: bytes.subarray(bodyStart) } }
 }
 
 export type FrameRead =

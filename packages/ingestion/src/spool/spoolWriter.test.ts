@@ -47,23 +47,28 @@ function newWriter(over: Partial<SpoolWriterOptions> = {}) {
   const dir = path.join(root, `w-${++dirs}`)
   mkdirSync(dir)
   const commits: Array<[seq: number, bytes: number, rows: number]> = []
+  /** The row ids of each commit's frames, as the writer reports them. */
+  const committedIds: string[][] = []
   const rotations: number[] = []
   const writer = new SpoolWriter({
     dir,
     firstSeq: 1,
     segmentBytes: 1 << 20,
     metrics: createIngestionMetrics(new Registry()),
-    onCommit: (seq, bytes, rows) => commits.push([seq, bytes, rows]),
+    onCommit: (seq, bytes, rows, frames) => {
+      commits.push([seq, bytes, rows])
+      committedIds.push(frames.map((f) => (JSON.parse(f.content.body.toString()) as { id: string }).id))
+    },
     onRotate: (seq) => rotations.push(seq),
     log: () => {},
     ...over,
   })
-  return { dir, writer, commits, rotations }
+  return { dir, writer, commits, committedIds, rotations }
 }
 
 /** Appends `id`, recording in `settled` when (and how) the append settled. */
 function track(writer: SpoolWriter, id: string, settled: string[]): Promise<void> {
-  return writer.append(frameOf(id), 1).then(
+  return writer.append(frameOf(id)).then(
     () => void settled.push(`${id} ok`),
     () => void settled.push(`${id} refused`),
   )
@@ -76,7 +81,7 @@ it('acknowledges writes in order even when a later one reaches the disk first', 
     if (calls++ === 0) await sleep(50)
     return realWrite(...args)
   }
-  const { dir, writer, commits } = newWriter({ writeAt: slowFirst, writesInFlight: 2 })
+  const { dir, writer, commits, committedIds } = newWriter({ writeAt: slowFirst, writesInFlight: 2 })
   const settled: string[] = []
   const first = track(writer, 'a', settled)
   await nextTurn()
@@ -88,14 +93,16 @@ it('acknowledges writes in order even when a later one reaches the disk first', 
   expect(settled).toEqual([])
   await Promise.all([first, second])
   expect(settled).toEqual(['a ok', 'b ok'])
-  expect(commits.map(([, bytes]) => bytes)).toEqual([frameOf('a').length, frameOf('a').length + frameOf('b').length])
+  expect(commits.map(([, bytes]) => bytes)).toEqual([frameOf('a').bytes.length, frameOf('a').bytes.length + frameOf('b').bytes.length])
+  // Each commit reports its own frames, which end where it says.
+  expect(committedIds).toEqual([['a'], ['b']])
   await writer.close()
   expect(idsIn(segmentPath(dir, 1))).toEqual(['a', 'b'])
 })
 
 it('groups the appends of one turn of the event loop into one write', async () => {
   const { dir, writer, commits } = newWriter()
-  await Promise.all(['a', 'b', 'c'].map((id) => writer.append(frameOf(id), 1)))
+  await Promise.all(['a', 'b', 'c'].map((id) => writer.append(frameOf(id))))
   expect(commits).toHaveLength(1)
   expect(commits[0]![2]).toBe(3)
   await writer.close()
@@ -141,21 +148,21 @@ it('refuses what waits while the disk cannot be repaired, and recovers once it c
     return realWrite(...args)
   }
   const { dir, writer } = newWriter({ writeAt: broken })
-  await expect(writer.append(frameOf('a'), 1)).rejects.toThrow(/ENOSPC/)
-  await expect(writer.append(frameOf('b'), 1)).rejects.toThrow(/ENOSPC/)
+  await expect(writer.append(frameOf('a'))).rejects.toThrow(/ENOSPC/)
+  await expect(writer.append(frameOf('b'))).rejects.toThrow(/ENOSPC/)
   failing = false
-  await writer.append(frameOf('c'), 1)
+  await writer.append(frameOf('c'))
   await writer.close()
   expect(idsIn(segmentPath(dir, 1))).toEqual(['c'])
 })
 
 it('moves to a new segment once one is full, with every frame in exactly one segment', async () => {
-  const frame = frameOf('x').length
+  const frame = frameOf('x').bytes.length
   const { dir, writer, rotations } = newWriter({ segmentBytes: frame * 3, writesInFlight: 2 })
   const ids = Array.from({ length: 20 }, (_, i) => `f${i}`)
   const appends: Promise<void>[] = []
   for (const id of ids) {
-    appends.push(writer.append(frameOf(id), 1))
+    appends.push(writer.append(frameOf(id)))
     if (ids.indexOf(id) % 2 === 1) await nextTurn()
   }
   await Promise.all(appends)
@@ -172,7 +179,7 @@ it('moves to a new segment once one is full, with every frame in exactly one seg
 
 it('creates each segment at its full size and the next one ahead, and removes that one unused at close', async () => {
   const { dir, writer } = newWriter({ segmentBytes: 64 << 10 })
-  await writer.append(frameOf('a'), 1)
+  await writer.append(frameOf('a'))
   expect(statSync(segmentPath(dir, 1)).size).toBe(64 << 10)
   await waitFor(() => statSync(segmentPath(dir, 2), { throwIfNoEntry: false })?.size === 64 << 10)
   expect(readFileSync(segmentPath(dir, 2)).every((byte) => byte === 0)).toBe(true)
@@ -191,9 +198,9 @@ it('creates the first segment when prepared, before any append, and leaves no fi
 
 it('finishes the writes on their way before it closes, and refuses appends after', async () => {
   const { dir, writer } = newWriter()
-  const pending = writer.append(frameOf('a'), 1)
+  const pending = writer.append(frameOf('a'))
   await writer.close()
   await pending
-  await expect(writer.append(frameOf('b'), 1)).rejects.toThrow(/closed/)
+  await expect(writer.append(frameOf('b'))).rejects.toThrow(/closed/)
   expect(idsIn(segmentPath(dir, 1))).toEqual(['a'])
 })

@@ -2,6 +2,7 @@ import { close, constants, fdatasync, ftruncate, open, write } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { promisify } from 'node:util'
 import type { IngestionMetrics } from '../metrics'
+import type { Frame } from './frames'
 import { segmentPath, syncDirectory } from './segments'
 
 const openFile = promisify(open)
@@ -36,8 +37,7 @@ async function fillWithZeros(fd: number, bytes: number): Promise<void> {
 }
 
 interface PendingAppend {
-  frame: Buffer
-  rows: number
+  frame: Frame
   resolve: () => void
   reject: (err: unknown) => void
 }
@@ -63,8 +63,11 @@ export interface SpoolWriterOptions {
   /** How many writes may be on their way to disk at once (default 2). */
   writesInFlight?: number
   metrics: Pick<IngestionMetrics, 'spoolCommitDuration' | 'spoolCommitAppends'>
-  /** Told after each commit, in order: the segment and how far it is now durable, and the rows added. */
-  onCommit: (seq: number, committedBytes: number, rows: number) => void
+  /**
+   * Told after each commit, in order: the segment, how far it is now durable, the rows added,
+   * and the frames of the commit, which end at `committedBytes`.
+   */
+  onCommit: (seq: number, committedBytes: number, rows: number, frames: readonly Frame[]) => void
   /** Told when a segment is complete and the writer moved to the next. */
   onRotate: (closedSeq: number, size: number) => void
   log: (msg: string) => void
@@ -128,10 +131,10 @@ export class SpoolWriter {
     if (!this.closed) void this.segmentFd().catch(() => undefined)
   }
 
-  append(frame: Buffer, rows: number): Promise<void> {
+  append(frame: Frame): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the spool is closed'))
     return new Promise<void>((resolve, reject) => {
-      this.pending.push({ frame, rows, resolve, reject })
+      this.pending.push({ frame, resolve, reject })
       this.schedule()
     })
   }
@@ -182,12 +185,12 @@ export class SpoolWriter {
   private startWrite(): void {
     const appends = this.pending
     this.pending = []
-    const data = appends.length === 1 ? appends[0]!.frame : Buffer.concat(appends.map((a) => a.frame))
+    const data = appends.length === 1 ? appends[0]!.frame.bytes : Buffer.concat(appends.map((a) => a.frame.bytes))
     const position = this.reserved
     this.reserved += data.length
     const commit: Commit = {
       appends,
-      rows: appends.reduce((n, a) => n + a.rows, 0),
+      rows: appends.reduce((n, a) => n + a.frame.content.rows, 0),
       end: this.reserved,
       rotates: this.reserved >= this.options.segmentBytes,
       state: 'writing',
@@ -229,7 +232,7 @@ export class SpoolWriter {
     this.options.metrics.spoolCommitDuration.observe((performance.now() - commit.started) / 1000)
     this.options.metrics.spoolCommitAppends.observe(commit.appends.length)
     this.acked = commit.end
-    this.options.onCommit(this.seq, commit.end, commit.rows)
+    this.options.onCommit(this.seq, commit.end, commit.rows, commit.appends.map((a) => a.frame))
     for (const append of commit.appends) append.resolve()
     if (commit.rotates) this.rotate()
   }
