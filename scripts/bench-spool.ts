@@ -6,7 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { connectClickHouse, migrateClickHouse } from '@burrow/clickhouse'
+import { connectClickHouse, events, migrateClickHouse } from '@burrow/clickhouse'
 import { createIngestionMetrics, encodeFrame, EventSink, EventSpool } from '@burrow/ingestion'
 import { Registry } from 'prom-client'
 import { benchRow } from './bench/events'
@@ -26,10 +26,7 @@ function mainThreadCpuUs(): number {
 const root = mkdtempSync(path.join(tmpdir(), 'burrow-bench-spool-'))
 const ch = await connectClickHouse({ dataDir: path.join(root, 'clickhouse') })
 await migrateClickHouse(ch.writer)
-const lines = Array.from({ length: EVENTS }, (_, i) => {
-  const row = benchRow(i)
-  return `${JSON.stringify({ ...row, properties: JSON.parse(row.properties as string) })}\n`
-})
+const lines = Array.from({ length: EVENTS }, (_, i) => events.encodeEventRow(benchRow(i)))
 
 /** Main-thread µs per event from the first append until every row is stored. */
 async function run(dir: string, keptBytes: number | undefined): Promise<number> {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import type { EventRow } from '@burrow/clickhouse'
 
 /** A realistic browser pageview as posthog-js sends it: about 300 bytes of JSON. */
 export function benchEvent(i: number): Record<string, unknown> {
@@ -20,13 +21,13 @@ export function benchEvent(i: number): Record<string, unknown> {
 }
 
 /** The events-table row the service would store for benchEvent(i). */
-export function benchRow(i: number): Record<string, unknown> {
-  const e = benchEvent(i)
+export function benchRow(i: number): EventRow {
+  const e = benchEvent(i) as { event: string; distinct_id: string; properties: object }
   const now = new Date().toISOString().replace('T', ' ').replace('Z', '000')
   return {
     uuid: randomUUID(),
     event: e.event,
-    properties: JSON.stringify({ ...(e.properties as object), $ip: '127.0.0.1' }),
+    properties: JSON.stringify({ ...e.properties, $ip: '127.0.0.1' }),
     timestamp: now,
     team_id: 1,
     distinct_id: e.distinct_id,
