@@ -125,12 +125,12 @@ export class EventSpool {
       writesInFlight: options.writesInFlight,
       metrics: options.metrics,
       log: options.log,
-      onCommit: (seq, committed, rows, frames) => {
+      onCommit: (seq, committed, frames) => {
         this.keep(seq, committed, frames)
         const segment = this.segments.get(seq)
         if (segment) segment.end = segment.size = committed
         else this.segments.set(seq, { end: committed, size: committed, closed: false })
-        this.committedRows += rows
+        this.committedRows += frames.reduce((rows, frame) => rows + frame.content.rows, 0)
         // Commits close together share an entry, so that a long outage keeps this list short.
         const now = Date.now()
         const last = this.commits.at(-1)

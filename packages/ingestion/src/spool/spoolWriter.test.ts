@@ -55,8 +55,8 @@ function newWriter(over: Partial<SpoolWriterOptions> = {}) {
     firstSeq: 1,
     segmentBytes: 1 << 20,
     metrics: createIngestionMetrics(new Registry()),
-    onCommit: (seq, bytes, rows, frames) => {
-      commits.push([seq, bytes, rows])
+    onCommit: (seq, bytes, frames) => {
+      commits.push([seq, bytes, frames.reduce((rows, f) => rows + f.content.rows, 0)])
       committedIds.push(frames.map((f) => (JSON.parse(f.content.body.toString()) as { id: string }).id))
     },
     onRotate: (seq) => rotations.push(seq),

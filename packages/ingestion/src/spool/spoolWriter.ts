@@ -45,7 +45,6 @@ interface PendingAppend {
 /** One write of a group of appends, from when it starts until it is acknowledged or refused. */
 interface Commit {
   appends: PendingAppend[]
-  rows: number
   /** The segment's length once this write and every one before it are durable. */
   end: number
   /** This write fills the segment: the next one goes to a new segment. */
@@ -63,11 +62,8 @@ export interface SpoolWriterOptions {
   /** How many writes may be on their way to disk at once (default 2). */
   writesInFlight?: number
   metrics: Pick<IngestionMetrics, 'spoolCommitDuration' | 'spoolCommitAppends'>
-  /**
-   * Told after each commit, in order: the segment, how far it is now durable, the rows added,
-   * and the frames of the commit, which end at `committedBytes`.
-   */
-  onCommit: (seq: number, committedBytes: number, rows: number, frames: readonly Frame[]) => void
+  /** Told after each commit, in order: the segment, how far it is now durable, and the commit's frames, which end there. */
+  onCommit: (seq: number, committedBytes: number, frames: readonly Frame[]) => void
   /** Told when a segment is complete and the writer moved to the next. */
   onRotate: (closedSeq: number, size: number) => void
   log: (msg: string) => void
@@ -190,7 +186,6 @@ export class SpoolWriter {
     this.reserved += data.length
     const commit: Commit = {
       appends,
-      rows: appends.reduce((n, a) => n + a.frame.content.rows, 0),
       end: this.reserved,
       rotates: this.reserved >= this.options.segmentBytes,
       state: 'writing',
@@ -232,7 +227,7 @@ export class SpoolWriter {
     this.options.metrics.spoolCommitDuration.observe((performance.now() - commit.started) / 1000)
     this.options.metrics.spoolCommitAppends.observe(commit.appends.length)
     this.acked = commit.end
-    this.options.onCommit(this.seq, commit.end, commit.rows, commit.appends.map((a) => a.frame))
+    this.options.onCommit(this.seq, commit.end, commit.appends.map((a) => a.frame))
     for (const append of commit.appends) append.resolve()
     if (commit.rotates) this.rotate()
   }
