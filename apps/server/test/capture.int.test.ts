@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib'
 import { randomUUID } from 'node:crypto'
 import LZString from 'lz-string'
 import { describe, expect, it } from 'vitest'
-import type { TestAccount } from '@burrow/testing'
+import { waitFor, type TestAccount } from '@burrow/testing'
 import { useTestService, type TestService } from './service'
 
 let service: TestService
@@ -194,11 +194,23 @@ describe('browsers and operations', () => {
     const fresh = await service.account()
     await service.post('/batch/', { api_key: fresh.projectToken, batch: [event('signed up', 'a'), event('signed up', 'b'), event('paid', 'a')] })
     await service.eventsOf(fresh, 3)
+    // Definitions are written once their batch is stored, so they may trail the events by a moment.
     const sql = service.app.deps.sql
-    const rows = await sql<{ name: string }[]>`select name from event_definitions where project_id = ${fresh.projectId} order by name`
-    expect(rows.map((r) => r.name)).toEqual(['paid', 'signed up'])
-    const project = await (await service.api(fresh, `/api/projects/${fresh.projectId}/`)).json()
-    expect(project.ingested_event).toBe(true)
+    const names = await waitFor(
+      async () => {
+        const rows = await sql<{ name: string }[]>`select name from event_definitions where project_id = ${fresh.projectId} order by name`
+        return rows.length >= 2 ? rows.map((r) => r.name) : undefined
+      },
+      { what: 'event definitions' },
+    )
+    expect(names).toEqual(['paid', 'signed up'])
+    await waitFor(
+      async () => {
+        const project = await (await service.api(fresh, `/api/projects/${fresh.projectId}/`)).json()
+        return project.ingested_event === true ? true : undefined
+      },
+      { what: 'the project marked as ingesting' },
+    )
   })
 
   it('reports health and Prometheus metrics', async () => {
