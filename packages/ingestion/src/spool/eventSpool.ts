@@ -1,6 +1,6 @@
 import { open, rm, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
-import { yieldToEventLoop } from '../eventLoop'
+import { concatInSlices, yieldToEventLoop } from '../eventLoop'
 import type { EventSink } from '../eventSink'
 import { SinkGaveUp } from '../eventSink'
 import type { IngestionMetrics } from '../metrics'
@@ -256,7 +256,7 @@ export class EventSpool {
         const batch = await this.readBatch()
         if (batch.rows > 0) {
           await this.options.beforeInsert?.(batch.frames)
-          await this.options.sink.insert(Buffer.concat(batch.frames.map((f) => f.body)), batch.rows)
+          await this.options.sink.insert(await concatInSlices(batch.frames.map((f) => f.body)), batch.rows)
           await this.options.onStored?.(batch.sightings).catch((err) => this.options.log(`after-store hook failed: ${String(err)}`))
         }
         await this.advance(batch)
