@@ -1,11 +1,13 @@
 import { publicUrl, TRPC_ENDPOINT, type HttpRequest, type HttpResponse } from '@burrow/api'
 import {
   answerRemoteConfig,
+  CAPTURE_ACCEPTED,
   handleCapture,
   remoteConfigRequest,
   handleDecide,
   isCapturePath,
   type CaptureDeps,
+  type CaptureResult,
   type DecideDeps,
   type IncomingRequest,
   type OutgoingResponse,
@@ -73,20 +75,21 @@ function withCors(response: OutgoingResponse, cors: Record<string, string> | und
 
 const jsonResult = (result: { status: number; body: unknown }) => json(result.status, result.body)
 
+/** Capture's answer; the one nearly every request gets is built once (no layer changes a response). */
+const CAPTURE_ACCEPTED_RESPONSE = jsonResult(CAPTURE_ACCEPTED)
+const captureResponse = (result: CaptureResult) => (result === CAPTURE_ACCEPTED ? CAPTURE_ACCEPTED_RESPONSE : jsonResult(result))
+
+type Answer = OutgoingResponse | Promise<OutgoingResponse>
+
 /**
  * An endpoint browsers call from other origins with a project key: CORS on every answer, the
  * preflight answered (with `{"status": 1}` where PostHog answers it so), 503 unless ready.
  */
-async function publicEndpoint(
-  req: IncomingRequest,
-  lifecycle: Lifecycle,
-  preflightStatusBody: boolean,
-  answer: () => Promise<OutgoingResponse>,
-): Promise<OutgoingResponse> {
+function publicEndpoint(req: IncomingRequest, lifecycle: Lifecycle, preflightStatusBody: boolean, answer: () => Promise<OutgoingResponse>): Answer {
   const cors = corsHeaders(req)
   if (req.method === 'OPTIONS') return withCors(preflightStatusBody ? json(200, { status: 1 }) : { status: 200, headers: {}, body: '' }, cors)
   if (lifecycle !== 'ready') return withCors(unavailable(lifecycle), cors)
-  return withCors(await answer(), cors)
+  return cors ? answer().then((response) => withCors(response, cors)) : answer()
 }
 
 function clientIp(req: IncomingRequest, trustProxy: boolean): string | undefined {
@@ -114,19 +117,20 @@ function routeLabel(path: string): string {
 
 /** Routes each request of the one listening address to ingestion, the private API or the service endpoints. */
 export function createDispatcher(deps: DispatchDeps) {
-  async function route(req: IncomingRequest): Promise<OutgoingResponse> {
+  // Not async: capture, most of the traffic, goes through one promise (its spool write) rather than one per layer.
+  function route(req: IncomingRequest): Answer {
     const path = req.path
     const lifecycle = deps.lifecycle()
     if (path === '/_health' || path === '/_health/') {
       return json(lifecycle === 'ready' ? 200 : 503, { status: lifecycle === 'ready' ? 'ok' : lifecycle })
     }
     if (path === '/_metrics' || path === '/_metrics/') {
-      return { status: 200, headers: { 'content-type': deps.registry.contentType }, body: await deps.registry.metrics() }
+      return deps.registry.metrics().then((body) => ({ status: 200, headers: { 'content-type': deps.registry.contentType }, body }))
     }
 
     const capture = deps.capture
     if (isCapturePath(path) && capture) {
-      return publicEndpoint(req, lifecycle, true, async () => jsonResult(await handleCapture(publicInput(req, req.body, deps.trustProxy), capture)))
+      return publicEndpoint(req, lifecycle, true, () => handleCapture(publicInput(req, req.body, deps.trustProxy), capture).then(captureResponse))
     }
     const decide = deps.decide
     if (DECIDE_PATHS.has(path) && decide) {
@@ -153,20 +157,19 @@ export function createDispatcher(deps: DispatchDeps) {
   }
 
   // The counter of each (route, status), looked up once: resolving labels costs more than counting.
-  const counters = new Map<string, { inc: () => void }>()
-  function countRequest(routeName: string, status: number): void {
-    const key = `${routeName} ${status}`
-    let counter = counters.get(key)
-    if (!counter) {
-      counter = deps.metrics.requests.labels(routeName, String(status))
-      counters.set(key, counter)
-    }
+  const counters = new Map<string, Map<number, { inc: () => void }>>()
+  function counted(req: IncomingRequest, response: OutgoingResponse): OutgoingResponse {
+    const routeName = routeLabel(req.path)
+    let byStatus = counters.get(routeName)
+    if (!byStatus) counters.set(routeName, (byStatus = new Map()))
+    let counter = byStatus.get(response.status)
+    if (!counter) byStatus.set(response.status, (counter = deps.metrics.requests.labels(routeName, String(response.status))))
     counter.inc()
+    return response
   }
 
-  return async function dispatch(req: IncomingRequest): Promise<OutgoingResponse> {
-    const response = await route(req)
-    countRequest(routeLabel(req.path), response.status)
-    return response
+  return function dispatch(req: IncomingRequest): Answer {
+    const answer = route(req)
+    return answer instanceof Promise ? answer.then((response) => counted(req, response)) : counted(req, answer)
   }
 }

@@ -43,6 +43,11 @@ export class ProjectTokenResolver {
     return this.local.get(token)
   }
 
+  /** The project if this process knows the token already (null: known not to exist), without waiting. */
+  peek(token: string): IngestionProject | null | undefined {
+    return this.local.peek(token)
+  }
+
   /**
    * The project for a request authenticated with a personal API key and a project id: the
    * key must belong to a member of the project's organization.

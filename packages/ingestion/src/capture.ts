@@ -4,7 +4,7 @@ import { decodeRequestBody } from './decode'
 import { deadLetter, rawPayloadOf, type EventSink } from './eventSink'
 import { encodeEvent } from './eventRow'
 import { IngestError, ingestErrors } from './ingestError'
-import { projectForRequest } from './projectAuth'
+import { knownProject, projectForRequest } from './projectAuth'
 import type { IngestionMetrics } from './metrics'
 import { captureRequestFrom, type CaptureRequest } from './payload'
 import { runPipeline, type RequestContext } from './pipeline'
@@ -34,7 +34,8 @@ export interface CaptureDeps {
 
 export type CaptureResult = { status: number; body: unknown }
 
-const ACCEPTED = { status: 200, body: { status: 1 } } as const
+/** The answer to every capture request whose events are stored (or silently dropped). */
+export const CAPTURE_ACCEPTED: CaptureResult = { status: 200, body: { status: 1 } }
 
 function parseJson(text: string): unknown {
   try {
@@ -58,8 +59,8 @@ export async function handleCapture(input: CaptureInput, deps: CaptureDeps): Pro
       form: decoded.form,
       authorization: input.headers.authorization,
     })
-    const project = await projectForRequest(request, deps)
-    if (request.events.length === 0) return ACCEPTED
+    const project = knownProject(request, deps.projects) ?? (await projectForRequest(request, deps))
+    if (request.events.length === 0) return CAPTURE_ACCEPTED
 
     const ctx: RequestContext = { project, ip: input.ip, nowMs: Date.now(), sentAtMs: request.sentAtMs }
     const lines: string[] = []
@@ -103,8 +104,8 @@ export async function handleCapture(input: CaptureInput, deps: CaptureDeps): Pro
       }
       deps.metrics.eventsAccepted.inc(lines.length)
     }
-    await deps.sink.storeDeadLetters(letters)
-    return ACCEPTED
+    if (letters.length > 0) await deps.sink.storeDeadLetters(letters)
+    return CAPTURE_ACCEPTED
   } catch (err) {
     if (err instanceof IngestError) return { status: err.status, body: err.body }
     deps.log(`capture failed: ${(err as Error)?.stack ?? String(err)}`)

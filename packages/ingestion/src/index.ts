@@ -1,5 +1,5 @@
 export { startHttpServer, type Dispatcher, type HttpServer, type IncomingRequest, type OutgoingResponse } from './http/uwsServer'
-export { handleCapture, type CaptureDeps, type CaptureInput, type CaptureResult } from './capture'
+export { CAPTURE_ACCEPTED, handleCapture, type CaptureDeps, type CaptureInput, type CaptureResult } from './capture'
 export { EventSink, deadLetter, rawPayloadOf, type EventSinkOptions } from './eventSink'
 export { EventSpool, type EventSpoolOptions } from './spool/eventSpool'
 export { encodeFrame, readFrame, type Sighting } from './spool/frames'

@@ -168,15 +168,14 @@ export class EventSpool {
   }
 
   /** Appends a request's frame; resolves once it is on disk, which is when capture may acknowledge it. */
-  async append(frame: Frame): Promise<void> {
-    if (!this.accepting) throw new Error('the spool is closed')
-    this.bytes += frame.bytes.length
-    try {
-      await this.writer.append(frame)
-    } catch (err) {
-      this.bytes -= frame.bytes.length
+  append(frame: Frame): Promise<void> {
+    if (!this.accepting) return Promise.reject(new Error('the spool is closed'))
+    const bytes = frame.bytes.length
+    this.bytes += bytes
+    return this.writer.append(frame).catch((err: unknown) => {
+      this.bytes -= bytes
       throw err
-    }
+    })
   }
 
   /** Rows acknowledged and not yet stored in ClickHouse by this run. */
