@@ -8,6 +8,7 @@ import path from 'node:path'
 import { benchEvent } from './bench/events'
 import {
   CONNECTIONS,
+  cpuPerRequest,
   h2load,
   load,
   medianOfRuns,
@@ -77,6 +78,12 @@ interface RunFigures {
   loopMaxHalfRateMs: number
   bareUwsReqPerSec: number
   bareUwsReqPerSecH2load: number
+  /** CPU per /capture/ request under autocannon, in µs: the service's event-loop thread, its other threads, autocannon; the bare handler's thread. */
+  captureMainUs: number
+  captureOtherThreadsUs: number
+  captureLoadGeneratorUs: number
+  bareMainUs: number
+  bareLoadGeneratorUs: number
   plainInsertRowsPerSec: number
   /** Ratios to the baselines within the run: the machine's speed drifts between runs. */
   landedRatio: number
@@ -102,7 +109,7 @@ function run(): Promise<RunFigures> {
     const batchLoopMax = await service.loopMaxMs()
 
     // /capture/: single events at full speed, with each load generator...
-    const capture = await load(`${service.base}/capture/`, captureBody)
+    const { result: capture, cpu: captureCpu } = await cpuPerRequest(service.child.process.pid!, () => load(`${service.base}/capture/`, captureBody), (r) => r.requests.total)
     const captureH2load = await h2load(`${service.base}/capture/`, captureBody)
     const saturatedLoopMax = await service.loopMaxMs()
     // ...then at half the autocannon maximum, evenly paced: latency and the event loop, then the
@@ -115,11 +122,15 @@ function run(): Promise<RunFigures> {
     await stop(service.child)
 
     // Baseline (b): the bare uWebSockets.js handler, same body, same loads.
-    const bare = await withBareUws('/capture/', async (url) => ({
-      autocannon: Math.round((await load(url, captureBody)).requests.average),
-      h2load: Math.round((await h2load(url, captureBody)).requestsPerSec),
-      pacedMs: (await h2load(url, captureBody, { rate: halfRate })).latenciesMs,
-    }))
+    const bare = await withBareUws('/capture/', async (url, pid) => {
+      const { result, cpu } = await cpuPerRequest(pid, () => load(url, captureBody), (r) => r.requests.total)
+      return {
+        autocannon: Math.round(result.requests.average),
+        cpu,
+        h2load: Math.round((await h2load(url, captureBody)).requestsPerSec),
+        pacedMs: (await h2load(url, captureBody, { rate: halfRate })).latenciesMs,
+      }
+    })
 
     // Baseline (a): as many rows as landed, inserted the plain way into a fresh embedded ClickHouse.
     const plain = await start(['scripts/bench/plainInsert.ts', path.join(dataDir, 'plain'), String(Math.max(accepted, 100_000))], {
@@ -147,6 +158,11 @@ function run(): Promise<RunFigures> {
       loopMaxHalfRateMs: halfRateLoopMax,
       bareUwsReqPerSec: bare.autocannon,
       bareUwsReqPerSecH2load: bare.h2load,
+      captureMainUs: captureCpu.mainUs,
+      captureOtherThreadsUs: captureCpu.otherThreadsUs,
+      captureLoadGeneratorUs: captureCpu.loadGeneratorUs,
+      bareMainUs: bare.cpu.mainUs,
+      bareLoadGeneratorUs: bare.cpu.loadGeneratorUs,
       plainInsertRowsPerSec: plainRowsPerSec,
       landedRatio: ratio(accepted / landedSeconds, plainRowsPerSec),
       captureRatio: ratio(capture.requests.average, bare.autocannon),
@@ -166,6 +182,7 @@ console.log(`  request latency        p50 ${m('batchP50Ms')} ms, p99 ${m('batchP
 console.log(`/capture/ (single events)`)
 console.log(`  requests (autocannon)  ${m('captureMaxReqPerSec')} /s   ratio to bare uWebSockets.js ${m('captureRatio')} (target >= 0.5)`)
 console.log(`  requests (h2load)      ${m('captureMaxReqPerSecH2load')} /s   ratio to bare uWebSockets.js ${m('captureRatioH2load')}`)
+console.log(`  CPU per request        service ${m('captureMainUs')} µs on its event loop + ${m('captureOtherThreadsUs')} µs on other threads, autocannon ${m('captureLoadGeneratorUs')} µs; bare handler ${m('bareMainUs')} µs, autocannon ${m('bareLoadGeneratorUs')} µs`)
 console.log(`  at half the autocannon rate, paced: p50 ${m('captureP50AtHalfRateMs')} ms, p99 ${m('captureP99AtHalfRateMs')} ms (target < 5); bare handler p99 ${m('bareP99AtHalfRateMs')} ms`)
 console.log(`ingestion lag            p50 ${m('halfRateLagP50Ms')} ms, p99 ${m('halfRateLagP99Ms')} ms at half the /capture/ rate (target p99 < 2000)`)
 console.log(`                         p50 ${m('lagP50Ms')} ms, p99 ${m('lagP99Ms')} ms under saturating /batch/ load`)

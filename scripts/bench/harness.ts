@@ -1,7 +1,7 @@
 // Shared parts of the benchmark scripts: child processes, the service on embedded defaults,
 // the load generator, and statistics.
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import autocannon from 'autocannon'
@@ -89,6 +89,60 @@ export async function h2load(url: string, body: string, options: { rate?: number
   }
 }
 
+/** Linux's clock tick for the CPU times in /proc (USER_HZ, 100 on the platforms Node runs on). */
+const TICK_US = 10_000
+
+/** CPU time (user and system) one thread has used so far, in µs; 0 if it has ended meanwhile. */
+function taskCpuUs(pid: number, tid: number | string): number {
+  let stat: string
+  try {
+    stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+  } catch {
+    return 0
+  }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * TICK_US
+}
+
+/** CPU time a process has used so far, in µs: its main thread's, and its other threads' together. */
+function threadCpuUs(pid: number): { main: number; others: number } {
+  const cpu = { main: 0, others: 0 }
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    if (tid === String(pid)) cpu.main += taskCpuUs(pid, tid)
+    else cpu.others += taskCpuUs(pid, tid)
+  }
+  return cpu
+}
+
+/** CPU time of this process's main thread so far, in µs. */
+export function mainThreadCpuUs(): number {
+  return taskCpuUs(process.pid, process.pid)
+}
+
+export interface CpuPerRequest {
+  /** The server's event-loop thread. */
+  mainUs: number
+  /** The server's other threads: V8's garbage collector helpers, the thread pool, the embedded ClickHouse's. */
+  otherThreadsUs: number
+  /** This process: autocannon runs in it. */
+  loadGeneratorUs: number
+}
+
+/** Runs a load against the server `pid` and tells the CPU each request cost, where. */
+export async function cpuPerRequest<T>(pid: number, body: () => Promise<T>, requests: (result: T) => number): Promise<{ result: T; cpu: CpuPerRequest }> {
+  const before = threadCpuUs(pid)
+  const ownBefore = process.cpuUsage()
+  const result = await body()
+  const own = process.cpuUsage(ownBefore)
+  const after = threadCpuUs(pid)
+  const n = Math.max(1, requests(result))
+  const perRequest = (us: number) => Math.round((us / n) * 10) / 10
+  return {
+    result,
+    cpu: { mainUs: perRequest(after.main - before.main), otherThreadsUs: perRequest(after.others - before.others), loadGeneratorUs: perRequest(own.user + own.system) },
+  }
+}
+
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN
 export const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? Number.NaN
@@ -156,10 +210,10 @@ export async function withService<T>(prefix: string, body: (service: Service, da
 }
 
 /** Runs `body` with the bare uWebSockets.js handler (baseline b) listening at the URL it is given. */
-export async function withBareUws<T>(path: string, body: (url: string) => Promise<T>): Promise<T> {
+export async function withBareUws<T>(path: string, body: (url: string, pid: number) => Promise<T>): Promise<T> {
   const bare = await start(['scripts/bench/bareUws.ts'], { cwd: ROOT, ready: /port (\d+)/ })
   try {
-    return await body(`http://127.0.0.1:${bare.match[1]}${path}`)
+    return await body(`http://127.0.0.1:${bare.match[1]}${path}`, bare.process.pid!)
   } finally {
     await stop(bare)
   }
