@@ -3,30 +3,23 @@
 // main thread's CPU per event is measured, appends and consumer together. The consumer takes
 // the frames this process wrote from memory; the baseline, measured alternately in the same
 // run, reads them back from disk and parses them, as it does after a restart.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { connectClickHouse, events, migrateClickHouse } from '@burrow/clickhouse'
 import { createIngestionMetrics, encodeFrame, EventSink, EventSpool } from '@burrow/ingestion'
 import { Registry } from 'prom-client'
-import { benchRow } from './bench/events'
-import { median, ratio, RUNS } from './bench/harness'
+import { benchRowToEncode } from './bench/events'
+import { mainThreadCpuUs, median, ratio, RUNS } from './bench/harness'
 
 const EVENTS = 60_000
 /** Appends per event-loop turn, about what a commit covers under full /capture/ load. */
 const PER_COMMIT = 20
 
-/** CPU time of the main thread so far, in µs (user and system, from /proc). */
-function mainThreadCpuUs(): number {
-  const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8')
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100
-}
-
 const root = mkdtempSync(path.join(tmpdir(), 'burrow-bench-spool-'))
 const ch = await connectClickHouse({ dataDir: path.join(root, 'clickhouse') })
 await migrateClickHouse(ch.writer)
-const lines = Array.from({ length: EVENTS }, (_, i) => events.encodeEventRow(benchRow(i)))
+const lines = Array.from({ length: EVENTS }, (_, i) => events.encodeEventRow(benchRowToEncode(i)))
 
 /** Main-thread µs per event from the first append until every row is stored. */
 async function run(dir: string, keptBytes: number | undefined): Promise<number> {

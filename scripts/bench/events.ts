@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { EventRow } from '@burrow/clickhouse'
+import type { EventRow, EventRowToEncode } from '@burrow/clickhouse'
 
 /** A realistic browser pageview as posthog-js sends it: about 300 bytes of JSON. */
 export function benchEvent(i: number): Record<string, unknown> {
@@ -20,14 +20,14 @@ export function benchEvent(i: number): Record<string, unknown> {
   }
 }
 
-/** The events-table row the service would store for benchEvent(i). */
-export function benchRow(i: number): EventRow {
-  const e = benchEvent(i) as { event: string; distinct_id: string; properties: object }
+/** The events-table row the service would store for benchEvent(i), as capture encodes it (the properties an object). */
+export function benchRowToEncode(i: number): EventRowToEncode {
+  const e = benchEvent(i) as { event: string; distinct_id: string; properties: Record<string, unknown> }
   const now = new Date().toISOString().replace('T', ' ').replace('Z', '000')
   return {
     uuid: randomUUID(),
     event: e.event,
-    properties: JSON.stringify({ ...e.properties, $ip: '127.0.0.1' }),
+    properties: { ...e.properties, $ip: '127.0.0.1' },
     timestamp: now,
     team_id: 1,
     distinct_id: e.distinct_id,
@@ -35,4 +35,10 @@ export function benchRow(i: number): EventRow {
     created_at: now,
     person_id: '00000000-0000-0000-0000-000000000000',
   }
+}
+
+/** The same row as a client inserts it the plain way: the properties as JSON text. */
+export function benchRow(i: number): EventRow {
+  const row = benchRowToEncode(i)
+  return { ...row, properties: JSON.stringify(row.properties) }
 }

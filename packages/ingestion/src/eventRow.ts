@@ -10,7 +10,7 @@ export function encodeEvent(e: DraftEvent, teamId: number, createdAt: string): s
   return eventsTable.encodeEventRow({
     uuid: e.uuid,
     event: e.name,
-    properties: JSON.stringify(e.properties),
+    properties: e.properties,
     timestamp: toClickHouseDateTimeUs(e.timestampUs),
     team_id: teamId,
     distinct_id: e.distinctId,

@@ -32,7 +32,7 @@ function line(teamId: number, uuid: string, timestamp = '2025-01-01 00:00:00.000
   return events.encodeEventRow({
     uuid,
     event: 'e',
-    properties: '{}',
+    properties: {},
     timestamp,
     team_id: teamId,
     distinct_id: 'd',
