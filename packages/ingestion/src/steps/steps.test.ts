@@ -59,8 +59,15 @@ describe('uuid', () => {
     expect(accepted({ event: 'e', distinct_id: 'd', uuid: '0190F0A2-1C5D-7E4B-9D2A-4C6B8E0F1A23' }).uuid).toBe(
       '0190f0a2-1c5d-7e4b-9d2a-4c6b8e0f1a23',
     )
+    expect(accepted({ event: 'e', distinct_id: 'd', uuid: '0190f0a21c5d7e4b9d2a4c6b8e0f1a23' }).uuid).toBe('0190f0a2-1c5d-7e4b-9d2a-4c6b8e0f1a23')
     const generated = accepted({ event: 'e', distinct_id: 'd', uuid: 'not-a-uuid' }).uuid
     expect(generated).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+  })
+  it('generates distinct UUIDv7s that carry the current time', () => {
+    const generated = Array.from({ length: 1000 }, () => accepted({ event: 'e', distinct_id: 'd' }).uuid)
+    expect(new Set(generated).size).toBe(1000)
+    const msOfFirst = parseInt(generated[0]!.replaceAll('-', '').slice(0, 12), 16)
+    expect(Math.abs(msOfFirst - Date.now())).toBeLessThan(60_000)
   })
 })
 

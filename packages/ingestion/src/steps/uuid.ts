@@ -18,9 +18,34 @@ function randomBytes16(): Uint8Array {
   return pool.subarray(poolOffset - 16, poolOffset)
 }
 
-const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1')
+/** Where each of a uuid's 16 bytes writes its two hex digits in the canonical text. */
+const DIGITS_AT = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34]
+const uuidBytes = new Uint8Array(16)
+const uuidText = Buffer.alloc(36, '-')
 
+/**
+ * A new UUIDv7 in its canonical text. The bytes are uuid's; the text is written into one
+ * reused buffer and read out as a single flat string, where uuid's own formatting joins 20
+ * pieces: about 0.9 KB of garbage per event, a tenth of what a capture request allocates.
+ */
+function newUuidV7(): string {
+  uuidv7({ random: randomBytes16() }, uuidBytes)
+  for (let i = 0; i < 16; i++) {
+    const byte = uuidBytes[i]!
+    const at = DIGITS_AT[i]!
+    uuidText[at] = HEX_DIGITS[byte >> 4]!
+    uuidText[at + 1] = HEX_DIGITS[byte & 0x0f]!
+  }
+  return uuidText.toString('latin1')
+}
+
+const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i
+const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/** The uuid in lower case with its dashes; posthog-js and the server libraries send it so already. */
 function canonicalUuid(value: string): string {
+  if (CANONICAL_UUID.test(value)) return value
   const hex = value.replaceAll('-', '').toLowerCase()
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
 }
@@ -30,7 +55,7 @@ export const assignUuid: Step = {
   name: 'assign_uuid',
   run(event) {
     const value = event.input.uuid
-    event.uuid = typeof value === 'string' && UUID.test(value) ? canonicalUuid(value) : uuidv7({ random: randomBytes16() })
+    event.uuid = typeof value === 'string' && UUID.test(value) ? canonicalUuid(value) : newUuidV7()
     return ok
   },
 }
