@@ -17,9 +17,16 @@ export function generateProjectToken(): string {
   return `phc_${base62(randomBytes(32))}`
 }
 
+const PERSONAL_API_KEY_PREFIX = 'phx_'
+
 /** A personal API key: `phx_` and 35 random bytes in base62. */
 export function generatePersonalApiKey(): string {
-  return `phx_${base62(randomBytes(35))}`
+  return `${PERSONAL_API_KEY_PREFIX}${base62(randomBytes(35))}`
+}
+
+/** Whether a key sent to a public endpoint is a personal API key rather than a project token. */
+export function isPersonalApiKey(key: string): boolean {
+  return key.startsWith(PERSONAL_API_KEY_PREFIX)
 }
 
 /** What is stored for a personal key: its SHA-256, never the key itself. */

@@ -1,4 +1,4 @@
-import type { IngestionProject, ProjectTokenResolver } from '@burrow/core'
+import { keys, type IngestionProject, type ProjectTokenResolver } from '@burrow/core'
 import { IngestError, ingestErrors } from './ingestError'
 
 /**
@@ -7,7 +7,7 @@ import { IngestError, ingestErrors } from './ingestError'
  */
 export function knownProject(request: { token: string | undefined }, projects: ProjectTokenResolver): IngestionProject | undefined {
   const token = request.token
-  return token === undefined || token.startsWith('phx_') ? undefined : (projects.peek(token) ?? undefined)
+  return token === undefined || keys.isPersonalApiKey(token) ? undefined : (projects.peek(token) ?? undefined)
 }
 
 /**
@@ -22,10 +22,10 @@ export async function projectForRequest(
   const token = request.token
   if (token === undefined) throw missingKey()
   try {
-    const project = token.startsWith('phx_') ? null : await deps.projects.resolve(token)
+    const project = keys.isPersonalApiKey(token) ? null : await deps.projects.resolve(token)
     if (project) return project
     if (request.projectId === undefined) {
-      throw token.startsWith('phx_') ? ingestErrors.invalidProject() : ingestErrors.invalidApiKey()
+      throw keys.isPersonalApiKey(token) ? ingestErrors.invalidProject() : ingestErrors.invalidApiKey()
     }
     const viaPersonalKey = await deps.projects.resolveWithPersonalKey(token, request.projectId)
     if (viaPersonalKey === 'invalid_key') throw ingestErrors.invalidPersonalApiKey()
