@@ -14,28 +14,51 @@ const SHARED_TTL_SECONDS = 300
 const LOCAL_FRESH_MS = 30_000
 const UNKNOWN_FRESH_MS = 5_000
 
+const TOKEN_KEY_PREFIX = 'project-token:'
+
 function cacheKey(token: string): string {
-  return `project-token:${token}`
+  return `${TOKEN_KEY_PREFIX}${token}`
+}
+
+/** Where a resolver looks up what its memory does not hold, and hears of changed projects. */
+export interface ProjectSource {
+  load(token: string): Promise<IngestionProject | null>
+  resolveWithPersonalKey(key: string, projectId: string): Promise<IngestionProject | 'invalid_key' | 'invalid_project'>
+  /** Calls `listener` with the token of each project changed or deleted anywhere. */
+  onInvalidation(listener: (token: string) => void): void
 }
 
 /**
- * Resolves capture tokens to projects: this process's memory first, then the shared cache,
- * then PostgreSQL. Entries are served stale while they refresh, so capture keeps working on
- * known tokens through a brief database outage. A project change or deletion invalidates its
- * token on every instance (through Redis pub/sub when configured).
+ * Resolves capture tokens to projects: this thread's memory first, then its source (the shared
+ * cache, then PostgreSQL; for a capture thread, the main thread's resolver). Entries are
+ * served stale while they refresh, so capture keeps working on known tokens through a brief
+ * database outage. A project change or deletion invalidates its token on every instance
+ * (through Redis pub/sub when configured).
  */
 export class ProjectTokenResolver {
   private readonly local: LocalTtlCache<IngestionProject | null>
+  private readonly listeners: Array<(token: string) => void> = []
 
-  constructor(private readonly deps: CoreDeps) {
-    this.local = new LocalTtlCache((token) => this.load(token), {
+  /** A resolver backed by the shared cache and PostgreSQL. */
+  static fromStorage(deps: CoreDeps): ProjectTokenResolver {
+    return new ProjectTokenResolver(storageSource(deps))
+  }
+
+  constructor(private readonly source: ProjectSource) {
+    this.local = new LocalTtlCache((token) => source.load(token), {
       freshMs: LOCAL_FRESH_MS,
       maxEntries: 100_000,
       freshMsFor: (project) => (project ? LOCAL_FRESH_MS : UNKNOWN_FRESH_MS),
     })
-    deps.cache.onInvalidation((key) => {
-      if (key.startsWith('project-token:')) this.local.delete(key.slice('project-token:'.length))
+    source.onInvalidation((token) => {
+      this.local.delete(token)
+      for (const listener of this.listeners) listener(token)
     })
+  }
+
+  /** Calls `listener` with each token this resolver forgets because its project changed. */
+  onInvalidation(listener: (token: string) => void): void {
+    this.listeners.push(listener)
   }
 
   /** The project, or null when no project has this token. */
@@ -52,21 +75,33 @@ export class ProjectTokenResolver {
    * The project for a request authenticated with a personal API key and a project id: the
    * key must belong to a member of the project's organization.
    */
-  async resolveWithPersonalKey(key: string, projectId: string): Promise<IngestionProject | 'invalid_key' | 'invalid_project'> {
-    const user = await findUserByPersonalApiKey(this.deps.sql, key)
-    if (!user) return 'invalid_key'
-    if (serialId(projectId) === null) return 'invalid_project'
-    const row = await projects.findProjectForUser(this.deps.sql, Number(projectId), user.id)
-    return row ? { id: row.id, anonymizeIps: row.anonymize_ips } : 'invalid_project'
+  resolveWithPersonalKey(key: string, projectId: string): Promise<IngestionProject | 'invalid_key' | 'invalid_project'> {
+    return this.source.resolveWithPersonalKey(key, projectId)
   }
+}
 
-  private async load(token: string): Promise<IngestionProject | null> {
-    const shared = await this.deps.cache.get(cacheKey(token))
-    if (shared !== undefined) return JSON.parse(shared) as IngestionProject | null
-    const row = await projects.findProjectByToken(this.deps.sql, token)
-    const project = row ? { id: row.id, anonymizeIps: row.anonymize_ips } : null
-    await this.deps.cache.set(cacheKey(token), JSON.stringify(project), project ? SHARED_TTL_SECONDS : 5)
-    return project
+function storageSource(deps: CoreDeps): ProjectSource {
+  return {
+    async load(token) {
+      const shared = await deps.cache.get(cacheKey(token))
+      if (shared !== undefined) return JSON.parse(shared) as IngestionProject | null
+      const row = await projects.findProjectByToken(deps.sql, token)
+      const project = row ? { id: row.id, anonymizeIps: row.anonymize_ips } : null
+      await deps.cache.set(cacheKey(token), JSON.stringify(project), project ? SHARED_TTL_SECONDS : 5)
+      return project
+    },
+    async resolveWithPersonalKey(key, projectId) {
+      const user = await findUserByPersonalApiKey(deps.sql, key)
+      if (!user) return 'invalid_key'
+      if (serialId(projectId) === null) return 'invalid_project'
+      const row = await projects.findProjectForUser(deps.sql, Number(projectId), user.id)
+      return row ? { id: row.id, anonymizeIps: row.anonymize_ips } : 'invalid_project'
+    },
+    onInvalidation(listener) {
+      deps.cache.onInvalidation((key) => {
+        if (key.startsWith(TOKEN_KEY_PREFIX)) listener(key.slice(TOKEN_KEY_PREFIX.length))
+      })
+    },
   }
 }
 
