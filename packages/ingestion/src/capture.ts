@@ -9,7 +9,7 @@ import type { IngestionMetrics } from './metrics'
 import { captureRequestFrom, type CaptureRequest } from './payload'
 import { runPipeline, type RequestContext } from './pipeline'
 import { encodeFrame, type Sighting } from './spool/frames'
-import type { EventSpool } from './spool/eventSpool'
+import type { SpoolAppend } from './spool/spoolAppender'
 import { INGESTION_STEPS } from './steps'
 import type { PersonIntent } from './steps/personIntent'
 
@@ -24,9 +24,9 @@ export interface CaptureInput {
 
 export interface CaptureDeps {
   projects: ProjectTokenResolver
-  spool: EventSpool
+  spool: SpoolAppend
   /** Where dead letters of the pipeline go. */
-  sink: EventSink
+  sink: Pick<EventSink, 'storeDeadLetters'>
   metrics: IngestionMetrics
   maxDecompressedBytes: number
   log: (msg: string) => void

@@ -31,6 +31,11 @@ export interface HttpServer {
   port: number
   /** Stops listening; open connections finish their current request. */
   close(): void
+  /**
+   * Closes every connection, idle or not. A thread must do this before it ends: uWS's sockets
+   * are not Node's, and a thread ended with one open aborts the process.
+   */
+  closeConnections(): void
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -169,6 +174,8 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
       resolve({
         port: uWS.us_socket_local_port(listenSocket),
         close: () => uWS.us_listen_socket_close(listenSocket),
+        // Present in this build, though its type declarations predate it.
+        closeConnections: () => (app as unknown as { close(): void }).close(),
       })
     })
   })

@@ -6,7 +6,8 @@ import { SinkGaveUp } from '../eventSink'
 import type { IngestionMetrics } from '../metrics'
 import { readFrame, type Frame, type FrameContent, type Sighting } from './frames'
 import { listSegments, readPosition, removeSegment, segmentPath, writePosition, type SpoolPosition } from './segments'
-import { SpoolWriter } from './spoolWriter'
+import { SpoolAppender, SpoolBytes } from './spoolAppender'
+import { SpoolWriter, type CommittedFrame, type SegmentWriter, type SpoolWriterOptions } from './spoolWriter'
 
 export interface EventSpoolOptions {
   dir: string
@@ -33,6 +34,13 @@ export interface EventSpoolOptions {
   beforeInsert?: (frames: FrameContent[]) => Promise<void>
   /** Called with the event names of each stored batch (for event definitions). */
   onStored?: (sightings: Sighting[]) => Promise<void>
+  /**
+   * The writer of this spool's segments: by default one in this thread. A capture thread's
+   * spool has a stand-in here that hears of the commits the thread makes.
+   */
+  createWriter?: (options: SpoolWriterOptions) => SegmentWriter
+  /** The size of the spool's files, shared with the threads that append to it. */
+  bytes?: SpoolBytes
 }
 
 interface Segment {
@@ -85,9 +93,10 @@ const isBefore = (frame: KeptFrame, position: SpoolPosition) => frame.seq < posi
  */
 export class EventSpool {
   private readonly segments = new Map<number, Segment>()
-  private readonly writer: SpoolWriter
+  private readonly writer: SegmentWriter
+  private readonly appender: SpoolAppender
+  private readonly bytes: SpoolBytes
   private position: SpoolPosition
-  private bytes = 0
   private committedRows = 0
   private consumedRows = 0
   /** (rows committed so far, when): tells how long the oldest waiting row has waited. */
@@ -95,7 +104,6 @@ export class EventSpool {
   private wake: (() => void) | undefined
   private readonly timer: NodeJS.Timeout
   private consumer: Promise<void>
-  private accepting = true
   private draining = false
   private giveUp = false
   private reader: { seq: number; handle: FileHandle } | undefined
@@ -112,13 +120,14 @@ export class EventSpool {
     start: SpoolPosition,
     firstSeq: number,
   ) {
+    this.bytes = options.bytes ?? new SpoolBytes()
     for (const { seq, size } of previous) {
       this.segments.set(seq, { end: size, size, closed: true })
-      this.bytes += size
+      this.bytes.add(size)
     }
     this.position = start
     this.writerFirstSeq = firstSeq
-    this.writer = new SpoolWriter({
+    this.writer = (options.createWriter ?? ((writerOptions) => new SpoolWriter(writerOptions)))({
       dir: options.dir,
       firstSeq,
       segmentBytes: options.segmentBytes,
@@ -144,6 +153,7 @@ export class EventSpool {
         if (segment) segment.closed = true
       },
     })
+    this.appender = new SpoolAppender(this.writer, this.bytes, options.maxBytes)
     this.writer.prepare()
     this.timer = setInterval(() => this.notify(), Math.max(5, Math.floor(options.maxAgeMs / 4)))
     this.timer.unref()
@@ -164,18 +174,12 @@ export class EventSpool {
 
   /** Whether a frame of this size fits under the bound. */
   hasRoom(frameBytes: number): boolean {
-    return this.accepting && this.bytes + frameBytes <= this.options.maxBytes
+    return this.appender.hasRoom(frameBytes)
   }
 
   /** Appends a request's frame; resolves once it is on disk, which is when capture may acknowledge it. */
   append(frame: Frame): Promise<void> {
-    if (!this.accepting) return Promise.reject(new Error('the spool is closed'))
-    const bytes = frame.bytes.length
-    this.bytes += bytes
-    return this.writer.append(frame).catch((err: unknown) => {
-      this.bytes -= bytes
-      throw err
-    })
+    return this.appender.append(frame)
   }
 
   /** Rows acknowledged and not yet stored in ClickHouse by this run. */
@@ -184,7 +188,7 @@ export class EventSpool {
   }
 
   get spoolBytes(): number {
-    return this.bytes
+    return this.bytes.value
   }
 
   /**
@@ -192,7 +196,7 @@ export class EventSpool {
    * does not take the rows within `timeoutMs`, stops anyway: they stay on disk for the next start.
    */
   async close(timeoutMs: number): Promise<void> {
-    this.accepting = false
+    this.appender.stop()
     await this.writer.close()
     const active = this.segments.get(this.writer.activeSeq)
     if (active) active.closed = true
@@ -271,11 +275,11 @@ export class EventSpool {
   }
 
   /** Keeps the frames of a commit, which end at `end`, while the bound allows. */
-  private keep(seq: number, end: number, frames: readonly Frame[]): void {
+  private keep(seq: number, end: number, frames: readonly CommittedFrame[]): void {
     let offset = end
-    for (const frame of frames) offset -= frame.bytes.length
+    for (const frame of frames) offset -= frame.size
     for (const frame of frames) {
-      const bytes = frame.bytes.length
+      const bytes = frame.size
       if (this.keptBytes + bytes <= (this.options.keptBytes ?? DEFAULT_KEPT_BYTES)) {
         this.kept.push({ seq, offset, bytes, content: frame.content })
         this.keptBytes += bytes
@@ -414,12 +418,12 @@ export class EventSpool {
       }
       await removeSegment(this.options.dir, seq)
       this.segments.delete(seq)
-      this.bytes -= segment.size
+      this.bytes.add(-segment.size)
     }
   }
 
   private updateGauges(): void {
     this.options.metrics.bufferDepth.set(this.waitingRows())
-    this.options.metrics.spoolBytes.set(this.bytes)
+    this.options.metrics.spoolBytes.set(this.bytes.value)
   }
 }

@@ -2,7 +2,7 @@ import { close, constants, fdatasync, ftruncate, open, write } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { promisify } from 'node:util'
 import type { IngestionMetrics } from '../metrics'
-import type { Frame } from './frames'
+import type { Frame, FrameContent } from './frames'
 import { segmentPath, syncDirectory } from './segments'
 
 const openFile = promisify(open)
@@ -36,6 +36,12 @@ async function fillWithZeros(fd: number, bytes: number): Promise<void> {
   for (let position = 0; position < bytes; ) position += await writeAt(fd, zeros, 0, Math.min(zeros.length, bytes - position), position)
 }
 
+/** A frame now durable: its size in the segment and what it holds. */
+export interface CommittedFrame {
+  size: number
+  content: FrameContent
+}
+
 interface PendingAppend {
   frame: Frame
   resolve: () => void
@@ -63,7 +69,7 @@ export interface SpoolWriterOptions {
   writesInFlight?: number
   metrics: Pick<IngestionMetrics, 'spoolCommitDuration' | 'spoolCommitAppends'>
   /** Told after each commit, in order: the segment, how far it is now durable, and the commit's frames, which end there. */
-  onCommit: (seq: number, committedBytes: number, frames: readonly Frame[]) => void
+  onCommit: (seq: number, committedBytes: number, frames: readonly CommittedFrame[]) => void
   /** Told when a segment is complete and the writer moved to the next. */
   onRotate: (closedSeq: number, size: number) => void
   log: (msg: string) => void
@@ -88,7 +94,15 @@ export interface SpoolWriterOptions {
  * after it are refused (their clients retry), and once none is left on its way the segment is
  * cut back to what was acknowledged, so that nothing refused is ever read back.
  */
-export class SpoolWriter {
+/** What a spool needs of the writer of its segments (which may run in another thread). */
+export interface SegmentWriter {
+  readonly activeSeq: number
+  prepare(): void
+  append(frame: Frame): Promise<void>
+  close(): Promise<void>
+}
+
+export class SpoolWriter implements SegmentWriter {
   private pending: PendingAppend[] = []
   private readonly inFlight: Commit[] = []
   private scheduled = false
@@ -227,7 +241,7 @@ export class SpoolWriter {
     this.options.metrics.spoolCommitDuration.observe((performance.now() - commit.started) / 1000)
     this.options.metrics.spoolCommitAppends.observe(commit.appends.length)
     this.acked = commit.end
-    this.options.onCommit(this.seq, commit.end, commit.appends.map((a) => a.frame))
+    this.options.onCommit(this.seq, commit.end, commit.appends.map(({ frame }) => ({ size: frame.bytes.length, content: frame.content })))
     for (const append of commit.appends) append.resolve()
     if (commit.rotates) this.rotate()
   }

@@ -1,0 +1,59 @@
+import type { Frame } from './frames'
+
+/**
+ * The size of a spool's files, shared by the threads that append to it (each capture thread
+ * adds what it writes) and the one that consumes it (which subtracts what it deletes).
+ */
+export class SpoolBytes {
+  private readonly cell: BigInt64Array
+
+  constructor(readonly shared: SharedArrayBuffer = new SharedArrayBuffer(8)) {
+    this.cell = new BigInt64Array(shared)
+  }
+
+  add(bytes: number): void {
+    Atomics.add(this.cell, 0, BigInt(bytes))
+  }
+
+  get value(): number {
+    return Number(Atomics.load(this.cell, 0))
+  }
+}
+
+/** What capture needs of the spool. */
+export interface SpoolAppend {
+  /** Whether a frame of this size fits under the bound. */
+  hasRoom(frameBytes: number): boolean
+  /** Resolves once the frame is on disk, which is when capture may acknowledge it. */
+  append(frame: Frame): Promise<void>
+}
+
+/** Appends to a writer under the spool's bound, counting the bytes in `bytes`. */
+export class SpoolAppender implements SpoolAppend {
+  private accepting = true
+
+  constructor(
+    private readonly writer: { append(frame: Frame): Promise<void> },
+    private readonly bytes: SpoolBytes,
+    private readonly maxBytes: number,
+  ) {}
+
+  hasRoom(frameBytes: number): boolean {
+    return this.accepting && this.bytes.value + frameBytes <= this.maxBytes
+  }
+
+  append(frame: Frame): Promise<void> {
+    if (!this.accepting) return Promise.reject(new Error('the spool is closed'))
+    const size = frame.bytes.length
+    this.bytes.add(size)
+    return this.writer.append(frame).catch((err: unknown) => {
+      this.bytes.add(-size)
+      throw err
+    })
+  }
+
+  /** Refuses every append from now on. */
+  stop(): void {
+    this.accepting = false
+  }
+}
