@@ -39,7 +39,7 @@ const dispatch = createDispatcher({
   lifecycle: () => 'ready',
   siteUrl: undefined,
   trustProxy: false,
-  registry,
+  metricsText: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
   metrics,
   capture: { projects: projects as never, spool, sink, metrics, maxDecompressedBytes: 1 << 24, log: console.error },
   decide: undefined,

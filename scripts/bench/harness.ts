@@ -158,7 +158,7 @@ export interface Service {
   base: string
   token: string
   api: (p: string, init?: { method?: string; body?: unknown }) => Promise<any>
-  /** The longest event-loop stall since the last call, in ms (to within the 1 ms sampling interval). */
+  /** The longest event-loop stall since the last call, of any of the service's loops, in ms (to within the 1 ms sampling interval). */
   loopMaxMs: () => Promise<number>
 }
 
@@ -185,7 +185,9 @@ export async function startService(dataDir: string): Promise<Service> {
     ).json()
   const loopMaxMs = async () => {
     const metrics = await (await fetch(`${base}/_metrics`)).text()
-    return Math.round(Number(/^burrow_nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(metrics)?.[1] ?? Number.NaN) * 1000)
+    // The main thread's loop, and the capture threads' loops when capture runs in threads.
+    const maxOf = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1] ?? 0)
+    return Math.round(Math.max(maxOf('burrow_nodejs_eventloop_lag_max_seconds'), maxOf('burrow_capture_eventloop_lag_max_seconds')) * 1000)
   }
   return { child, base, token, api, loopMaxMs }
 }

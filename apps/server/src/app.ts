@@ -11,15 +11,18 @@ import {
   PersonStage,
   listDeadLetters,
   replayDeadLetters,
+  SpoolBytes,
   startHttpServer,
   type CaptureDeps,
   type DecideDeps,
   type HttpServer,
 } from '@burrow/ingestion'
 import { connectPostgres, migratePostgres, persons as personQueries } from '@burrow/postgres'
-import { collectDefaultMetrics, Registry } from 'prom-client'
+import { AggregatorRegistry, collectDefaultMetrics, Registry } from 'prom-client'
 import { startAdminSocket } from './adminSocket'
+import { startCaptureThreads, type CaptureServices, type CaptureThreads } from './captureThreads/pool'
 import { createDispatcher, type Lifecycle } from './dispatch'
+import { openSpoolLanes } from './spoolLanes'
 import type { Logger } from './logger'
 import { connectClickHouseFrom } from './storage'
 
@@ -50,34 +53,63 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
   let decide: DecideDeps | undefined
   let rest: ReturnType<typeof createRestHandler> | undefined
   let trpc: ReturnType<typeof createTrpcHandler> | undefined
-  const server: HttpServer = await startHttpServer({
-    host: config.HOST,
-    port: config.PORT,
-    maxBodyBytes: config.MAX_BODY_BYTES,
-    log: warn,
-    dispatch: createDispatcher({
-      lifecycle: () => lifecycle,
-      siteUrl: config.SITE_URL,
-      trustProxy: config.TRUST_PROXY,
-      registry,
-      metrics,
-      get capture() {
-        return capture
-      },
-      get decide() {
-        return decide
-      },
-      get rest() {
-        return rest
-      },
-      get trpc() {
-        return trpc
-      },
-    }),
+  let captureServices: CaptureServices | undefined
+  let threads: CaptureThreads | undefined
+  const spoolBytes = new SpoolBytes()
+  const dispatch = createDispatcher({
+    lifecycle: () => lifecycle,
+    siteUrl: config.SITE_URL,
+    trustProxy: config.TRUST_PROXY,
+    async metricsText() {
+      if (!threads) return { contentType: registry.contentType, body: await registry.metrics() }
+      const all = AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), ...(await threads.metrics())])
+      return { contentType: all.contentType, body: await all.metrics() }
+    },
+    metrics,
+    get capture() {
+      return capture
+    },
+    get decide() {
+      return decide
+    },
+    get rest() {
+      return rest
+    },
+    get trpc() {
+      return trpc
+    },
   })
-  log(`listening on ${config.HOST}:${server.port}`)
+  const setLifecycle = (next: Lifecycle) => {
+    lifecycle = next
+    threads?.setLifecycle(next)
+  }
+  // With capture threads, they listen (and pass this thread what is not capture); else this thread does.
+  if (runsIngestion && config.CAPTURE_THREADS > 0) {
+    threads = await startCaptureThreads({
+      count: config.CAPTURE_THREADS,
+      host: config.HOST,
+      port: config.PORT,
+      maxBodyBytes: config.MAX_BODY_BYTES,
+      maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES,
+      trustProxy: config.TRUST_PROXY,
+      siteUrl: config.SITE_URL,
+      eventLoopSampleMs: config.EVENT_LOOP_SAMPLE_MS,
+      spoolBytes,
+      spoolMaxBytes: config.SPOOL_MAX_BYTES,
+      dispatch,
+      services: () => captureServices,
+      log: warn,
+    })
+  }
+  const captureThreads = threads
+  const server: Pick<HttpServer, 'port' | 'close'> = captureThreads
+    ? { port: captureThreads.port, close: () => captureThreads.stopListening() }
+    : await startHttpServer({ host: config.HOST, port: config.PORT, maxBodyBytes: config.MAX_BODY_BYTES, log: warn, dispatch })
+  log(`listening on ${config.HOST}:${server.port}${captureThreads ? ` (${config.CAPTURE_THREADS} capture threads)` : ''}`)
 
   const cleanups: (() => Promise<void>)[] = []
+  // The threads end last: their spools are closed (everything acknowledged on disk) before.
+  if (captureThreads) cleanups.unshift(() => captureThreads.terminate())
   try {
     const pg = await connectPostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, log })
     cleanups.unshift(() => pg.close())
@@ -112,37 +144,46 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     if (runsIngestion) {
       const definitions = new EventDefinitionTracker(deps)
       const sink = new EventSink({ ch, metrics, log: warn })
-      const spool = await EventSpool.open({
-        dir: path.join(config.DATA_DIR, 'spool'),
-        sink,
-        metrics,
-        maxRows: config.BATCH_MAX_ROWS,
-        maxAgeMs: config.BATCH_MAX_AGE_MS,
-        maxBytes: config.SPOOL_MAX_BYTES,
-        segmentBytes: config.SPOOL_SEGMENT_BYTES,
-        writesInFlight: config.SPOOL_WRITES_IN_FLIGHT,
-        log: warn,
-        beforeInsert: (frames) => persons.assign(frames),
-        onStored: async (sightings) => {
-          for (const [teamId, event, timestampMs] of sightings) definitions.record(teamId, event, timestampMs)
-          await definitions.flush()
-        },
-      })
+      const spools = await openSpoolLanes(
+        path.join(config.DATA_DIR, 'spool'),
+        captureThreads ? Array.from({ length: config.CAPTURE_THREADS }, (_, lane) => captureThreads.writerFor(lane)) : [undefined],
+        (dir, createWriter) =>
+          EventSpool.open({
+            dir,
+            createWriter,
+            bytes: spoolBytes,
+            sink,
+            metrics,
+            maxRows: config.BATCH_MAX_ROWS,
+            maxAgeMs: config.BATCH_MAX_AGE_MS,
+            maxBytes: config.SPOOL_MAX_BYTES,
+            segmentBytes: config.SPOOL_SEGMENT_BYTES,
+            writesInFlight: config.SPOOL_WRITES_IN_FLIGHT,
+            log: warn,
+            beforeInsert: (frames) => persons.assign(frames),
+            onStored: async (sightings) => {
+              for (const [teamId, event, timestampMs] of sightings) definitions.record(teamId, event, timestampMs)
+              await definitions.flush()
+            },
+          }),
+      )
       // What ClickHouse does not take in time stays in the spool for the next start.
-      cleanups.unshift(() => spool.close(config.SHUTDOWN_TIMEOUT_MS))
-      const projectTokens = new ProjectTokenResolver(deps)
+      cleanups.unshift(() => Promise.all(spools.map((spool) => spool.close(config.SHUTDOWN_TIMEOUT_MS))).then(() => undefined))
+      const projectTokens = ProjectTokenResolver.fromStorage(deps)
       decide = {
         projects: projectTokens,
         flags: new FlagDefinitionsResolver(deps),
         flagPerson: (projectId, distinctId, continuity) => personQueries.flagPersonOf(pg.sql, projectId, distinctId, continuity),
         maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES, log: warn }
-      capture = {
-        projects: projectTokens,
-        spool,
-        sink,
-        metrics,
-        maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES,
-        log: warn,
+      if (captureThreads) {
+        projectTokens.onInvalidation((token) => captureThreads.invalidate(token))
+        captureServices = {
+          resolveProject: (token) => projectTokens.resolve(token),
+          resolveWithPersonalKey: (key, projectId) => projectTokens.resolveWithPersonalKey(key, projectId),
+          storeDeadLetters: (letters) => sink.storeDeadLetters(letters),
+        }
+      } else {
+        capture = { projects: projectTokens, spool: spools[0]!, sink, metrics, maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES, log: warn }
       }
     }
     const admin = await startAdminSocket(
@@ -165,7 +206,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       rest = createRestHandler(deps)
       trpc = createTrpcHandler(deps)
     }
-    lifecycle = 'ready'
+    setLifecycle('ready')
     log('ready')
 
     return {
@@ -173,7 +214,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       deps,
       async stop() {
         if (lifecycle === 'draining') return
-        lifecycle = 'draining'
+        setLifecycle('draining')
         server.close()
         for (const cleanup of cleanups) await cleanup()
         log('stopped')

@@ -12,7 +12,6 @@ import {
   type IncomingRequest,
   type OutgoingResponse,
 } from '@burrow/ingestion'
-import type { Registry } from 'prom-client'
 import type { IngestionMetrics } from '@burrow/ingestion'
 
 export type Lifecycle = 'starting' | 'ready' | 'draining'
@@ -21,7 +20,8 @@ export interface DispatchDeps {
   lifecycle: () => Lifecycle
   siteUrl: string | undefined
   trustProxy: boolean
-  registry: Registry
+  /** The metrics in Prometheus' text format, served at /_metrics. */
+  metricsText: () => Promise<{ contentType: string; body: string }>
   metrics: IngestionMetrics
   /** Absent when this process does not run ingestion (ROLE=api). */
   capture: CaptureDeps | undefined
@@ -125,7 +125,7 @@ export function createDispatcher(deps: DispatchDeps) {
       return json(lifecycle === 'ready' ? 200 : 503, { status: lifecycle === 'ready' ? 'ok' : lifecycle })
     }
     if (path === '/_metrics' || path === '/_metrics/') {
-      return deps.registry.metrics().then((body) => ({ status: 200, headers: { 'content-type': deps.registry.contentType }, body }))
+      return deps.metricsText().then(({ contentType, body }) => ({ status: 200, headers: { 'content-type': contentType }, body }))
     }
 
     const capture = deps.capture

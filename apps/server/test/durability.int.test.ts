@@ -7,7 +7,7 @@ import { deadLetterQueue } from '@burrow/clickhouse'
 import type { TestAccount } from '@burrow/testing'
 import { waitFor } from '@burrow/testing'
 import { describe, expect, it } from 'vitest'
-import { useTestService, type TestService } from './service'
+import { setEventsTable, useTestService, type TestService } from './service'
 
 let service: TestService
 let account: TestAccount
@@ -23,14 +23,9 @@ useTestService(
 const batchOf = (prefix: string, n: number) =>
   Array.from({ length: n }, (_, i) => ({ event: 'during outage', distinct_id: `${prefix}-${i}`, properties: { pad: 'x'.repeat(200) } }))
 
-async function setEventsTable(online: boolean) {
-  const [from, to] = online ? ['events_offline', 'events'] : ['events', 'events_offline']
-  await service.app.deps.ch.writer.command({ query: `RENAME TABLE ${from} TO ${to}` })
-}
-
 describe('while ClickHouse cannot store events', () => {
   it('keeps accepting into the spool, answers 503 at its bound, and stores every acknowledged event once ClickHouse is back', async () => {
-    await setEventsTable(false)
+    await setEventsTable(service, false)
     let acknowledged = 0
     let refused: Response | undefined
     try {
@@ -49,7 +44,7 @@ describe('while ClickHouse cannot store events', () => {
       )
       expect(retried).toBe(true)
     } finally {
-      await setEventsTable(true)
+      await setEventsTable(service, true)
     }
     const stored = await service.eventsOf(account, acknowledged)
     expect(stored).toHaveLength(acknowledged)

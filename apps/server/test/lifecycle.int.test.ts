@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
@@ -68,69 +68,86 @@ describe('the service process on embedded defaults', () => {
 
   it('loses no acknowledged event and stores none twice when killed with SIGKILL in the middle of a load', async () => {
     // Small, frequent inserts, so that the kill finds some rows stored and some only on disk.
-    const env = { BATCH_MAX_AGE_MS: '20', BATCH_MAX_ROWS: '200' }
-    const first = await startService(env)
-    const cli = await promisify(execFile)(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli.ts', 'create-user', '--email', 'load@example.com', '--organization', 'Load org', '--json'],
-      { cwd: SERVER_DIR, env: embeddedEnv() },
-    )
-    const account = JSON.parse(cli.stdout.trim()) as { project_api_key: string; personal_api_key: string; project_id: number }
+    await killMidLoadAndRestart('load@example.com', { CAPTURE_THREADS: '0', BATCH_MAX_AGE_MS: '20', BATCH_MAX_ROWS: '200' }, { CAPTURE_THREADS: '0' })
+  }, 180_000)
 
-    const acknowledged = new Set<string>()
-    let killed = false
-    const client = async () => {
-      while (!killed) {
-        const batch = Array.from({ length: 20 }, () => ({ event: 'load', distinct_id: 'u', uuid: randomUUID() }))
-        try {
-          const res = await fetch(`${first.baseUrl}/batch/`, {
-            method: 'POST',
-            body: JSON.stringify({ api_key: account.project_api_key, batch }),
-          })
-          if (res.status === 200) for (const e of batch) acknowledged.add(e.uuid)
-        } catch {
-          // The connection died with the process: these were never acknowledged.
-        }
-      }
-    }
-    const clients = Array.from({ length: 4 }, client)
-    await new Promise((resolve) => setTimeout(resolve, 1_500))
-    const exited = exitCode(first.child)
-    first.child.kill('SIGKILL')
-    await exited
-    killed = true
-    await Promise.all(clients)
-    expect(acknowledged.size).toBeGreaterThan(100)
-
-    const second = await startService(env)
-    try {
-      const headers = { authorization: `Bearer ${account.personal_api_key}` }
-      const listed: string[] = []
-      for (let waited = 0; ; waited += 250) {
-        listed.length = 0
-        let count = 0
-        for (let offset = 0; ; offset += 1000) {
-          const page = await (await fetch(`${second.baseUrl}/api/projects/${account.project_id}/events/?limit=1000&offset=${offset}`, { headers })).json()
-          count = page.count
-          listed.push(...page.results.map((e: { id: string }) => e.id))
-          if (!page.next) break
-        }
-        // Pages read while the restart is still storing rows may disagree with the count: read again.
-        const complete = listed.length === count && [...acknowledged].every((uuid) => listed.includes(uuid))
-        if (complete || waited > 20_000) {
-          expect(listed.length).toBe(count)
-          break
-        }
-        await new Promise((resolve) => setTimeout(resolve, 250))
-      }
-      const stored = new Set(listed)
-      expect([...acknowledged].filter((uuid) => !stored.has(uuid))).toEqual([])
-      expect(stored.size).toBe(listed.length)
-    } finally {
-      const stopped = exitCode(second.child)
-      second.child.kill('SIGTERM')
-      expect(await stopped, second.output().slice(-3000)).toBe(0)
-    }
-    expect(spoolSegments()).toEqual([])
+  it('stores every lane of capture threads killed mid-load, after a restart with fewer threads', async () => {
+    // The restart has no capture threads: the spool lane of the second thread is only drained.
+    await killMidLoadAndRestart('threads@example.com', { CAPTURE_THREADS: '2', BATCH_MAX_AGE_MS: '20', BATCH_MAX_ROWS: '200' }, { CAPTURE_THREADS: '0' })
+    const lane = path.join(dataDir, 'spool', 'lane-1')
+    expect(existsSync(lane) ? readdirSync(lane).filter((f) => f.endsWith('.seg')) : []).toEqual([])
   }, 180_000)
 })
+
+/**
+ * Loads a service started with `firstEnv` from four clients, kills it with SIGKILL, restarts it
+ * with `secondEnv`, and checks that every acknowledged event is stored exactly once and that a
+ * SIGTERM afterwards leaves an empty spool.
+ */
+async function killMidLoadAndRestart(email: string, firstEnv: NodeJS.ProcessEnv, secondEnv: NodeJS.ProcessEnv): Promise<void> {
+  const first = await startService(firstEnv)
+  const cli = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli.ts', 'create-user', '--email', email, '--organization', 'Load org', '--json'],
+    { cwd: SERVER_DIR, env: embeddedEnv() },
+  )
+  const account = JSON.parse(cli.stdout.trim()) as { project_api_key: string; personal_api_key: string; project_id: number }
+
+  const acknowledged = new Set<string>()
+  let killed = false
+  const client = async () => {
+    while (!killed) {
+      const batch = Array.from({ length: 20 }, () => ({ event: 'load', distinct_id: 'u', uuid: randomUUID() }))
+      try {
+        // A connection per request, so that the kernel spreads them over the capture threads.
+        const res = await fetch(`${first.baseUrl}/batch/`, {
+          method: 'POST',
+          headers: { connection: 'close' },
+          body: JSON.stringify({ api_key: account.project_api_key, batch }),
+        })
+        if (res.status === 200) for (const e of batch) acknowledged.add(e.uuid)
+      } catch {
+        // The connection died with the process: these were never acknowledged.
+      }
+    }
+  }
+  const clients = Array.from({ length: 4 }, client)
+  await new Promise((resolve) => setTimeout(resolve, 1_500))
+  const exited = exitCode(first.child)
+  first.child.kill('SIGKILL')
+  await exited
+  killed = true
+  await Promise.all(clients)
+  expect(acknowledged.size).toBeGreaterThan(100)
+
+  const second = await startService(secondEnv)
+  try {
+    const headers = { authorization: `Bearer ${account.personal_api_key}` }
+    const listed: string[] = []
+    for (let waited = 0; ; waited += 250) {
+      listed.length = 0
+      let count = 0
+      for (let offset = 0; ; offset += 1000) {
+        const page = await (await fetch(`${second.baseUrl}/api/projects/${account.project_id}/events/?limit=1000&offset=${offset}`, { headers })).json()
+        count = page.count
+        listed.push(...page.results.map((e: { id: string }) => e.id))
+        if (!page.next) break
+      }
+      // Pages read while the restart is still storing rows may disagree with the count: read again.
+      const complete = listed.length === count && [...acknowledged].every((uuid) => listed.includes(uuid))
+      if (complete || waited > 20_000) {
+        expect(listed.length).toBe(count)
+        break
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250))
+    }
+    const stored = new Set(listed)
+    expect([...acknowledged].filter((uuid) => !stored.has(uuid))).toEqual([])
+    expect(stored.size).toBe(listed.length)
+  } finally {
+    const stopped = exitCode(second.child)
+    second.child.kill('SIGTERM')
+    expect(await stopped, second.output().slice(-3000)).toBe(0)
+  }
+  expect(spoolSegments()).toEqual([])
+}

@@ -84,3 +84,12 @@ export function useTestService(
   })
   afterAll(() => service?.stop())
 }
+
+/**
+ * Takes the events table away (renamed, so every insert fails and the consumer keeps retrying)
+ * or brings it back: ClickHouse unable to store events, for a test.
+ */
+export async function setEventsTable(service: TestService, online: boolean): Promise<void> {
+  const [from, to] = online ? ['events_offline', 'events'] : ['events', 'events_offline']
+  await service.app.deps.ch.writer.command({ query: `RENAME TABLE ${from} TO ${to}` })
+}

@@ -52,6 +52,13 @@ export const configSchema = z.object({
   SPOOL_SEGMENT_BYTES: z.coerce.number().int().positive().default(16 * 1024 * 1024),
   /** Spool writes on their way to disk at once: requests arriving during one write need not wait for it. */
   SPOOL_WRITES_IN_FLIGHT: z.coerce.number().int().min(1).max(16).default(2),
+  /**
+   * Threads that serve HTTP on the port, each with its own event loop, answering capture
+   * themselves (each with its own spool lane) and passing every other request to the main
+   * thread, which stores the events. 0: the main thread serves everything. One keeps capture's
+   * loop free of the inserts' work; more pay off only with cores to spare (see the README).
+   */
+  CAPTURE_THREADS: z.coerce.number().int().min(0).max(16).default(1),
   /** A cohort is calculated again once its last calculation is this old (behaviour windows move on). */
   COHORT_RECALCULATE_AFTER_S: z.coerce.number().int().positive().default(3600),
   /** How often a server looks for cohorts due for calculation. */

@@ -1,0 +1,176 @@
+import { createServer } from 'node:net'
+import { Worker } from 'node:worker_threads'
+import type { DeadLetterRow } from '@burrow/clickhouse'
+import type { IngestionProject } from '@burrow/core'
+import type { CommittedFrame, Dispatcher, IncomingRequest, SegmentWriter, SpoolBytes, SpoolWriterOptions } from '@burrow/ingestion'
+import type { MetricObjectWithValues, MetricValue } from 'prom-client'
+import type { Lifecycle } from '../dispatch'
+import { asBuffer, connectPeer, type Peer } from './peer'
+import type { CaptureThreadData, LaneEvent, LaneSpool } from './protocol'
+
+/** One thread's metrics as prom-client's aggregation takes them. */
+type ThreadMetrics = MetricObjectWithValues<MetricValue<string>>[]
+
+/** What the capture threads ask of the main thread once it is ready. */
+export interface CaptureServices {
+  resolveProject(token: string): Promise<IngestionProject | null>
+  resolveWithPersonalKey(key: string, projectId: string): Promise<IngestionProject | 'invalid_key' | 'invalid_project'>
+  storeDeadLetters(letters: DeadLetterRow[]): Promise<void>
+}
+
+export interface CaptureThreadsOptions {
+  count: number
+  host: string
+  port: number
+  maxBodyBytes: number
+  maxDecompressedBytes: number
+  trustProxy: boolean
+  siteUrl: string | undefined
+  eventLoopSampleMs: number
+  spoolBytes: SpoolBytes
+  spoolMaxBytes: number
+  /** Answers the requests that are not capture: the main thread's own routes. */
+  dispatch: Dispatcher
+  /** Undefined until the service is ready (capture answers 503 until then). */
+  services: () => CaptureServices | undefined
+  log: (msg: string) => void
+}
+
+export interface CaptureThreads {
+  port: number
+  /** The writer for the spool of thread `lane`: a stand-in that hears of the commits the thread makes. */
+  writerFor(lane: number): (options: SpoolWriterOptions) => SegmentWriter
+  setLifecycle(lifecycle: Lifecycle): void
+  /** Tells the threads to forget a project token (its project changed). */
+  invalidate(token: string): void
+  /** Each thread's metrics, for aggregation with the main thread's. */
+  metrics(): Promise<ThreadMetrics[]>
+  stopListening(): void
+  /** Ends the threads; call after their spools are closed. */
+  terminate(): Promise<void>
+}
+
+interface Thread {
+  worker: Worker
+  peer: Peer
+  /** The spool the thread's commits go to, once it is open. */
+  spool: SpoolWriterOptions | undefined
+  /** The segment the thread writes to. */
+  activeSeq: number
+}
+
+const BOOTSTRAP = new URL('./bootstrap.mjs', import.meta.url)
+const ENTRY = new URL('./thread.ts', import.meta.url).href
+
+function notReady(): never {
+  throw new Error('the service is not ready')
+}
+
+/** A port free on `host` now: threads can share a port they name, not one each is given for port 0. */
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, host, () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+}
+
+/** Ends the threads, their connections closed first (see HttpServer.closeConnections). */
+async function endThreads(threads: Thread[]): Promise<void> {
+  await Promise.all(threads.map((thread) => thread.peer.call('closeConnections').catch(() => undefined)))
+  await Promise.all(threads.map((thread) => thread.worker.terminate()))
+}
+
+/**
+ * Starts `count` capture threads listening on one port (SO_REUSEPORT: the kernel spreads
+ * connections over them), each with its own spool lane whose consumer runs here.
+ */
+export async function startCaptureThreads(options: CaptureThreadsOptions): Promise<CaptureThreads> {
+  const data: Omit<CaptureThreadData, 'entry'> = {
+    host: options.host,
+    maxBodyBytes: options.maxBodyBytes,
+    maxDecompressedBytes: options.maxDecompressedBytes,
+    trustProxy: options.trustProxy,
+    siteUrl: options.siteUrl,
+    eventLoopSampleMs: options.eventLoopSampleMs,
+    spoolBytes: options.spoolBytes.shared,
+    spoolMaxBytes: options.spoolMaxBytes,
+  }
+  let stopping = false
+  const threads: Thread[] = []
+  for (let i = 0; i < options.count; i++) {
+    // The bootstrap registers TypeScript in the thread: a worker does not inherit the main thread's loader.
+    const worker = new Worker(BOOTSTRAP, { workerData: { ...data, entry: ENTRY } satisfies CaptureThreadData, execArgv: [] })
+    const thread: Thread = { worker, peer: undefined as unknown as Peer, spool: undefined, activeSeq: 0 }
+    thread.peer = connectPeer(
+      worker,
+      {
+        log: (msg: string) => options.log(`capture thread ${i}: ${msg}`),
+        dispatch: (req: IncomingRequest) => options.dispatch({ ...req, body: asBuffer(req.body) }),
+        loadProject: (token: string) => (options.services() ?? notReady()).resolveProject(token),
+        resolveWithPersonalKey: (key: string, projectId: string) => (options.services() ?? notReady()).resolveWithPersonalKey(key, projectId),
+        storeDeadLetters: (letters: DeadLetterRow[]) => (options.services() ?? notReady()).storeDeadLetters(letters),
+        lane: (events: LaneEvent[], rows: ArrayBuffer) => {
+          for (const event of events) {
+            if (event.kind === 'rotate') {
+              thread.activeSeq = event.seq + 1
+              thread.spool?.onRotate(event.seq, event.size)
+              continue
+            }
+            const frames: CommittedFrame[] = event.frames.map(({ size, start, end, ...content }) => ({
+              size,
+              content: { ...content, body: Buffer.from(rows, start, end - start) },
+            }))
+            thread.spool?.onCommit(event.seq, event.end, frames)
+          }
+        },
+      },
+      options.log,
+    )
+    worker.on('error', (err) => options.log(`capture thread ${i} failed: ${err.stack ?? String(err)}`))
+    worker.on('exit', (code) => {
+      thread.peer.fail(`capture thread ${i} exited`)
+      if (!stopping) options.log(`capture thread ${i} exited with code ${code}`)
+    })
+    threads.push(thread)
+  }
+
+  try {
+    const port = options.port === 0 ? await freePort(options.host) : options.port
+    await Promise.all(threads.map((thread) => thread.peer.call('listen', port)))
+    return {
+      port,
+      writerFor: (lane) => (spool) => {
+        const thread = threads[lane]!
+        thread.spool = spool
+        thread.activeSeq = spool.firstSeq
+        return {
+          get activeSeq() {
+            return thread.activeSeq
+          },
+          prepare: () =>
+            thread.peer.notify('openSpool', [
+              { dir: spool.dir, firstSeq: spool.firstSeq, segmentBytes: spool.segmentBytes, writesInFlight: spool.writesInFlight } satisfies LaneSpool,
+            ]),
+          append: () => Promise.reject(new Error('capture threads append to their own spool lanes')),
+          close: () => thread.peer.call('closeSpool'),
+        }
+      },
+      setLifecycle: (lifecycle) => threads.forEach((thread) => thread.peer.notify('lifecycle', [lifecycle])),
+      invalidate: (token) => threads.forEach((thread) => thread.peer.notify('invalidate', [token])),
+      metrics: () => Promise.all(threads.map((thread) => thread.peer.call<ThreadMetrics>('metrics'))),
+      stopListening: () => threads.forEach((thread) => thread.peer.notify('stopListening', [])),
+      async terminate() {
+        stopping = true
+        await endThreads(threads)
+      },
+    }
+  } catch (err) {
+    stopping = true
+    await endThreads(threads)
+    throw err
+  }
+}

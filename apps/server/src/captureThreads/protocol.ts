@@ -1,0 +1,39 @@
+import type { FrameContent } from '@burrow/ingestion'
+
+/** What a capture thread is started with. */
+export interface CaptureThreadData {
+  /** The module the thread runs (the bootstrap registers TypeScript, then imports it). */
+  entry: string
+  host: string
+  maxBodyBytes: number
+  maxDecompressedBytes: number
+  trustProxy: boolean
+  siteUrl: string | undefined
+  eventLoopSampleMs: number
+  /** The spool's size, shared by every thread (see SpoolBytes), and its bound. */
+  spoolBytes: SharedArrayBuffer
+  spoolMaxBytes: number
+}
+
+/** What the main thread tells a capture thread when its lane's spool is open. */
+export interface LaneSpool {
+  dir: string
+  firstSeq: number
+  segmentBytes: number
+  writesInFlight: number | undefined
+}
+
+/** A frame of a commit, as it crosses to the main thread: what it holds, its rows at [start, end) of the report's buffer. */
+export interface CommittedFrameMessage extends Omit<FrameContent, 'body'> {
+  size: number
+  start: number
+  end: number
+}
+
+/**
+ * What happened in a thread's spool lane, in order: commits (their frames' rows at [start,
+ * end) of the report's one transferred buffer) and rotations.
+ */
+export type LaneEvent =
+  | { kind: 'commit'; seq: number; end: number; frames: CommittedFrameMessage[] }
+  | { kind: 'rotate'; seq: number; size: number }

@@ -1,0 +1,128 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { parentPort, workerData } from 'node:worker_threads'
+import { ProjectTokenResolver, type IngestionProject } from '@burrow/core'
+import {
+  createIngestionMetrics,
+  isCapturePath,
+  SpoolAppender,
+  SpoolBytes,
+  SpoolWriter,
+  startHttpServer,
+  type CaptureDeps,
+  type HttpServer,
+  type IncomingRequest,
+  type OutgoingResponse,
+} from '@burrow/ingestion'
+import { Gauge, Registry } from 'prom-client'
+import { createDispatcher, type Lifecycle } from '../dispatch'
+import { asBuffer, connectPeer } from './peer'
+import { LaneReports } from './laneReports'
+import type { CaptureThreadData, LaneSpool } from './protocol'
+
+/**
+ * A capture thread: its own event loop serving HTTP on the shared port (the kernel spreads
+ * connections over the threads). It answers capture requests itself, from decoding the body
+ * to acknowledging it once its frame is durable in the thread's own spool lane, so that an
+ * acknowledgement never waits on another thread. Every other request, and what capture needs
+ * of storage (projects, dead letters), goes to the main thread.
+ */
+const data = workerData as CaptureThreadData
+const log = (msg: string) => main.notify('log', [msg])
+
+// A thread that ends with uWS sockets open aborts the whole process: a bug in a request's
+// handling is logged, and the thread goes on serving.
+process.on('uncaughtException', (err) => log(`uncaught exception: ${err.stack ?? String(err)}`))
+process.on('unhandledRejection', (reason) => log(`unhandled rejection: ${(reason as Error)?.stack ?? String(reason)}`))
+
+const registry = new Registry()
+const metrics = createIngestionMetrics(registry)
+const loopDelay = monitorEventLoopDelay({ resolution: data.eventLoopSampleMs })
+loopDelay.enable()
+new Gauge({
+  name: 'burrow_capture_eventloop_lag_max_seconds',
+  help: 'The longest event-loop delay of the capture threads since the last scrape',
+  aggregator: 'max',
+  registers: [registry],
+  collect() {
+    this.set(loopDelay.max / 1e9)
+    loopDelay.reset()
+  },
+})
+
+let lifecycle: Lifecycle = 'starting'
+let server: HttpServer | undefined
+let lane: { writer: SpoolWriter; appender: SpoolAppender } | undefined
+const invalidations: Array<(token: string) => void> = []
+const reports = new LaneReports((events, rows) => main.notify('lane', [events, rows], [rows]))
+
+const main = connectPeer(
+  parentPort!,
+  {
+    listen: async (port: number) => {
+      server = await startHttpServer({ host: data.host, port, maxBodyBytes: data.maxBodyBytes, dispatch, log })
+      return server.port
+    },
+    stopListening: () => server?.close(),
+    closeConnections: () => server?.closeConnections(),
+    lifecycle: (next: Lifecycle) => {
+      lifecycle = next
+    },
+    openSpool: (spool: LaneSpool) => {
+      const writer = new SpoolWriter({
+        ...spool,
+        metrics,
+        log,
+        onCommit: (seq, end, frames) => reports.commit(seq, end, frames),
+        onRotate: (seq, size) => reports.rotate(seq, size),
+      })
+      writer.prepare()
+      lane = { writer, appender: new SpoolAppender(writer, new SpoolBytes(data.spoolBytes), data.spoolMaxBytes) }
+    },
+    /** Refuses appends from now on; once every one acknowledged so far is on disk, reports them and resolves. */
+    closeSpool: async () => {
+      lane?.appender.stop()
+      await lane?.writer.close()
+      reports.flush()
+    },
+    invalidate: (token: string) => {
+      for (const listener of invalidations) listener(token)
+    },
+    metrics: () => registry.getMetricsAsJSON(),
+  },
+  (msg) => log(msg),
+)
+
+const capture: CaptureDeps = {
+  projects: new ProjectTokenResolver({
+    load: (token) => main.call<IngestionProject | null>('loadProject', token),
+    resolveWithPersonalKey: (key, projectId) => main.call('resolveWithPersonalKey', key, projectId),
+    onInvalidation: (listener) => invalidations.push(listener),
+  }),
+  spool: {
+    hasRoom: (bytes) => lane?.appender.hasRoom(bytes) ?? false,
+    append: (frame) => (lane ? lane.appender.append(frame) : Promise.reject(new Error('the spool is not open yet'))),
+  },
+  sink: { storeDeadLetters: (letters) => main.call('storeDeadLetters', letters) },
+  metrics,
+  maxDecompressedBytes: data.maxDecompressedBytes,
+  log,
+}
+
+const answerCapture = createDispatcher({
+  lifecycle: () => lifecycle,
+  siteUrl: data.siteUrl,
+  trustProxy: data.trustProxy,
+  metricsText: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
+  metrics,
+  capture,
+  decide: undefined,
+  rest: undefined,
+  trpc: undefined,
+})
+
+function dispatch(req: IncomingRequest): OutgoingResponse | Promise<OutgoingResponse> {
+  if (isCapturePath(req.path)) return answerCapture(req)
+  return main.call<OutgoingResponse>('dispatch', req).then((response) =>
+    typeof response.body === 'string' ? response : { ...response, body: asBuffer(response.body) },
+  )
+}
