@@ -1,6 +1,7 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { persons } from '@burrow/postgres'
 import { createTestAccount, waitFor, type TestAccount } from '@burrow/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestService, type TestService } from './service'
@@ -75,5 +76,45 @@ describe('persons written by two server instances at once', () => {
     }
     const [{ n }] = await sql<{ n: number }[]>`select count(*)::int as n from persons where project_id = ${account.projectId}`
     expect(n).toBe(USERS)
+  })
+})
+
+describe('a property change racing a merge', () => {
+  it('lands on the person the merge kept when its person is merged away while the change waits for it', async () => {
+    const sql = a.app.deps.sql
+    const { refs } = await persons.createPersons(sql, account.projectId, [
+      { distinctId: 'race-anon', createdAt: new Date() },
+      { distinctId: 'race-user', createdAt: new Date() },
+    ])
+    const anon = refs.get('race-anon')!
+    const user = refs.get('race-user')!
+    // Another server's merge holds the anonymous person, as mergeDistinctIds does, while this
+    // server's change to that person waits for the lock.
+    let releaseMerge!: () => void
+    const mergeHolds = new Promise<void>((resolve) => (releaseMerge = resolve))
+    let merging!: () => void
+    const locked = new Promise<void>((resolve) => (merging = resolve))
+    const merge = sql.begin(async (tx) => {
+      await tx`select id from persons where id in (${anon.id}, ${user.id}) order by id for update`
+      merging()
+      await mergeHolds
+      await tx`update person_distinct_ids set person_id = ${user.id} where person_id = ${anon.id}`
+      await tx`delete from persons where id = ${anon.id}`
+    })
+    await locked
+    const change = persons.updatePersonProperties(sql, new Map([[anon.id, { set: {}, setOnce: { landing: '/race' }, unset: [] }]]))
+    await waitFor(
+      async () => {
+        const [{ waiting }] = await sql<{ waiting: number }[]>`
+          select count(*)::int as waiting from pg_stat_activity where wait_event_type = 'Lock' and query like '%jsonb_to_recordset%'`
+        return waiting > 0 || undefined
+      },
+      { what: 'the property change waiting for the merge', timeoutMs: 5_000, intervalMs: 20 },
+    )
+    releaseMerge()
+    await merge
+    const { updated, missing } = await change
+    expect(updated).toEqual([])
+    expect(missing).toEqual([anon.id])
   })
 })

@@ -113,6 +113,9 @@ export async function createPersons(pool: Pool, projectId: number, newPersons: r
  * missing keys, `$set` overwrites, `$unset` removes. Persons whose properties would not change
  * keep their version. Answers the changed persons and the ids it did not find (merged away or
  * deleted meanwhile) so the caller can look their distinct ids up again.
+ *
+ * Found means locked: a person deleted by a merge this statement waited for is still in the
+ * statement's snapshot, so reading `persons` again would count it found and drop its change.
  */
 export async function updatePersonProperties(sql: Sql, changes: ReadonlyMap<number, PropertyChange>): Promise<{ updated: PersonRow[]; missing: number[] }> {
   if (changes.size === 0) return { updated: [], missing: [] }
@@ -139,7 +142,7 @@ export async function updatePersonProperties(sql: Sql, changes: ReadonlyMap<numb
     select ${sql.unsafe(PERSON_COLUMNS)}, true as changed from changed p
     union all
     select ${sql.unsafe(PERSON_COLUMNS)}, false as changed from persons p
-      where p.id = any(${ids}::bigint[]) and p.id not in (select id from changed)`
+      where p.id in (select id from target) and p.id not in (select id from changed)`
   const found = new Set(rows.map((r) => r.id))
   return {
     updated: rows.filter((r) => r.changed).map(({ changed: _, ...person }) => person),
