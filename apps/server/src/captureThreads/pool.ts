@@ -50,13 +50,18 @@ export interface CaptureThreads {
   terminate(): Promise<void>
 }
 
-interface Thread {
-  worker: Worker
-  peer: Peer
+/** A thread's spool lane as this thread sees it. */
+interface Lane {
   /** The spool the thread's commits go to, once it is open. */
   spool: SpoolWriterOptions | undefined
   /** The segment the thread writes to. */
   activeSeq: number
+}
+
+interface Thread {
+  worker: Worker
+  peer: Peer
+  lane: Lane
 }
 
 const BOOTSTRAP = new URL('./bootstrap.mjs', import.meta.url)
@@ -104,8 +109,8 @@ export async function startCaptureThreads(options: CaptureThreadsOptions): Promi
   for (let i = 0; i < options.count; i++) {
     // The bootstrap registers TypeScript in the thread: a worker does not inherit the main thread's loader.
     const worker = new Worker(BOOTSTRAP, { workerData: { ...data, entry: ENTRY } satisfies CaptureThreadData, execArgv: [] })
-    const thread: Thread = { worker, peer: undefined as unknown as Peer, spool: undefined, activeSeq: 0 }
-    thread.peer = connectPeer(
+    const lane: Lane = { spool: undefined, activeSeq: 0 }
+    const peer = connectPeer(
       worker,
       {
         log: (msg: string) => options.log(`capture thread ${i}: ${msg}`),
@@ -116,15 +121,15 @@ export async function startCaptureThreads(options: CaptureThreadsOptions): Promi
         lane: (events: LaneEvent[], rows: ArrayBuffer) => {
           for (const event of events) {
             if (event.kind === 'rotate') {
-              thread.activeSeq = event.seq + 1
-              thread.spool?.onRotate(event.seq, event.size)
+              lane.activeSeq = event.seq + 1
+              lane.spool?.onRotate(event.seq, event.size)
               continue
             }
             const frames: CommittedFrame[] = event.frames.map(({ size, start, end, ...content }) => ({
               size,
               content: { ...content, body: Buffer.from(rows, start, end - start) },
             }))
-            thread.spool?.onCommit(event.seq, event.end, frames)
+            lane.spool?.onCommit(event.seq, event.end, frames)
           }
         },
       },
@@ -132,10 +137,10 @@ export async function startCaptureThreads(options: CaptureThreadsOptions): Promi
     )
     worker.on('error', (err) => options.log(`capture thread ${i} failed: ${err.stack ?? String(err)}`))
     worker.on('exit', (code) => {
-      thread.peer.fail(`capture thread ${i} exited`)
+      peer.fail(`capture thread ${i} exited`)
       if (!stopping) options.log(`capture thread ${i} exited with code ${code}`)
     })
-    threads.push(thread)
+    threads.push({ worker, peer, lane })
   }
 
   try {
@@ -143,20 +148,20 @@ export async function startCaptureThreads(options: CaptureThreadsOptions): Promi
     await Promise.all(threads.map((thread) => thread.peer.call('listen', port)))
     return {
       port,
-      writerFor: (lane) => (spool) => {
-        const thread = threads[lane]!
-        thread.spool = spool
-        thread.activeSeq = spool.firstSeq
+      writerFor: (index) => (spool) => {
+        const { peer, lane } = threads[index]!
+        lane.spool = spool
+        lane.activeSeq = spool.firstSeq
         return {
           get activeSeq() {
-            return thread.activeSeq
+            return lane.activeSeq
           },
           prepare: () =>
-            thread.peer.notify('openSpool', [
+            peer.notify('openSpool', [
               { dir: spool.dir, firstSeq: spool.firstSeq, segmentBytes: spool.segmentBytes, writesInFlight: spool.writesInFlight } satisfies LaneSpool,
             ]),
           append: () => Promise.reject(new Error('capture threads append to their own spool lanes')),
-          close: () => thread.peer.call('closeSpool'),
+          close: () => peer.call('closeSpool'),
         }
       },
       setLifecycle: (lifecycle) => threads.forEach((thread) => thread.peer.notify('lifecycle', [lifecycle])),

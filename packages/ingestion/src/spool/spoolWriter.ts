@@ -77,6 +77,14 @@ export interface SpoolWriterOptions {
   writeAt?: WriteAt
 }
 
+/** What a spool needs of the writer of its segments (which may run in another thread). */
+export interface SegmentWriter {
+  readonly activeSeq: number
+  prepare(): void
+  append(frame: Frame): Promise<void>
+  close(): Promise<void>
+}
+
 /**
  * Appends frames to the active segment with group commit: the appends of one turn of the
  * event loop form one write, and a single synchronous write covers every request of those
@@ -94,14 +102,6 @@ export interface SpoolWriterOptions {
  * after it are refused (their clients retry), and once none is left on its way the segment is
  * cut back to what was acknowledged, so that nothing refused is ever read back.
  */
-/** What a spool needs of the writer of its segments (which may run in another thread). */
-export interface SegmentWriter {
-  readonly activeSeq: number
-  prepare(): void
-  append(frame: Frame): Promise<void>
-  close(): Promise<void>
-}
-
 export class SpoolWriter implements SegmentWriter {
   private pending: PendingAppend[] = []
   private readonly inFlight: Commit[] = []
