@@ -22,6 +22,7 @@ import { AggregatorRegistry, collectDefaultMetrics, Registry } from 'prom-client
 import { startAdminSocket } from './adminSocket'
 import { startCaptureThreads, type CaptureServices, type CaptureThreads } from './captureThreads/pool'
 import { createDispatcher, type Lifecycle } from './dispatch'
+import { monitorEventLoopBusy } from './eventLoopBusy'
 import { openSpoolLanes } from './spoolLanes'
 import type { Logger } from './logger'
 import { connectClickHouseFrom } from './storage'
@@ -45,6 +46,12 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
   const warn = (msg: string) => logger.warn(msg)
   const registry = new Registry()
   collectDefaultMetrics({ register: registry, prefix: 'burrow_', eventLoopMonitoringPrecision: config.EVENT_LOOP_SAMPLE_MS })
+  const loopBusy = monitorEventLoopBusy({
+    registry,
+    name: 'burrow_eventloop_busy_max_seconds',
+    help: "The longest CPU time the main thread's own work held its event loop since the last scrape",
+    sampleMs: config.EVENT_LOOP_SAMPLE_MS,
+  })
   const metrics = createIngestionMetrics(registry)
   const runsIngestion = config.ROLE !== 'api'
   const runsApi = config.ROLE !== 'ingestion'
@@ -108,6 +115,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
   log(`listening on ${config.HOST}:${server.port}${captureThreads ? ` (${config.CAPTURE_THREADS} capture threads)` : ''}`)
 
   const cleanups: (() => Promise<void>)[] = []
+  if (loopBusy) cleanups.push(async () => loopBusy.stop())
   // The threads end last: their spools are closed (everything acknowledged on disk) before.
   if (captureThreads) cleanups.unshift(() => captureThreads.terminate())
   try {

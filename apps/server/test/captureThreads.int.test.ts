@@ -45,6 +45,8 @@ describe('with capture served by threads of their own', () => {
     const text = await metricsText()
     expect(metricValue(text, 'burrow_events_accepted_total') - before).toBe(uuids.length)
     expect(text).toMatch(/^burrow_capture_eventloop_lag_max_seconds \d/m)
+    expect(text).toMatch(/^burrow_capture_eventloop_busy_max_seconds \d/m)
+    expect(text).toMatch(/^burrow_eventloop_busy_max_seconds \d/m)
     expect(text).toMatch(/^burrow_http_requests_total\{route="capture",status="200"\} \d+/m)
   })
 

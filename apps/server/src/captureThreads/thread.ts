@@ -15,6 +15,7 @@ import {
 } from '@burrow/ingestion'
 import { Gauge, Registry } from 'prom-client'
 import { createDispatcher, type Lifecycle } from '../dispatch'
+import { monitorEventLoopBusy } from '../eventLoopBusy'
 import { asBuffer, connectPeer } from './peer'
 import { LaneReports } from './laneReports'
 import type { CaptureThreadData, LaneSpool } from './protocol'
@@ -47,6 +48,12 @@ new Gauge({
     this.set(loopDelay.max / 1e9)
     loopDelay.reset()
   },
+})
+monitorEventLoopBusy({
+  registry,
+  name: 'burrow_capture_eventloop_busy_max_seconds',
+  help: "The longest CPU time the capture threads' own work held their event loops since the last scrape",
+  sampleMs: data.eventLoopSampleMs,
 })
 
 let lifecycle: Lifecycle = 'starting'
