@@ -1,7 +1,8 @@
 // The ingestion benchmark: `npm run bench:ingest`. Starts the service on embedded defaults,
 // drives /batch/ and /capture/ with autocannon (and /capture/ with h2load too), waits until
 // the events are queryable, and prints throughput, latency, ingestion lag, peak RSS and
-// event-loop stalls, with ratios to two baselines measured in the same run. BENCH_RUNS
+// event-loop stalls, with ratios to two baselines measured in the same run (and to a third
+// reference: the bare handler answering only once the body is durable). BENCH_RUNS
 // (default 3) and BENCH_SECONDS (default 10) set how many runs and how long each load lasts;
 // medians are printed last.
 import path from 'node:path'
@@ -20,18 +21,16 @@ import {
   SECONDS,
   sleep,
   start,
+  storedEventCount,
   stop,
   withService,
   withBareUws,
+  withDurableUws,
   type Service,
 } from './bench/harness'
 
 const BATCH_SIZE = 100
 const round2 = (x: number) => Math.round(x * 100) / 100
-
-async function storedCount(service: Service): Promise<number> {
-  return (await service.api('/api/projects/@current/events/?limit=1')).count as number
-}
 
 /** Acknowledged-to-queryable time of single probe events sent every 500 ms while `during` runs. */
 async function probeLag(service: Service, during: Promise<unknown>): Promise<number[]> {
@@ -53,6 +52,17 @@ async function probeLag(service: Service, during: Promise<unknown>): Promise<num
   return lags
 }
 
+/** A reference handler under the loads /capture/ got: closed-loop with each generator, then paced at `rate`. */
+async function underCaptureLoads(url: string, pid: number, body: string, rate: number) {
+  const { result, cpu } = await cpuPerRequest(pid, () => load(url, body), (r) => r.requests.total)
+  return {
+    autocannon: Math.round(result.requests.average),
+    cpu,
+    h2load: Math.round((await h2load(url, body)).requestsPerSec),
+    pacedMs: (await h2load(url, body, { rate })).latenciesMs,
+  }
+}
+
 interface RunFigures {
   batchEventsAcceptedPerSec: number
   batchEventsLandedPerSec: number
@@ -72,12 +82,22 @@ interface RunFigures {
   halfRateLagP50Ms: number
   halfRateLagP99Ms: number
   peakRssMb: number
-  /** Longest event-loop delay while saturated (requests queue behind each other)... */
+  /** Longest event-loop delay of any of the service's loops while saturated (requests queue behind each other), and the longest its own work held one... */
   loopMaxSaturatedMs: number
-  /** ...and at half the maximum /capture/ rate. */
+  loopBusySaturatedMs: number
+  /** ...and at half the maximum /capture/ rate, of any loop, then of each: wall time, and the thread's own CPU time. */
   loopMaxHalfRateMs: number
+  loopDelayMainHalfRateMs: number
+  loopDelayCaptureHalfRateMs: number
+  loopBusyMainHalfRateMs: number
+  loopBusyCaptureHalfRateMs: number
   bareUwsReqPerSec: number
   bareUwsReqPerSecH2load: number
+  /** Reference (c): the bare handler answering once the body is durable in a spool, nothing else. */
+  durableUwsReqPerSec: number
+  durableUwsReqPerSecH2load: number
+  durableP99AtHalfRateMs: number
+  durableMainUs: number
   /** CPU per /capture/ request under autocannon, in µs: the service's event-loop thread, its other threads, autocannon; the bare handler's thread. */
   captureMainUs: number
   captureOtherThreadsUs: number
@@ -89,6 +109,11 @@ interface RunFigures {
   landedRatio: number
   captureRatio: number
   captureRatioH2load: number
+  /** What durability alone leaves of the bare handler's rate, and /capture/ against that. */
+  durableRatio: number
+  durableRatioH2load: number
+  captureToDurableRatio: number
+  captureToDurableRatioH2load: number
 }
 
 function run(): Promise<RunFigures> {
@@ -97,40 +122,34 @@ function run(): Promise<RunFigures> {
     const captureBody = JSON.stringify({ api_key: service.token, ...benchEvent(1) })
 
     // /batch/: 100-event batches as fast as the service takes them, probing the lag meanwhile.
-    await service.loopMaxMs()
-    const before = await storedCount(service)
+    await service.loopStalls()
+    const before = await storedEventCount(service)
     const started = performance.now()
     const batchLoad = load(`${service.base}/batch/`, batchBody)
     const lags = await probeLag(service, batchLoad)
     const batch = await batchLoad
     const accepted = batch['2xx'] * BATCH_SIZE
-    while ((await storedCount(service)) < before + accepted + lags.length) await sleep(200)
+    while ((await storedEventCount(service)) < before + accepted + lags.length) await sleep(200)
     const landedSeconds = (performance.now() - started) / 1000
-    const batchLoopMax = await service.loopMaxMs()
+    const batchLoop = await service.loopStalls()
 
     // /capture/: single events at full speed, with each load generator...
     const { result: capture, cpu: captureCpu } = await cpuPerRequest(service.child.process.pid!, () => load(`${service.base}/capture/`, captureBody), (r) => r.requests.total)
     const captureH2load = await h2load(`${service.base}/capture/`, captureBody)
-    const saturatedLoopMax = await service.loopMaxMs()
+    const saturatedLoop = await service.loopStalls()
     // ...then at half the autocannon maximum, evenly paced: latency and the event loop, then the
     // ingestion lag in a second run (its probes query ClickHouse, which competes for the CPU).
     const halfRate = Math.round(capture.requests.average / 2)
     const paced = await h2load(`${service.base}/capture/`, captureBody, { rate: halfRate })
-    const halfRateLoopMax = await service.loopMaxMs()
+    const halfRateLoop = await service.loopStalls()
     const halfRateLags = await probeLag(service, h2load(`${service.base}/capture/`, captureBody, { rate: halfRate }))
     const rss = peakRssMb(service.child.process.pid!)
     await stop(service.child)
 
-    // Baseline (b): the bare uWebSockets.js handler, same body, same loads.
-    const bare = await withBareUws('/capture/', async (url, pid) => {
-      const { result, cpu } = await cpuPerRequest(pid, () => load(url, captureBody), (r) => r.requests.total)
-      return {
-        autocannon: Math.round(result.requests.average),
-        cpu,
-        h2load: Math.round((await h2load(url, captureBody)).requestsPerSec),
-        pacedMs: (await h2load(url, captureBody, { rate: halfRate })).latenciesMs,
-      }
-    })
+    // Baseline (b): the bare uWebSockets.js handler, same body, same loads; and reference (c),
+    // the same handler answering only once the body is durable, as capture does.
+    const bare = await withBareUws('/capture/', (url, pid) => underCaptureLoads(url, pid, captureBody, halfRate))
+    const durable = await withDurableUws(path.join(dataDir, 'durable'), '/capture/', (url, pid) => underCaptureLoads(url, pid, captureBody, halfRate))
 
     // Baseline (a): as many rows as landed, inserted the plain way into a fresh embedded ClickHouse.
     const plain = await start(['scripts/bench/plainInsert.ts', path.join(dataDir, 'plain'), String(Math.max(accepted, 100_000))], {
@@ -154,10 +173,19 @@ function run(): Promise<RunFigures> {
       halfRateLagP50Ms: Math.round(percentile(halfRateLags, 50)),
       halfRateLagP99Ms: Math.round(percentile(halfRateLags, 99)),
       peakRssMb: rss,
-      loopMaxSaturatedMs: Math.max(batchLoopMax, saturatedLoopMax),
-      loopMaxHalfRateMs: halfRateLoopMax,
+      loopMaxSaturatedMs: Math.max(batchLoop.mainDelayMs, batchLoop.captureDelayMs, saturatedLoop.mainDelayMs, saturatedLoop.captureDelayMs),
+      loopBusySaturatedMs: Math.max(batchLoop.mainBusyMs, batchLoop.captureBusyMs, saturatedLoop.mainBusyMs, saturatedLoop.captureBusyMs),
+      loopMaxHalfRateMs: Math.max(halfRateLoop.mainDelayMs, halfRateLoop.captureDelayMs),
+      loopDelayMainHalfRateMs: halfRateLoop.mainDelayMs,
+      loopDelayCaptureHalfRateMs: halfRateLoop.captureDelayMs,
+      loopBusyMainHalfRateMs: halfRateLoop.mainBusyMs,
+      loopBusyCaptureHalfRateMs: halfRateLoop.captureBusyMs,
       bareUwsReqPerSec: bare.autocannon,
       bareUwsReqPerSecH2load: bare.h2load,
+      durableUwsReqPerSec: durable.autocannon,
+      durableUwsReqPerSecH2load: durable.h2load,
+      durableP99AtHalfRateMs: round2(percentile(durable.pacedMs, 99)),
+      durableMainUs: durable.cpu.mainUs,
       captureMainUs: captureCpu.mainUs,
       captureOtherThreadsUs: captureCpu.otherThreadsUs,
       captureLoadGeneratorUs: captureCpu.loadGeneratorUs,
@@ -167,6 +195,10 @@ function run(): Promise<RunFigures> {
       landedRatio: ratio(accepted / landedSeconds, plainRowsPerSec),
       captureRatio: ratio(capture.requests.average, bare.autocannon),
       captureRatioH2load: ratio(captureH2load.requestsPerSec, bare.h2load),
+      durableRatio: ratio(durable.autocannon, bare.autocannon),
+      durableRatioH2load: ratio(durable.h2load, bare.h2load),
+      captureToDurableRatio: ratio(capture.requests.average, durable.autocannon),
+      captureToDurableRatioH2load: ratio(captureH2load.requestsPerSec, durable.h2load),
     }
     return figures
   })
@@ -188,4 +220,9 @@ console.log(`ingestion lag            p50 ${m('halfRateLagP50Ms')} ms, p99 ${m('
 console.log(`                         p50 ${m('lagP50Ms')} ms, p99 ${m('lagP99Ms')} ms under saturating /batch/ load`)
 console.log(`peak RSS                 ${m('peakRssMb')} MB`)
 console.log(`longest event-loop delay ${m('loopMaxHalfRateMs')} ms at half rate (target <= 20), ${m('loopMaxSaturatedMs')} ms saturated`)
+console.log(`                         at half rate: main thread ${m('loopDelayMainHalfRateMs')} ms, capture thread ${m('loopDelayCaptureHalfRateMs')} ms of wall time;`)
+console.log(`                         held by the thread's own work (its CPU time): main ${m('loopBusyMainHalfRateMs')} ms, capture ${m('loopBusyCaptureHalfRateMs')} ms; saturated ${m('loopBusySaturatedMs')} ms`)
 console.log(`baselines                plain client.insert ${m('plainInsertRowsPerSec')} rows/s, bare uWebSockets.js ${m('bareUwsReqPerSec')} req/s (autocannon), ${m('bareUwsReqPerSecH2load')} req/s (h2load)`)
+console.log(`durable reference        the bare handler answering once the body is in the spool: ${m('durableUwsReqPerSec')} req/s (autocannon), ratio to bare ${m('durableRatio')}; ${m('durableUwsReqPerSecH2load')} req/s (h2load), ratio ${m('durableRatioH2load')}`)
+console.log(`                         its CPU ${m('durableMainUs')} µs per request; p99 at the half rate above ${m('durableP99AtHalfRateMs')} ms`)
+console.log(`                         /capture/ against it: ${m('captureToDurableRatio')} (autocannon), ${m('captureToDurableRatioH2load')} (h2load)`)

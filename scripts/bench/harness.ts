@@ -40,11 +40,20 @@ export async function stop(child: Child): Promise<void> {
   await exited
 }
 
+/**
+ * Load from autocannon: CONNECTIONS connections, closed-loop, for SECONDS. Fails if any answer
+ * was not a 2xx (or a request failed): a rate of error answers is not the rate measured.
+ */
 export function load(url: string, body: string, options: { overallRate?: number } = {}): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
     autocannon(
       { url, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections: CONNECTIONS, duration: SECONDS, ...options },
-      (err, result) => (err ? reject(err) : resolve(result)),
+      (err, result) => {
+        if (err) reject(err)
+        else if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
+          reject(new Error(`${url}: ${result.non2xx} answers were not 2xx, ${result.errors} errors, ${result.timeouts} timeouts`))
+        } else resolve(result)
+      },
     )
   })
 }
@@ -58,10 +67,16 @@ const PACED_CONNECTIONS = 128
  * than autocannon, so the server, not the generator, sets the pace. With `rate` it paces:
  * each of PACED_CONNECTIONS connections sends at an even interval and the connections start
  * staggered, so requests arrive evenly spread (autocannon's `overallRate` instead sends each
- * second's quota at full speed at the start of the second). Answers the requests per second
- * and, when paced, every request's latency in ms.
+ * second's quota at full speed at the start of the second). `seconds` replaces SECONDS. Answers
+ * the requests per second and, when paced, every request's latency in ms and the time it was
+ * sent (ms since the epoch); fails if any answer was not a 2xx.
  */
-export async function h2load(url: string, body: string, options: { rate?: number } = {}): Promise<{ requestsPerSec: number; latenciesMs: number[] }> {
+export async function h2load(
+  url: string,
+  body: string,
+  options: { rate?: number; seconds?: number } = {},
+): Promise<{ requestsPerSec: number; latenciesMs: number[]; sentAtMs: number[] }> {
+  const seconds = options.seconds ?? SECONDS
   const dir = mkdtempSync(path.join(tmpdir(), 'burrow-h2load-'))
   try {
     const bodyFile = path.join(dir, 'body.json')
@@ -70,8 +85,8 @@ export async function h2load(url: string, body: string, options: { rate?: number
     // Connections start rate/1000 per millisecond, which spreads their start over one interval
     // of a connection's sending: requests then arrive about evenly, millisecond by millisecond.
     const load = options.rate
-      ? ['-c', String(PACED_CONNECTIONS), '-r', String(Math.max(1, Math.round(options.rate / 1000))), '--rate-period', '1ms', '-n', String(Math.round(options.rate * SECONDS)), '--rps', (options.rate / PACED_CONNECTIONS).toFixed(3), '--log-file', logFile]
-      : ['-c', String(CONNECTIONS), '-D', String(SECONDS)]
+      ? ['-c', String(PACED_CONNECTIONS), '-r', String(Math.max(1, Math.round(options.rate / 1000))), '--rate-period', '1ms', '-n', String(Math.round(options.rate * seconds)), '--rps', (options.rate / PACED_CONNECTIONS).toFixed(3), '--log-file', logFile]
+      : ['-c', String(CONNECTIONS), '-D', String(seconds)]
     const output = await new Promise<string>((resolve, reject) => {
       execFile('h2load', ['--h1', ...load, '-d', bodyFile, '-H', 'content-type: application/json', url], { maxBuffer: 1 << 20 }, (err, stdout) => {
         if ((err as NodeJS.ErrnoException | null)?.code === 'ENOENT') reject(new Error('h2load is missing: install Debian\'s nghttp2-client (apt-get install nghttp2-client)'))
@@ -79,11 +94,15 @@ export async function h2load(url: string, body: string, options: { rate?: number
         else resolve(stdout)
       })
     })
+    const done = Number(/requests: \d+ total, \d+ started, (\d+) done/.exec(output)?.[1])
+    const ok = Number(/status codes: (\d+) 2xx/.exec(output)?.[1])
+    if (!(done > 0) || ok !== done) throw new Error(`${url}: ${ok} of ${done} answers were 2xx:\n${output}`)
     const requestsPerSec = Number(/finished in [\d.]+s, ([\d.]+) req\/s/.exec(output)?.[1] ?? Number.NaN)
-    const latenciesMs = options.rate
-      ? readFileSync(logFile, 'utf8').trim().split('\n').map((line) => Number(line.split('\t')[2]) / 1000)
-      : []
-    return { requestsPerSec, latenciesMs }
+    // The log's lines: the time a request was sent (µs since the epoch), its status, its latency (µs).
+    const logged = options.rate ? readFileSync(logFile, 'utf8').trim().split('\n').map((line) => line.split('\t')) : []
+    const latenciesMs = logged.map((fields) => Number(fields[2]) / 1000)
+    const sentAtMs = logged.map((fields) => Number(fields[0]) / 1000)
+    return { requestsPerSec, latenciesMs, sentAtMs }
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
@@ -147,19 +166,37 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN
 export const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? Number.NaN
 
-/** The peak resident set size of a process, in MB (VmHWM). */
-export function peakRssMb(pid: number): number {
-  const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
+/** A memory figure of a process from /proc, in MB. */
+function memoryMb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
+  const kb = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
   return Math.round(Number(kb) / 1024)
 }
+
+/** The peak resident set size of a process, in MB. */
+export const peakRssMb = (pid: number) => memoryMb(pid, 'VmHWM')
+
+/** The resident set size of a process now, in MB. */
+export const rssMb = (pid: number) => memoryMb(pid, 'VmRSS')
 
 export interface Service {
   child: Child
   base: string
   token: string
   api: (p: string, init?: { method?: string; body?: unknown }) => Promise<any>
-  /** The longest event-loop stall since the last call, of any of the service's loops, in ms (to within the 1 ms sampling interval). */
-  loopMaxMs: () => Promise<number>
+  /** The longest event-loop stalls since the last call (see LoopStalls). */
+  loopStalls: () => Promise<LoopStalls>
+}
+
+/**
+ * The longest event-loop stalls of the service's main thread and its capture threads, in ms,
+ * to within the 1 ms sampling interval: as wall time (the delay metrics, which include waiting
+ * for a core) and as the thread's own CPU time (what its work held the loop).
+ */
+export interface LoopStalls {
+  mainDelayMs: number
+  captureDelayMs: number
+  mainBusyMs: number
+  captureBusyMs: number
 }
 
 export async function startService(dataDir: string): Promise<Service> {
@@ -183,13 +220,32 @@ export async function startService(dataDir: string): Promise<Service> {
         body: init.body === undefined ? undefined : JSON.stringify(init.body),
       })
     ).json()
-  const loopMaxMs = async () => {
-    const metrics = await (await fetch(`${base}/_metrics`)).text()
-    // The main thread's loop, and the capture threads' loops when capture runs in threads.
-    const maxOf = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1] ?? 0)
-    return Math.round(Math.max(maxOf('burrow_nodejs_eventloop_lag_max_seconds'), maxOf('burrow_capture_eventloop_lag_max_seconds')) * 1000)
+  const loopStalls = async (): Promise<LoopStalls> => {
+    const metric = await metricsAt(base)
+    // The capture threads' figures are 0 when capture runs on the main thread.
+    const ms = (name: string) => Math.round((metric(name) || 0) * 1000)
+    return {
+      mainDelayMs: ms('burrow_nodejs_eventloop_lag_max_seconds'),
+      captureDelayMs: ms('burrow_capture_eventloop_lag_max_seconds'),
+      mainBusyMs: ms('burrow_eventloop_busy_max_seconds'),
+      captureBusyMs: ms('burrow_capture_eventloop_busy_max_seconds'),
+    }
   }
-  return { child, base, token, api, loopMaxMs }
+  return { child, base, token, api, loopStalls }
+}
+
+/** How many events the service's first project has stored. */
+export async function storedEventCount(service: Service): Promise<number> {
+  return (await service.api('/api/projects/@current/events/?limit=1')).count as number
+}
+
+/**
+ * One scrape of the service's /_metrics at `base`, answered as a reader of its unlabelled
+ * metrics (NaN for one that is not there).
+ */
+export async function metricsAt(base: string): Promise<(name: string) => number> {
+  const text = await (await fetch(`${base}/_metrics`)).text()
+  return (name) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN)
 }
 
 /** A fresh data directory the embedded PostgreSQL (running as its own user) can enter. */
@@ -211,14 +267,24 @@ export async function withService<T>(prefix: string, body: (service: Service, da
   }
 }
 
-/** Runs `body` with the bare uWebSockets.js handler (baseline b) listening at the URL it is given. */
-export async function withBareUws<T>(path: string, body: (url: string, pid: number) => Promise<T>): Promise<T> {
-  const bare = await start(['scripts/bench/bareUws.ts'], { cwd: ROOT, ready: /port (\d+)/ })
+/** Runs `body` with a reference handler (a script that prints its port) listening at the URL it is given. */
+async function withHandler<T>(args: string[], path: string, body: (url: string, pid: number) => Promise<T>): Promise<T> {
+  const handler = await start(args, { cwd: ROOT, ready: /port (\d+)/ })
   try {
-    return await body(`http://127.0.0.1:${bare.match[1]}${path}`, bare.process.pid!)
+    return await body(`http://127.0.0.1:${handler.match[1]}${path}`, handler.process.pid!)
   } finally {
-    await stop(bare)
+    await stop(handler)
   }
+}
+
+/** Runs `body` with the bare uWebSockets.js handler (baseline b) listening at the URL it is given. */
+export function withBareUws<T>(path: string, body: (url: string, pid: number) => Promise<T>): Promise<T> {
+  return withHandler(['scripts/bench/bareUws.ts'], path, body)
+}
+
+/** Runs `body` with the durable handler (reference c: baseline b answering after the spool's write), its spool in `dataDir`. */
+export function withDurableUws<T>(dataDir: string, path: string, body: (url: string, pid: number) => Promise<T>): Promise<T> {
+  return withHandler(['scripts/bench/durableUws.ts', dataDir], path, body)
 }
 
 /** Baseline: the bare uWebSockets.js handler under the same load (autocannon) and body, in requests per second. */
