@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { EventDefinitionTracker } from '@burrow/core'
 import type { TestAccount } from '@burrow/testing'
 import { waitFor } from '@burrow/testing'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -128,5 +129,20 @@ describe('event definitions', () => {
     })
     expect(res.status).toBe(400)
     expect(await res.json()).toMatchObject({ type: 'validation_error', attr })
+  })
+})
+
+describe('event definitions beside a project deleted while its events were on their way', () => {
+  it("drops the deleted project's names and keeps recording every other project's", async () => {
+    const gone = await service.account()
+    const tracker = new EventDefinitionTracker(service.app.deps)
+    tracker.record(gone.projectId, 'sent before the deletion', Date.now())
+    expect((await service.api(gone, `/api/projects/${gone.projectId}/`, { method: 'DELETE' })).status).toBe(204)
+    tracker.record(account.projectId, 'seen beside a deleted project', Date.now())
+    await tracker.flush()
+    tracker.record(account.projectId, 'seen after it', Date.now())
+    await tracker.flush()
+    const names = (await definitions(account, '?search=seen')).results.map((d) => d.name)
+    expect(names).toEqual(expect.arrayContaining(['seen beside a deleted project', 'seen after it']))
   })
 })

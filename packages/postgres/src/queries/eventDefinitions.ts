@@ -10,17 +10,20 @@ export interface EventSighting {
 
 /**
  * Records that events with these names were seen: creates missing definitions and moves
- * last_seen_at forward. One statement for a whole flush of events.
+ * last_seen_at forward. One statement for a whole flush of events. Sightings of projects
+ * deleted while their events were on their way are dropped: one of them would otherwise fail
+ * the statement for every project, flush after flush.
  */
 export async function upsertEventSightings(sql: Sql, sightings: EventSighting[]) {
   if (sightings.length === 0) return
   await sql`
     insert into event_definitions (id, project_id, name, last_seen_at)
-    select * from unnest(
+    select s.* from unnest(
       ${sightings.map((s) => s.id)}::uuid[],
       ${sightings.map((s) => s.projectId)}::int[],
       ${sightings.map((s) => s.name)}::text[],
-      ${sightings.map((s) => s.lastSeenAt.toISOString())}::timestamptz[])
+      ${sightings.map((s) => s.lastSeenAt.toISOString())}::timestamptz[]) as s(id, project_id, name, last_seen_at)
+    where exists (select 1 from projects p where p.id = s.project_id)
     on conflict (project_id, name) do update
       set last_seen_at = greatest(event_definitions.last_seen_at, excluded.last_seen_at)`
 }
