@@ -8,6 +8,7 @@ import {
   createIngestionMetrics,
   EventSink,
   EventSpool,
+  framesOfExistingProjects,
   PersonStage,
   listDeadLetters,
   replayDeadLetters,
@@ -168,7 +169,11 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
             segmentBytes: config.SPOOL_SEGMENT_BYTES,
             writesInFlight: config.SPOOL_WRITES_IN_FLIGHT,
             log: warn,
-            beforeInsert: (frames) => persons.assign(frames),
+            beforeInsert: async (frames) => {
+              const stored = await framesOfExistingProjects(pg.sql, frames)
+              await persons.assign(stored)
+              return stored
+            },
             onStored: async (sightings) => {
               for (const [teamId, event, timestampMs] of sightings) definitions.record(teamId, event, timestampMs)
               await definitions.flush()

@@ -2,6 +2,7 @@ export { startHttpServer, type Dispatcher, type HttpServer, type IncomingRequest
 export { CAPTURE_ACCEPTED, handleCapture, type CaptureDeps, type CaptureInput, type CaptureResult } from './capture'
 export { EventSink, deadLetter, rawPayloadOf, type EventSinkOptions } from './eventSink'
 export { EventSpool, type EventSpoolOptions } from './spool/eventSpool'
+export { framesOfExistingProjects } from './spool/existingProjects'
 export { encodeFrame, readFrame, type FrameContent, type Sighting } from './spool/frames'
 export { SpoolAppender, SpoolBytes, type SpoolAppend } from './spool/spoolAppender'
 export { SpoolWriter, type CommittedFrame, type SegmentWriter, type SpoolWriterOptions } from './spool/spoolWriter'

@@ -28,10 +28,11 @@ export interface EventSpoolOptions {
   keptBytes?: number
   log: (msg: string) => void
   /**
-   * Called with a batch's frames before their rows are inserted; may rewrite the rows in place
-   * (person ids). A failure leaves the batch in the spool and the consumer tries it again.
+   * Called with a batch's frames before their rows are inserted; answers the frames to store,
+   * and may rewrite their rows in place (person ids). A failure leaves the batch in the spool
+   * and the consumer tries it again.
    */
-  beforeInsert?: (frames: FrameContent[]) => Promise<void>
+  beforeInsert?: (frames: FrameContent[]) => Promise<FrameContent[]>
   /** Called with the event names of each stored batch (for event definitions). */
   onStored?: (sightings: Sighting[]) => Promise<void>
   /**
@@ -57,7 +58,6 @@ interface Batch {
   rows: number
   /** Rows of segments written by this run (earlier runs' rows are not counted as waiting). */
   liveRows: number
-  sightings: Sighting[]
   end: SpoolPosition
 }
 
@@ -257,10 +257,12 @@ export class EventSpool {
       }
       try {
         const batch = await this.readBatch()
-        if (batch.rows > 0) {
-          await this.options.beforeInsert?.(batch.frames)
-          await this.options.sink.insert(await concatInSlices(batch.frames.map((f) => f.body)), batch.rows)
-          await this.options.onStored?.(batch.sightings).catch((err) => this.options.log(`after-store hook failed: ${String(err)}`))
+        const frames = batch.rows > 0 && this.options.beforeInsert ? await this.options.beforeInsert(batch.frames) : batch.frames
+        const rows = frames.reduce((sum, f) => sum + f.rows, 0)
+        if (rows > 0) {
+          await this.options.sink.insert(await concatInSlices(frames.map((f) => f.body)), rows)
+          const sightings = frames.flatMap((f) => f.sightings)
+          await this.options.onStored?.(sightings).catch((err) => this.options.log(`after-store hook failed: ${String(err)}`))
         }
         await this.advance(batch)
         failures = 0
@@ -305,7 +307,7 @@ export class EventSpool {
    * from memory, the others (an earlier run's, those beyond the memory bound) from disk.
    */
   private async readBatch(): Promise<Batch> {
-    const batch: Batch = { frames: [], rows: 0, liveRows: 0, sightings: [], end: { ...this.position } }
+    const batch: Batch = { frames: [], rows: 0, liveRows: 0, end: { ...this.position } }
     let bytes = 0
     let k = this.keptHead
     let taken = 0
@@ -367,7 +369,6 @@ export class EventSpool {
     batch.frames.push(content)
     batch.rows += content.rows
     if (seq >= this.writerFirstSeq) batch.liveRows += content.rows
-    for (const sighting of content.sightings) batch.sightings.push(sighting)
   }
 
   /**

@@ -157,6 +157,13 @@ export async function findProjectById(sql: Sql, id: number): Promise<ProjectRow 
   return row
 }
 
+/** Which of these project ids still exist. */
+export async function existingProjectIds(sql: Sql, ids: readonly number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set()
+  const rows = await sql<{ id: number }[]>`select id from projects where id = any(${ids as number[]}::int[])`
+  return new Set(rows.map((r) => r.id))
+}
+
 export async function markProjectsIngested(sql: Sql, ids: number[]) {
   if (ids.length === 0) return
   await sql`update projects set ingested_event = true where id = any(${ids}::int[]) and not ingested_event`
