@@ -22,6 +22,7 @@ import { connectPostgres, migratePostgres, persons as personQueries } from '@bur
 import { AggregatorRegistry, collectDefaultMetrics, Registry } from 'prom-client'
 import { startAdminSocket } from './adminSocket'
 import { startCaptureThreads, type CaptureServices, type CaptureThreads } from './captureThreads/pool'
+import { clientBundles } from './clientBundles'
 import { createDispatcher, type Lifecycle } from './dispatch'
 import { monitorEventLoopBusy } from './eventLoopBusy'
 import { openSpoolLanes } from './spoolLanes'
@@ -74,6 +75,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       return { contentType: all.contentType, body: await all.metrics() }
     },
     metrics,
+    bundles: clientBundles(),
     get capture() {
       return capture
     },

@@ -1,7 +1,9 @@
 import { publicUrl, TRPC_ENDPOINT, type HttpRequest, type HttpResponse } from '@burrow/api'
 import {
+  answerClientFeatureList,
   answerRemoteConfig,
   CAPTURE_ACCEPTED,
+  clientFeatureList,
   handleCapture,
   remoteConfigRequest,
   handleDecide,
@@ -13,6 +15,7 @@ import {
   type OutgoingResponse,
 } from '@burrow/ingestion'
 import type { IngestionMetrics } from '@burrow/ingestion'
+import type { ClientBundles } from './clientBundles'
 
 export type Lifecycle = 'starting' | 'ready' | 'draining'
 
@@ -27,6 +30,8 @@ export interface DispatchDeps {
   capture: CaptureDeps | undefined
   /** Flag evaluation for /decide/ and /flags/; served with capture. */
   decide: DecideDeps | undefined
+  /** posthog-js's bundles under /static/; absent where another thread serves them. */
+  bundles?: ClientBundles
   /** Absent when this process does not serve the private API (ROLE=ingestion). */
   rest: ((req: HttpRequest) => Promise<HttpResponse>) | undefined
   trpc: ((req: HttpRequest) => Promise<HttpResponse>) | undefined
@@ -108,6 +113,8 @@ function routeLabel(path: string): string {
   if (isCapturePath(path)) return 'capture'
   if (DECIDE_PATHS.has(path)) return 'decide'
   if (path.startsWith('/array/')) return 'remote_config'
+  if (path.startsWith('/static/')) return 'static'
+  if (clientFeatureList(path)) return 'feature_lists'
   if (path.startsWith('/api/')) return 'api'
   if (path.startsWith(TRPC_ENDPOINT)) return 'trpc'
   if (path.startsWith('/_health')) return 'health'
@@ -144,6 +151,13 @@ export function createDispatcher(deps: DispatchDeps) {
         return { status: answer.status, headers: { 'content-type': answer.contentType }, body: answer.body }
       })
     }
+
+    const featureList = decide ? clientFeatureList(path) : undefined
+    if (featureList && decide) {
+      return publicEndpoint(req, lifecycle, false, async () => jsonResult(await answerClientFeatureList(featureList, new URLSearchParams(req.query), decide)))
+    }
+    const bundle = deps.bundles?.answer(req)
+    if (bundle) return bundle
 
     // `/flags/definitions` is PostHog's path for a private-API resource (local evaluation).
     const api = path.startsWith('/api/') || path === '/flags/definitions' || path === '/flags/definitions/' ? deps.rest : path === TRPC_ENDPOINT || path.startsWith(`${TRPC_ENDPOINT}/`) ? deps.trpc : undefined

@@ -25,9 +25,13 @@ let site: Server
 let siteUrl: string
 let browser: Browser
 
-/** The customer's page: loads posthog-js and initialises it with the options in the query string. */
-function page(token: string, apiHost: string, options: Record<string, unknown>): string {
-  return `<!doctype html><html><head><title>shop</title><script src="/posthog.js"></script></head><body>
+/**
+ * The customer's page: loads posthog-js (bundled with the site, or from the service as PostHog's
+ * HTML snippet does) and initialises it with the options in the query string.
+ */
+function page(token: string, apiHost: string, options: Record<string, unknown>, scriptFrom: ScriptFrom): string {
+  const src = scriptFrom === 'service' ? `${apiHost}/static/array.js` : '/posthog.js'
+  return `<!doctype html><html><head><title>shop</title><script src="${src}"></script></head><body>
 <script>
   posthog.init(${JSON.stringify(token)}, Object.assign({
     api_host: ${JSON.stringify(apiHost)},
@@ -41,6 +45,9 @@ function page(token: string, apiHost: string, options: Record<string, unknown>):
   posthog.onFeatureFlags(function () {
     window.__flags = { on: posthog.isFeatureEnabled('browser-on'), off: posthog.isFeatureEnabled('browser-off') }
   })
+  posthog.getEarlyAccessFeatures(function (features) {
+    window.__earlyAccess = features
+  }, true)
 </script></body></html>`
 }
 
@@ -52,7 +59,8 @@ beforeAll(async () => {
       return
     }
     const options = JSON.parse(url.searchParams.get('options') ?? '{}') as Record<string, unknown>
-    res.writeHead(200, { 'content-type': 'text/html' }).end(page(account.projectToken, service.baseUrl, options))
+    const scriptFrom = url.searchParams.get('script') === 'service' ? 'service' : 'site'
+    res.writeHead(200, { 'content-type': 'text/html' }).end(page(account.projectToken, service.baseUrl, options, scriptFrom))
   })
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
   // localhost and 127.0.0.1 on different ports: another origin than the service.
@@ -75,21 +83,27 @@ afterAll(async () => {
   await new Promise((resolve) => site?.close(resolve))
 })
 
+type ScriptFrom = 'site' | 'service'
+
 /** Opens the page, waits for its flags, leaves it; answers the distinct id and the requests sent to the service. */
-async function visit(options: Record<string, unknown>): Promise<{ distinctId: string; flags: Record<string, boolean>; sent: Request[] }> {
+async function visit(
+  options: Record<string, unknown>,
+  scriptFrom: ScriptFrom = 'site',
+): Promise<{ distinctId: string; flags: Record<string, boolean>; earlyAccess: unknown; sent: Request[] }> {
   const context = await browser.newContext()
   const tab = await context.newPage()
   const sent: Request[] = []
   tab.on('request', (r) => {
     if (r.url().startsWith(service.baseUrl)) sent.push(r)
   })
-  await tab.goto(`${siteUrl}/?options=${encodeURIComponent(JSON.stringify(options))}`)
+  await tab.goto(`${siteUrl}/?script=${scriptFrom}&options=${encodeURIComponent(JSON.stringify(options))}`)
   const flags = (await (await tab.waitForFunction(() => (window as unknown as { __flags?: unknown }).__flags, undefined, { timeout: 15_000 })).jsonValue()) as Record<string, boolean>
+  const earlyAccess = await (await tab.waitForFunction(() => (window as unknown as { __earlyAccess?: unknown }).__earlyAccess, undefined, { timeout: 15_000 })).jsonValue()
   const distinctId = await tab.evaluate(() => (window as unknown as { posthog: { get_distinct_id(): string } }).posthog.get_distinct_id())
   // Leaving the page sends $pageleave as a beacon.
   await tab.goto('about:blank')
   await context.close()
-  return { distinctId, flags, sent }
+  return { distinctId, flags, earlyAccess, sent }
 }
 
 /** The bodies of the capture requests among those sent to the service. */
@@ -121,6 +135,14 @@ describe('posthog-js in Chromium, on a page of another origin', () => {
     const bodies = captureBodies(sent)
     expect(bodies.length).toBeGreaterThan(0)
     expect(bodies.some((b) => b[0] === 0x1f && b[1] === 0x8b)).toBe(true)
+  }, 60_000)
+
+  it('loads from the service as the HTML snippet does, and captures, answers flags and lists no early access features', async () => {
+    const { distinctId, flags, earlyAccess, sent } = await visit({}, 'service')
+    expect(sent.some((r) => new URL(r.url()).pathname === '/static/array.js')).toBe(true)
+    expect(flags).toEqual({ on: true, off: false })
+    expect(earlyAccess).toEqual([])
+    await eventNames(distinctId, ['$pageview', 'browser event', '$pageleave'])
   }, 60_000)
 
   it('lands its events sent as plain JSON when compression is off', async () => {

@@ -1,4 +1,8 @@
-import { gzipSync } from 'node:zlib'
+import { readFileSync } from 'node:fs'
+import { get, type IncomingHttpHeaders } from 'node:http'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { gunzipSync, gzipSync } from 'node:zlib'
 import { getFeatureFlagHash } from '@posthog/core'
 import { waitFor, type TestAccount } from '@burrow/testing'
 import { PostHog } from 'posthog-node'
@@ -202,6 +206,60 @@ describe('/decide/', () => {
     new Function('window', await script.text())(window)
     expect(window._POSTHOG_REMOTE_CONFIG?.[account.projectToken]?.config.token).toBe(account.projectToken)
     expect((await fetch(`${service.baseUrl}/array/phc_unknown/config`)).status).toBe(404)
+  })
+})
+
+/** A GET whose body is kept as sent (fetch would decompress it). */
+function rawGet(url: string, headers: Record<string, string>): Promise<{ headers: IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    get(url, { headers }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }))
+      res.on('error', reject)
+    }).on('error', reject)
+  })
+}
+
+describe('what else posthog-js loads from its api_host', () => {
+  const posthogJsDist = path.dirname(createRequire(import.meta.url).resolve('posthog-js/dist/array.js'))
+  const posthogJsVersion = (JSON.parse(readFileSync(path.join(posthogJsDist, '..', 'package.json'), 'utf8')) as { version: string }).version
+
+  it("serves posthog-js's bundles under /static/, plain or gzipped, to any site", async () => {
+    const plain = await fetch(`${service.baseUrl}/static/array.js`, { headers: { 'accept-encoding': 'identity' } })
+    expect(plain.status).toBe(200)
+    expect(plain.headers.get('content-type')).toMatch(/^application\/javascript/)
+    expect(plain.headers.get('access-control-allow-origin')).toBe('*')
+    expect(plain.headers.get('content-encoding')).toBeNull()
+    expect(Buffer.from(await plain.arrayBuffer()).equals(readFileSync(path.join(posthogJsDist, 'array.js')))).toBe(true)
+
+    // Lazily loaded extensions, unversioned (`?v=`) and under the release's own path.
+    const gzipped = await rawGet(`${service.baseUrl}/static/surveys.js?v=${posthogJsVersion}`, { 'accept-encoding': 'gzip, deflate, br' })
+    expect(gzipped.headers['content-encoding']).toBe('gzip')
+    expect(gunzipSync(gzipped.body).equals(readFileSync(path.join(posthogJsDist, 'surveys.js')))).toBe(true)
+    const versioned = await fetch(`${service.baseUrl}/static/${posthogJsVersion}/recorder.js`)
+    expect(versioned.status).toBe(200)
+    expect(versioned.headers.get('cache-control')).toMatch(/immutable/)
+
+    for (const missing of ['/static/1.0.0/array.js', '/static/no-such-bundle.js', '/static/array.js.map', '/static/..%2Fpackage.json', '/static/']) {
+      expect((await fetch(`${service.baseUrl}${missing}`)).status, missing).toBe(404)
+    }
+  })
+
+  it('answers the token-authenticated feature lists with none, and refuses a wrong or missing key', async () => {
+    const lists = { surveys: 'surveys', early_access_features: 'earlyAccessFeatures', product_tours: 'product_tours', web_experiments: 'experiments' }
+    for (const [path, key] of Object.entries(lists)) {
+      const res = await fetch(`${service.baseUrl}/api/${path}/?token=${account.projectToken}`, { headers: { origin: 'https://app.example.com' } })
+      expect(res.status, path).toBe(200)
+      expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
+      expect(await res.json()).toEqual({ [key]: [] })
+    }
+    const wrong = await fetch(`${service.baseUrl}/api/surveys/?token=phc_unknown`)
+    expect(wrong.status).toBe(401)
+    expect(await wrong.json()).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key' })
+    const missing = await fetch(`${service.baseUrl}/api/early_access_features/`)
+    expect(missing.status).toBe(401)
+    expect(await missing.json()).toMatchObject({ type: 'authentication_error', code: 'missing_api_key' })
   })
 })
 

@@ -1,0 +1,37 @@
+import type { ProjectTokenResolver } from '@burrow/core'
+import type { CaptureResult } from './capture'
+import { IngestError } from './ingestError'
+import { projectForRequest } from './projectAuth'
+
+/**
+ * The lists posthog-js fetches with the project API key in the query (`?token=`), by path, with
+ * the key its answer holds them under. This service has no surveys, early access features,
+ * product tours or web experiments, so a valid key gets an empty list: the SDK then shows
+ * nothing, as PostHog's does for a project without any, instead of logging a failed request.
+ */
+const LISTS = new Map([
+  ['/api/surveys', 'surveys'],
+  ['/api/early_access_features', 'earlyAccessFeatures'],
+  ['/api/product_tours', 'product_tours'],
+  ['/api/web_experiments', 'experiments'],
+])
+
+/** The answer's key for a feature-list path (with or without its trailing slash), or undefined. */
+export function clientFeatureList(path: string): string | undefined {
+  return LISTS.get(path.endsWith('/') ? path.slice(0, -1) : path)
+}
+
+export async function answerClientFeatureList(
+  key: string,
+  query: URLSearchParams,
+  deps: { projects: ProjectTokenResolver; log: (msg: string) => void },
+): Promise<CaptureResult> {
+  try {
+    const token = query.get('token') || query.get('api_key') || undefined
+    await projectForRequest({ token, projectId: undefined }, deps)
+    return { status: 200, body: { [key]: [] } }
+  } catch (err) {
+    if (err instanceof IngestError) return { status: err.status, body: err.body }
+    throw err
+  }
+}
