@@ -1,3 +1,4 @@
+import { connect } from 'node:net'
 import { gzipSync } from 'node:zlib'
 import { randomUUID } from 'node:crypto'
 import LZString from 'lz-string'
@@ -211,6 +212,30 @@ describe('browsers and operations', () => {
       },
       { what: 'the project marked as ingesting' },
     )
+  })
+
+  it('answers HEAD as GET without the body, so the next request on the connection is read right', async () => {
+    const port = Number(new URL(service.baseUrl).port)
+    // One keep-alive connection: a body sent after the HEAD answer would be read as the start of the next answer.
+    const raw = await new Promise<string>((resolve, reject) => {
+      let text = ''
+      const socket = connect(port, '127.0.0.1', () => socket.write('HEAD /_health HTTP/1.1\r\nHost: t\r\n\r\n'))
+      socket.on('data', (chunk) => {
+        const first = text === ''
+        text += chunk.toString('latin1')
+        if (first) setTimeout(() => socket.write('GET /_health HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n'), 100)
+      })
+      socket.on('end', () => resolve(text))
+      socket.on('error', reject)
+    })
+    const answers = raw.split(/(?=HTTP\/1\.1 )/)
+    expect(answers).toHaveLength(2)
+    const [head, get] = answers as [string, string]
+    const getBody = get.slice(get.indexOf('\r\n\r\n') + 4)
+    expect(JSON.parse(getBody)).toEqual({ status: 'ok' })
+    expect(head).toMatch(/^HTTP\/1\.1 200 /)
+    expect(head.endsWith('\r\n\r\n')).toBe(true)
+    expect(head).toMatch(new RegExp(`content-length: ${Buffer.byteLength(getBody)}\r\n`, 'i'))
   })
 
   it('reports health and Prometheus metrics', async () => {

@@ -75,22 +75,33 @@ const SERVER_ERROR: OutgoingResponse = {
   body: JSON.stringify({ type: 'server_error', code: 'error', detail: 'A server error occurred.', attr: null }),
 }
 
-function write(res: uWS.HttpResponse, response: OutgoingResponse, closeConnection = false): void {
+interface RequestState {
+  aborted: boolean
+  /** A HEAD request: answered as the GET would be, without the body (whose length is reported). */
+  head: boolean
+}
+
+function write(res: uWS.HttpResponse, state: RequestState, response: OutgoingResponse, closeConnection = false): void {
   res.cork(() => {
     res.writeStatus(statusLine(response.status))
     const headers = response.headers
     for (const name in headers) res.writeHeader(name, headers[name]!)
-    res.end(response.body, closeConnection)
+    // A HEAD answer that closes the connection may keep its body: nothing is read after it.
+    if (state.head && !closeConnection) {
+      // This uWS build drops the connection when endWithoutBody is given any argument.
+      res.writeHeader('content-length', String(Buffer.byteLength(response.body)))
+      res.endWithoutBody()
+    } else res.end(response.body, closeConnection)
   })
 }
 
-function answerWith(res: uWS.HttpResponse, state: { aborted: boolean }, response: OutgoingResponse): void {
-  if (!state.aborted) write(res, response)
+function answerWith(res: uWS.HttpResponse, state: RequestState, response: OutgoingResponse): void {
+  if (!state.aborted) write(res, state, response)
 }
 
-function answerFailure(res: uWS.HttpResponse, state: { aborted: boolean }, log: (msg: string) => void, req: IncomingRequest, err: unknown): void {
+function answerFailure(res: uWS.HttpResponse, state: RequestState, log: (msg: string) => void, req: IncomingRequest, err: unknown): void {
   log(`${req.method} ${req.path} failed: ${(err as Error)?.stack ?? String(err)}`)
-  if (!state.aborted) write(res, SERVER_ERROR)
+  if (!state.aborted) write(res, state, SERVER_ERROR)
 }
 
 function normaliseAddress(text: string): string {
@@ -105,7 +116,7 @@ function normaliseAddress(text: string): string {
 export function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
   const app = uWS.App()
   app.any('/*', (res, req) => {
-    const state = { aborted: false }
+    const state: RequestState = { aborted: false, head: false }
     res.onAborted(() => {
       state.aborted = true
     })
@@ -115,13 +126,14 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
       headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`
     })
     const method = req.getMethod().toUpperCase()
+    state.head = method === 'HEAD'
     const path = req.getUrl()
     const query = req.getQuery() ?? ''
     const remoteAddress = normaliseAddress(Buffer.from(res.getRemoteAddressAsText()).toString())
 
     const declared = Number(headers['content-length'] ?? '0')
     if (declared > options.maxBodyBytes) {
-      write(res, { status: 413, headers: { 'content-type': 'application/json' }, body: TOO_LARGE_BODY }, true)
+      write(res, state, { status: 413, headers: { 'content-type': 'application/json' }, body: TOO_LARGE_BODY }, true)
       state.aborted = true
       return
     }
@@ -133,14 +145,15 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
       received += chunk.byteLength
       if (received > options.maxBodyBytes) {
         state.aborted = true
-        write(res, { status: 413, headers: { 'content-type': 'application/json' }, body: TOO_LARGE_BODY }, true)
+        write(res, state, { status: 413, headers: { 'content-type': 'application/json' }, body: TOO_LARGE_BODY }, true)
         return
       }
       // uWS reuses the chunk's memory after this callback: copy it.
       chunks.push(Buffer.from(new Uint8Array(chunk)))
       if (!isLast) return
       const request: IncomingRequest = {
-        method,
+        // HEAD is answered as GET (write() leaves out the body), so every GET route has one.
+        method: state.head ? 'GET' : method,
         path,
         query,
         headers,
