@@ -1,4 +1,5 @@
 import type { TestAccount } from '@burrow/testing'
+import { PostHog } from 'posthog-node'
 import { describe, expect, it } from 'vitest'
 import { useTestService, type TestService } from './service'
 
@@ -10,8 +11,8 @@ useTestService((s, a) => {
 })
 
 const FLAG_FIELDS = [
-  'active', 'created_at', 'created_by', 'deleted', 'ensure_experience_continuity', 'filters', 'id', 'is_simple_flag', 'key',
-  'name', 'rollout_percentage', 'updated_at', 'version',
+  'active', 'created_at', 'created_by', 'deleted', 'ensure_experience_continuity', 'filters', 'id', 'is_remote_configuration',
+  'is_simple_flag', 'key', 'name', 'rollout_percentage', 'updated_at', 'version',
 ]
 
 async function call(owner: TestAccount, method: string, path: string, body?: unknown) {
@@ -39,6 +40,7 @@ describe('feature flags', () => {
       name: 'New checkout',
       active: true,
       deleted: false,
+      is_remote_configuration: false,
       version: 1,
       is_simple_flag: true,
       rollout_percentage: 30,
@@ -103,5 +105,49 @@ describe('feature flags', () => {
     const { body: theirs } = await call(other, 'POST', '', { key: 'theirs' })
     expect((await call(account, 'GET', `${theirs.id}/`)).status).toBe(404)
     expect((await call(account, 'PATCH', `${theirs.id}/`, { name: 'x' })).status).toBe(404)
+  })
+})
+
+describe('remote configuration flags', () => {
+  it("serves the payload by key to posthog-node's getRemoteConfigPayload, and by id", async () => {
+    const owner = await service.account()
+    const config = { theme: 'dark', retries: 3 }
+    const created = await call(owner, 'POST', '', {
+      key: 'app-config',
+      is_remote_configuration: true,
+      filters: { groups: [{ rollout_percentage: 100 }], payloads: { true: JSON.stringify(config) } },
+    })
+    expect(created.status).toBe(201)
+    expect(created.body.is_remote_configuration).toBe(true)
+
+    const client = new PostHog(owner.projectToken, { host: service.baseUrl, personalApiKey: owner.personalApiKey, flushAt: 1 })
+    try {
+      expect(await client.getRemoteConfigPayload('app-config')).toEqual(config)
+    } finally {
+      await client.shutdown()
+    }
+    // The stored value as it is (a JSON string), as PostHog answers it.
+    const byId = await service.api(owner, `/api/projects/@current/feature_flags/${created.body.id}/remote_config`)
+    expect(byId.status).toBe(200)
+    expect(await byId.json()).toBe(JSON.stringify(config))
+  })
+
+  it('answers null without a payload, and 404 without a body for a flag that is not one, or none', async () => {
+    const owner = await service.account()
+    const { body: emptyConfig } = await call(owner, 'POST', '', { key: 'empty-config', is_remote_configuration: true })
+    await call(owner, 'POST', '', { key: 'rollout', filters: { groups: [{ rollout_percentage: 100 }], payloads: { true: '1' } } })
+    const remoteConfig = (key: string) => service.api(owner, `/api/projects/${owner.projectId}/feature_flags/${key}/remote_config/`)
+
+    const empty = await remoteConfig('empty-config')
+    expect(empty.status).toBe(200)
+    expect(await empty.json()).toBeNull()
+    for (const key of ['rollout', 'no-such-flag', '999999']) {
+      const res = await remoteConfig(key)
+      expect(res.status, key).toBe(404)
+      expect(await res.text()).toBe('')
+    }
+    // Turned off for the flag, the payload is no longer served.
+    expect((await call(owner, 'PATCH', `${emptyConfig.id}/`, { is_remote_configuration: false })).body.is_remote_configuration).toBe(false)
+    expect((await remoteConfig('empty-config')).status).toBe(404)
   })
 })

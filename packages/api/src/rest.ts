@@ -110,6 +110,7 @@ function matchRoute(routes: CompiledRoute[], method: string, path: string): Matc
 function respond(route: RestRoute, result: unknown, req: HttpRequest): HttpResponse {
   const headers = { ...route.headers }
   if (route.status === 204) return { status: 204, headers, body: '' }
+  if (route.undefinedIsNotFound && result === undefined) return { status: 404, headers, body: '' }
   const status = route.status ?? 200
   if (route.etag) {
     const body = JSON.stringify(result)

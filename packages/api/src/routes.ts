@@ -23,6 +23,8 @@ export interface RestRoute {
   contentType?: string
   /** Extra response headers. */
   headers?: Record<string, string>
+  /** The procedure answers undefined for what does not exist: a 404 without a body, as PostHog answers the route. */
+  undefinedIsNotFound?: boolean
   /** The answer carries an ETag, and a request whose If-None-Match names it gets 304 without a body (SDKs polling definitions). */
   etag?: boolean
 }
@@ -127,6 +129,13 @@ export const restRoutes: RestRoute[] = [
     summary: 'Flag definitions for local evaluation (the project of `token`)',
     query: true,
     etag: true,
+  },
+  {
+    method: 'GET',
+    path: `${projectScoped}/feature_flags/:id/remote_config/`,
+    procedure: 'featureFlags.remoteConfig',
+    summary: "A remote configuration flag's payload, by id or key (what posthog-node's getRemoteConfigPayload asks)",
+    undefinedIsNotFound: true,
   },
   {
     method: 'PATCH',

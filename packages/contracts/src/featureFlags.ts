@@ -93,6 +93,7 @@ export const featureFlagSchema = z.object({
   active: z.boolean(),
   deleted: z.boolean(),
   ensure_experience_continuity: z.boolean(),
+  is_remote_configuration: z.boolean(),
   created_by: userSummarySchema.nullable(),
   created_at: z.string(),
   updated_at: z.string(),
@@ -113,6 +114,7 @@ const featureFlagWritableSchema = z.object({
   active: z.boolean(),
   deleted: z.boolean(),
   ensure_experience_continuity: z.boolean(),
+  is_remote_configuration: z.boolean(),
 })
 export const featureFlagCreateSchema = featureFlagWritableSchema.partial().required({ key: true })
 export const featureFlagUpdateSchema = featureFlagWritableSchema.partial()

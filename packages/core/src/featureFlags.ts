@@ -41,6 +41,7 @@ async function toFlags(deps: CoreDeps, rows: FeatureFlagRow[]): Promise<FeatureF
       active: row.active,
       deleted: row.deleted,
       ensure_experience_continuity: row.ensure_experience_continuity,
+      is_remote_configuration: row.is_remote_configuration,
       created_by: summary(row.created_by_id),
       created_at: row.created_at.toISOString(),
       updated_at: row.updated_at.toISOString(),
@@ -92,6 +93,18 @@ export async function getFeatureFlag(deps: CoreDeps, projectId: number, idParam:
   if (!row) throw problems.notFound()
   const [flag] = await toFlags(deps, [row])
   return flag!
+}
+
+/**
+ * The payload of a remote configuration flag, found by id or key: its `"true"` payload, null
+ * when it has none, undefined when there is no such flag or it is not a remote configuration.
+ */
+export async function remoteConfigPayload(deps: CoreDeps, projectId: number, idOrKey: string): Promise<unknown> {
+  const row = /^\d+$/.test(idOrKey)
+    ? await featureFlags.findFeatureFlag(deps.sql, projectId, serialIdOrNotFound(idOrKey))
+    : await featureFlags.findFeatureFlagByKey(deps.sql, projectId, idOrKey)
+  if (!row || row.deleted || !row.is_remote_configuration) return undefined
+  return (row.filters as { payloads?: Record<string, unknown> }).payloads?.true ?? null
 }
 
 export async function createFeatureFlag(deps: CoreDeps, projectId: number, user: UserRow, input: FeatureFlagCreate): Promise<FeatureFlag> {

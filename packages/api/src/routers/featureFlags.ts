@@ -35,6 +35,11 @@ export const featureFlagsRouter = router({
       // `send_cohorts` asks for the cohorts' conditions, whatever its value (posthog-node sends it bare).
       return featureFlags.localEvaluation(ctx.deps, ctx.user, projectId, input.token, { sendCohorts: input.send_cohorts !== undefined })
     }),
+  /** A remote configuration flag's payload; undefined when the flag is not one (REST: 404 without a body). */
+  remoteConfig: projectProcedure
+    .input(z.object({ id: z.string() }))
+    .output(z.unknown())
+    .query(({ ctx, input }) => featureFlags.remoteConfigPayload(ctx.deps, ctx.project.row.id, input.id)),
   update: projectProcedure
     .input(idParam.extend({ data: featureFlagUpdateSchema }))
     .output(featureFlagSchema)

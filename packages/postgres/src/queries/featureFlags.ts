@@ -10,6 +10,7 @@ export interface FeatureFlagRow {
   active: boolean
   deleted: boolean
   ensure_experience_continuity: boolean
+  is_remote_configuration: boolean
   version: number
   created_by_id: number | null
   created_at: Date
@@ -23,11 +24,12 @@ export interface FeatureFlagWrite {
   active?: boolean | undefined
   deleted?: boolean | undefined
   ensure_experience_continuity?: boolean | undefined
+  is_remote_configuration?: boolean | undefined
 }
 
 function columnValues(sql: Sql, write: FeatureFlagWrite): Record<string, unknown> {
   const values: Record<string, unknown> = {}
-  for (const column of ['key', 'name', 'active', 'deleted', 'ensure_experience_continuity'] as const) {
+  for (const column of ['key', 'name', 'active', 'deleted', 'ensure_experience_continuity', 'is_remote_configuration'] as const) {
     if (write[column] !== undefined) values[column] = write[column]
   }
   if (write.filters !== undefined) values.filters = sql.json(write.filters as never)
@@ -74,6 +76,12 @@ export async function updateFeatureFlag(
 
 export async function findFeatureFlag(sql: Sql, projectId: number, id: number): Promise<FeatureFlagRow | undefined> {
   const [row] = await sql<FeatureFlagRow[]>`select * from feature_flags where project_id = ${projectId} and id = ${id}`
+  return row
+}
+
+/** A live flag by its key. */
+export async function findFeatureFlagByKey(sql: Sql, projectId: number, key: string): Promise<FeatureFlagRow | undefined> {
+  const [row] = await sql<FeatureFlagRow[]>`select * from feature_flags where project_id = ${projectId} and key = ${key} and not deleted`
   return row
 }
 
