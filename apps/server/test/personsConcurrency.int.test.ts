@@ -1,7 +1,7 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { persons } from '@burrow/postgres'
+import { cohorts as cohortQueries, persons, type PersonRef } from '@burrow/postgres'
 import { createTestAccount, waitFor, type TestAccount } from '@burrow/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestService, type TestService } from './service'
@@ -79,42 +79,70 @@ describe('persons written by two server instances at once', () => {
   })
 })
 
+/**
+ * Runs `statement` while another server's merge of the anonymous person into the user's holds
+ * both persons locked, as mergeDistinctIds does; the merge moves the ids and deletes the
+ * anonymous person once `statement` waits for its lock (seen as a query containing `waitsAs`).
+ */
+async function duringMerge<T>(names: { anon: string; user: string }, waitsAs: string, statement: (anon: PersonRef) => Promise<T>) {
+  const sql = a.app.deps.sql
+  const { refs } = await persons.createPersons(sql, account.projectId, [
+    { distinctId: names.anon, createdAt: new Date() },
+    { distinctId: names.user, createdAt: new Date() },
+  ])
+  const anon = refs.get(names.anon)!
+  const user = refs.get(names.user)!
+  let release!: () => void
+  const released = new Promise<void>((resolve) => (release = resolve))
+  let lockTaken!: () => void
+  const locked = new Promise<void>((resolve) => (lockTaken = resolve))
+  const merge = sql.begin(async (tx) => {
+    await tx`select id from persons where id in (${anon.id}, ${user.id}) order by id for update`
+    lockTaken()
+    await released
+    await tx`update person_distinct_ids set person_id = ${user.id} where person_id = ${anon.id}`
+    await tx`delete from persons where id = ${anon.id}`
+  })
+  await locked
+  const result = statement(anon)
+  await waitFor(
+    async () => {
+      const [{ waiting }] = await sql<{ waiting: number }[]>`
+        select count(*)::int as waiting from pg_stat_activity where wait_event_type = 'Lock' and query like ${`%${waitsAs}%`}`
+      return waiting > 0 || undefined
+    },
+    { what: 'the statement waiting for the merge', timeoutMs: 5_000, intervalMs: 20 },
+  )
+  release()
+  await merge
+  return { anon, user, result: await result }
+}
+
 describe('a property change racing a merge', () => {
   it('lands on the person the merge kept when its person is merged away while the change waits for it', async () => {
-    const sql = a.app.deps.sql
-    const { refs } = await persons.createPersons(sql, account.projectId, [
-      { distinctId: 'race-anon', createdAt: new Date() },
-      { distinctId: 'race-user', createdAt: new Date() },
-    ])
-    const anon = refs.get('race-anon')!
-    const user = refs.get('race-user')!
-    // Another server's merge holds the anonymous person, as mergeDistinctIds does, while this
-    // server's change to that person waits for the lock.
-    let releaseMerge!: () => void
-    const mergeHolds = new Promise<void>((resolve) => (releaseMerge = resolve))
-    let merging!: () => void
-    const locked = new Promise<void>((resolve) => (merging = resolve))
-    const merge = sql.begin(async (tx) => {
-      await tx`select id from persons where id in (${anon.id}, ${user.id}) order by id for update`
-      merging()
-      await mergeHolds
-      await tx`update person_distinct_ids set person_id = ${user.id} where person_id = ${anon.id}`
-      await tx`delete from persons where id = ${anon.id}`
-    })
-    await locked
-    const change = persons.updatePersonProperties(sql, new Map([[anon.id, { set: {}, setOnce: { landing: '/race' }, unset: [] }]]))
-    await waitFor(
-      async () => {
-        const [{ waiting }] = await sql<{ waiting: number }[]>`
-          select count(*)::int as waiting from pg_stat_activity where wait_event_type = 'Lock' and query like '%jsonb_to_recordset%'`
-        return waiting > 0 || undefined
-      },
-      { what: 'the property change waiting for the merge', timeoutMs: 5_000, intervalMs: 20 },
+    const { anon, result } = await duringMerge({ anon: 'race-anon', user: 'race-user' }, 'jsonb_to_recordset', (person) =>
+      persons.updatePersonProperties(a.app.deps.sql, new Map([[person.id, { set: {}, setOnce: { landing: '/race' }, unset: [] }]])),
     )
-    releaseMerge()
-    await merge
-    const { updated, missing } = await change
-    expect(updated).toEqual([])
-    expect(missing).toEqual([anon.id])
+    // Reported missing, the change is looked up again and applied to the merged person.
+    expect(result.updated).toEqual([])
+    expect(result.missing).toEqual([anon.id])
+  })
+})
+
+describe('a static cohort upload racing a merge', () => {
+  it('adds the person the merge kept when the uploaded id’s person is merged away meanwhile', async () => {
+    const res = await fetch(`${a.baseUrl}/api/projects/${account.projectId}/cohorts/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${account.personalApiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'listed', is_static: true }),
+    })
+    expect(res.status).toBe(201)
+    const cohort = (await res.json()) as { id: number }
+    const { user, result } = await duringMerge({ anon: 'listed-anon', user: 'listed-user' }, 'insert into cohort_people', () =>
+      cohortQueries.addStaticMembers(a.app.deps.sql, account.projectId, cohort.id, ['listed-anon']),
+    )
+    expect(result).toBe(1)
+    const members = await a.app.deps.sql<{ person_id: number }[]>`select person_id::int as person_id from cohort_people where cohort_id = ${cohort.id}`
+    expect(members).toEqual([{ person_id: user.id }])
   })
 })

@@ -129,9 +129,23 @@ export async function membersVersions(sql: Sql, projectId: number, ids: readonly
   return new Map(rows.map((r) => [r.id, r.members_version]))
 }
 
-/** Adds the persons of these distinct ids to a static cohort; answers how many distinct ids named a person. */
+/**
+ * Adds the persons of these distinct ids to a static cohort; answers how many distinct ids named
+ * a person. A person merged away while the statement ran fails its foreign key; the statement
+ * then runs again, finding the person the ids moved to.
+ */
 export async function addStaticMembers(sql: Sql, projectId: number, cohortId: number, distinctIds: readonly string[]): Promise<number> {
   if (distinctIds.length === 0) return 0
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await insertStaticMembers(sql, projectId, cohortId, distinctIds)
+    } catch (err) {
+      if ((err as { code?: string }).code !== '23503' || attempt >= 3) throw err
+    }
+  }
+}
+
+async function insertStaticMembers(sql: Sql, projectId: number, cohortId: number, distinctIds: readonly string[]): Promise<number> {
   const [found] = await sql<{ n: number }[]>`
     with persons_found as (
       select distinct person_id from person_distinct_ids
