@@ -118,6 +118,17 @@ describe('authorization, for every route of the table', () => {
   })
 })
 
+describe('pagination, for every list of the table', () => {
+  const lists = cases.filter(([method, path]) => method === 'GET' && restRoutes.find((r) => r.path === path)?.paginated && !/:(id|parent_lookup)/.test(path))
+  it.each(lists)('%s %s answers an empty page for an offset past every item, however large', async (_method, path) => {
+    for (const offset of ['1000000', '99999999999999999999']) {
+      const res = await service.api(account, `${pathFor(path, { project: account.projectId, organization: account.organizationId })}?offset=${offset}`)
+      expect(res.status, offset).toBe(200)
+      expect(await res.json()).toMatchObject({ next: null, results: [] })
+    }
+  })
+})
+
 describe('the OpenAPI document at /api/schema/', () => {
   it('is a valid OpenAPI 3.1 document with an operation and a response schema for every route', async () => {
     const res = await fetch(`${service.baseUrl}/api/schema/`)

@@ -5,7 +5,7 @@ export const MAX_PAGE_LIMIT = 1000
 
 /**
  * `limit` and `offset` as PostHog reads them: a missing, non-numeric or non-positive limit
- * means the default, a larger one is capped; a bad offset means 0.
+ * means the default, a larger one is capped; a bad offset means 0, a huge one the largest safe integer.
  */
 export const pageQuerySchema = z.object({
   limit: z
@@ -21,7 +21,8 @@ export const pageQuerySchema = z.object({
     .unknown()
     .transform((v) => {
       const n = Number.parseInt(String(v ?? ''), 10)
-      return Number.isFinite(n) && n > 0 ? n : 0
+      // Beyond the integers that survive JSON and the database drivers, no page has items anyway.
+      return Number.isFinite(n) && n > 0 ? Math.min(n, Number.MAX_SAFE_INTEGER) : 0
     })
     .optional()
     .transform((v) => v ?? 0)
