@@ -141,7 +141,7 @@ describe('remote configuration flags', () => {
     const empty = await remoteConfig('empty-config')
     expect(empty.status).toBe(200)
     expect(await empty.json()).toBeNull()
-    for (const key of ['rollout', 'no-such-flag', '999999']) {
+    for (const key of ['rollout', 'no-such-flag', '999999', '99999999999999999999']) {
       const res = await remoteConfig(key)
       expect(res.status, key).toBe(404)
       expect(await res.text()).toBe('')

@@ -3,7 +3,7 @@ import { cohorts, featureFlags, groupTypes, projects, type FeatureFlagRow, type 
 import type { CoreDeps } from './deps'
 import { cohortsOfFlags, hasBehaviour } from './flagCohorts'
 import type { FlagDefinition } from '@burrow/flags'
-import { serialIdOrNotFound } from './ids'
+import { serialId, serialIdOrNotFound } from './ids'
 import { problems } from './problems'
 import { userSummaries } from './users'
 
@@ -100,11 +100,17 @@ export async function getFeatureFlag(deps: CoreDeps, projectId: number, idParam:
  * when it has none, undefined when there is no such flag or it is not a remote configuration.
  */
 export async function remoteConfigPayload(deps: CoreDeps, projectId: number, idOrKey: string): Promise<unknown> {
+  // Digits name the flag's id, as in PostHog (a key of digits alone is reached by its id only).
   const row = /^\d+$/.test(idOrKey)
-    ? await featureFlags.findFeatureFlag(deps.sql, projectId, serialIdOrNotFound(idOrKey))
+    ? await findBySerialId(deps, projectId, idOrKey)
     : await featureFlags.findFeatureFlagByKey(deps.sql, projectId, idOrKey)
   if (!row || row.deleted || !row.is_remote_configuration) return undefined
   return (row.filters as { payloads?: Record<string, unknown> }).payloads?.true ?? null
+}
+
+async function findBySerialId(deps: CoreDeps, projectId: number, idParam: string) {
+  const id = serialId(idParam)
+  return id === null ? undefined : featureFlags.findFeatureFlag(deps.sql, projectId, id)
 }
 
 export async function createFeatureFlag(deps: CoreDeps, projectId: number, user: UserRow, input: FeatureFlagCreate): Promise<FeatureFlag> {
