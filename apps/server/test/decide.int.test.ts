@@ -206,6 +206,7 @@ describe('/decide/', () => {
     new Function('window', await script.text())(window)
     expect(window._POSTHOG_REMOTE_CONFIG?.[account.projectToken]?.config.token).toBe(account.projectToken)
     expect((await fetch(`${service.baseUrl}/array/phc_unknown/config`)).status).toBe(404)
+    expect((await fetch(`${service.baseUrl}/array/%E0%A4%A/config.js`)).status).toBe(404)
   })
 })
 

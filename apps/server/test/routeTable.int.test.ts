@@ -112,6 +112,13 @@ describe('authorization, for every route of the table', () => {
     expect(await res.json()).toMatchObject({ type: 'invalid_request', code: 'not_found', attr: null })
   })
 
+  const withParams = cases.filter(([, path]) => /\/:(id|parent_lookup_plugin_config_id)\//.test(path))
+  it.each(withParams)('%s %s answers 404 when a path parameter is not valid percent-encoding', async (method, path) => {
+    const malformed = pathFor(path.replace(/:(id|parent_lookup_plugin_config_id)\b/, '%E0%A4%A'), { project: account.projectId, organization: account.organizationId })
+    const res = await service.api(account, malformed, { method, body: bodyFor(method) })
+    expect(res.status).toBe(404)
+  })
+
   it('takes the key from ?personal_api_key= as PostHog does', async () => {
     const res = await fetch(`${service.baseUrl}/api/projects/?personal_api_key=${account.personalApiKey}`)
     expect(res.status).toBe(200)

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { Page } from '@burrow/contracts'
-import { problems, type ApiProblem, type CoreDeps } from '@burrow/core'
+import { decodePathSegment, problems, type ApiProblem, type CoreDeps } from '@burrow/core'
 import { createApiContext, personalApiKeyFrom } from './context'
 import { problemFromError } from './errors'
 import { jsonResponse, type HttpRequest, type HttpResponse } from './http'
@@ -102,7 +102,9 @@ function matchRoute(routes: CompiledRoute[], method: string, path: string): Matc
   const fewestParams = Math.min(...matching.map((m) => m.route.paramNames.length))
   const found = matching.find((m) => m.route.paramNames.length === fewestParams && m.route.method === method)
   if (!found) return { problem: problems.methodNotAllowed(method) }
-  const params = Object.fromEntries(found.route.paramNames.map((name, i) => [name, decodeURIComponent(found.match[i + 1]!)]))
+  const values = found.route.paramNames.map((_, i) => decodePathSegment(found.match[i + 1]!))
+  if (values.some((value) => value === undefined)) return { problem: problems.notFound() }
+  const params = Object.fromEntries(found.route.paramNames.map((name, i) => [name, values[i]!]))
   return { route: found.route, params }
 }
 

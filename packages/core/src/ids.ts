@@ -15,3 +15,12 @@ export function serialIdOrNotFound(value: string): number {
   if (id === null) throw problems.notFound()
   return id
 }
+
+/** A URL path segment decoded; undefined when its percent-encoding is malformed (such a URL names nothing). */
+export function decodePathSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return undefined
+  }
+}

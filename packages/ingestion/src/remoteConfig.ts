@@ -1,4 +1,4 @@
-import type { FlagDefinitionsResolver, ProjectTokenResolver } from '@burrow/core'
+import { decodePathSegment, type FlagDefinitionsResolver, type ProjectTokenResolver } from '@burrow/core'
 
 export interface RemoteConfigDeps {
   projects: ProjectTokenResolver
@@ -10,7 +10,9 @@ const REMOTE_CONFIG_PATH = /^\/array\/([^/]+)\/(config|config\.js)$/
 /** `/array/<token>/config` and `/array/<token>/config.js`, where posthog-js 1.x loads its settings. */
 export function remoteConfigRequest(path: string): { token: string; script: boolean } | undefined {
   const match = REMOTE_CONFIG_PATH.exec(path)
-  return match ? { token: decodeURIComponent(match[1]!), script: match[2] === 'config.js' } : undefined
+  if (!match) return undefined
+  const token = decodePathSegment(match[1]!)
+  return token === undefined ? undefined : { token, script: match[2] === 'config.js' }
 }
 
 export type RemoteConfigAnswer =
