@@ -303,6 +303,15 @@ describe('flags on stored persons and cohorts', () => {
     expect((await flagsOf({ distinct_id: 'bea', person_properties: { plan: 'enterprise' } }))['enterprise-only']).toBe(true)
   })
 
+  it('finds the stored person of a distinct id holding U+0000, as capture stored it', async () => {
+    await createFlag({ key: 'stored-plan', filters: { groups: [{ properties: [{ key: 'plan', value: 'business', type: 'person' }], rollout_percentage: 100 }] } }, project)
+    await send([{ event: 'signed up', distinct_id: 'nul\u0000id', properties: { $set: { plan: 'business' } } }])
+    await personExists('nul\uFFFDid', (p) => p.properties.plan === 'business')
+    const res = await decide({ api_key: project.projectToken, distinct_id: 'nul\u0000id', $anon_distinct_id: 'anon\u0000' }, '?v=3')
+    expect(res.body.errorsWhileComputingFlags).toBe(false)
+    expect(res.body.featureFlags['stored-plan']).toBe(true)
+  })
+
   it('matches dynamic cohorts by their conditions, for /decide/ and for posthog-node evaluating locally', async () => {
     const acme = await createCohort({ name: 'Acme', filters: { properties: { type: 'AND', values: [{ key: 'email', value: '@acme.com', operator: 'icontains', type: 'person' }] } } })
     await createFlag({ key: 'acme-beta', filters: { groups: [{ properties: [{ key: 'id', value: acme.id, type: 'cohort' }], rollout_percentage: 100 }] } }, project)

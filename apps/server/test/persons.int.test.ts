@@ -150,6 +150,35 @@ describe('persons from events', () => {
     expect(ghostEvent!.person).toBeNull()
     expect((await personsPage(account, '?distinct_id=ghost')).count).toBe(0)
   })
+
+  it('stores U+0000 in person properties, ids and event names as U+FFFD, without failing the events beside them', async () => {
+    const fresh = await service.account()
+    await send(fresh, [
+      { event: 'signed up', distinct_id: 'nul-props', properties: { $set: { 'na\u0000me': 'a\u0000b', nested: { deep: ['x\u0000'] } }, $set_once: { first: '\u0000' } } },
+      { event: 'signed up', distinct_id: 'clean', properties: { $set: { plan: 'pro' } } },
+      { event: 'clicked\u0000button', distinct_id: 'clean' },
+      { event: '$identify', distinct_id: 'nul-props', properties: { $anon_distinct_id: 'anon\u0000device', $groups: { 'org\u0000type': 'acme' } } },
+    ])
+    const clean = await service.personOf(fresh, 'clean', (p) => p.properties.plan === 'pro')
+    expect(clean.properties).toEqual({ plan: 'pro' })
+    const dirty = await service.personOf(fresh, 'nul-props', (p) => p.distinct_ids.length === 2)
+    expect(dirty.properties).toEqual({ 'na\uFFFDme': 'a\uFFFDb', nested: { deep: ['x\uFFFD'] }, first: '\uFFFD' })
+    expect(dirty.distinct_ids.sort()).toEqual(['anon\uFFFDdevice', 'nul-props'])
+
+    // The event name is stored as its definition is named, and later names are still recorded.
+    await send(fresh, [{ event: 'after it', distinct_id: 'clean' }])
+    const names = await waitFor(
+      async () => {
+        const res = await service.api(fresh, `/api/projects/${fresh.projectId}/event_definitions/`)
+        const found = ((await res.json()).results as Array<{ name: string }>).map((d) => d.name)
+        return found.includes('after it') ? found : undefined
+      },
+      { what: 'the definition of the later event', timeoutMs: 15_000 },
+    )
+    expect(names).toContain('clicked\uFFFDbutton')
+    const stored = await service.eventsOf(fresh, 1, `&event=${encodeURIComponent('clicked\uFFFDbutton')}`)
+    expect(stored[0]!.person).toMatchObject({ distinct_ids: ['clean'] })
+  })
 })
 
 describe('the persons endpoints', () => {

@@ -1,4 +1,4 @@
-import type { FlagDefinitionsResolver, ProjectFlags, ProjectTokenResolver } from '@burrow/core'
+import { replaceNul, type FlagDefinitionsResolver, type ProjectFlags, type ProjectTokenResolver } from '@burrow/core'
 import { evaluateFlag, type FlagEvaluation } from '@burrow/flags'
 import type { FlagPerson } from '@burrow/postgres'
 import type { CaptureInput, CaptureResult } from './capture'
@@ -143,14 +143,15 @@ export async function handleDecide(input: CaptureInput, deps: DecideDeps, flagsE
     const project = await projectForRequest({ token, projectId: projectId === undefined || projectId === null ? undefined : String(projectId) }, deps, noApiKey)
 
     const rawId = body.distinct_id ?? body.$distinct_id
-    const distinctId = typeof rawId === 'string' || typeof rawId === 'number' ? truncateDistinctId(String(rawId)) : ''
+    // As capture stores them (NUL as U+FFFD), so that the stored person is found.
+    const distinctId = typeof rawId === 'string' || typeof rawId === 'number' ? truncateDistinctId(replaceNul(String(rawId))) : ''
     if (distinctId === '') {
       throw new IngestError(400, { type: 'validation_error', code: 'missing_distinct_id', detail: 'Decide requires a distinct_id.', attr: 'distinct_id' })
     }
     const personProperties = isJsonObject(body.person_properties) ? body.person_properties : isJsonObject(body.$properties) ? body.$properties : {}
     const groups = isJsonObject(body.groups) ? (Object.fromEntries(Object.entries(body.groups).map(([k, v]) => [k, String(v)])) as Record<string, string>) : {}
     const groupProperties = isJsonObject(body.group_properties) ? (body.group_properties as Record<string, Record<string, unknown>>) : {}
-    const anonId = typeof body.$anon_distinct_id === 'string' && body.$anon_distinct_id !== '' ? body.$anon_distinct_id : undefined
+    const anonId = typeof body.$anon_distinct_id === 'string' && body.$anon_distinct_id !== '' ? replaceNul(body.$anon_distinct_id) : undefined
     const wanted = Array.isArray(body.flag_keys_to_evaluate ?? body.flag_keys) ? new Set((body.flag_keys_to_evaluate ?? body.flag_keys) as unknown[]) : undefined
 
     if (body.disable_flags === true) return { status: 200, body: { ...BASE_CONFIG, ...shape([], version, flagsEndpoint) } }

@@ -1,6 +1,6 @@
 import type { SharedCache } from '@burrow/cache'
 import type { ClickHouse } from '@burrow/clickhouse'
-import { featureFlags, persons as personsCore } from '@burrow/core'
+import { featureFlags, persons as personsCore, replaceNul, withoutNul } from '@burrow/core'
 import { groupTypes, persons, type NewPerson, type Pool, type PersonRef, type PersonWrites, type PropertyChange } from '@burrow/postgres'
 import { yieldToEventLoop } from '../eventLoop'
 import { rowStarts, rowTimestampMs, setPersonIds } from '../eventRow'
@@ -221,6 +221,12 @@ export class PersonStage {
         // Keys like `__proto__` are ordinary property names here.
         if (!change) changes.set(person.id, (change = { set: Object.create(null), setOnce: Object.create(null), unset: [] }))
         foldPropertyChange(change, intent)
+      }
+      // PostgreSQL cannot hold U+0000, which events may carry: it becomes U+FFFD, as in PostHog.
+      for (const change of changes.values()) {
+        change.set = withoutNul(change.set)
+        change.setOnce = withoutNul(change.setOnce)
+        change.unset = change.unset.map(replaceNul)
       }
       const { updated, missing } = await persons.updatePersonProperties(this.deps.sql, changes)
       writes.persons.push(...updated)

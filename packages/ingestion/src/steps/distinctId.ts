@@ -1,3 +1,4 @@
+import { replaceNul } from '@burrow/core'
 import { drop, ok, type Step } from '../pipeline'
 
 const MAX_DISTINCT_ID_LENGTH = 200
@@ -33,8 +34,7 @@ export const resolveDistinctId: Step = {
     if (value === undefined || value === null) return drop('missing_distinct_id')
     let id = typeof value === 'string' ? value : canonicalJson(value)
     if (id.trim() === '') return drop('empty_distinct_id')
-    if (id.includes('\u0000')) id = id.replaceAll('\u0000', '\uFFFD')
-    event.distinctId = truncateDistinctId(id)
+    event.distinctId = truncateDistinctId(replaceNul(id))
     return ok
   },
 }

@@ -1,4 +1,5 @@
 import { isJsonObject } from '@burrow/contracts'
+import { replaceNul } from '@burrow/core'
 import { ok, type Step } from '../pipeline'
 import { truncateDistinctId } from './distinctId'
 
@@ -54,7 +55,7 @@ export const isIllegalMergeId = (id: string): boolean => ILLEGAL_MERGE_IDS.has(i
 function mergeTarget(name: string, properties: Record<string, unknown>): string | undefined {
   const other = name === '$identify' ? properties.$anon_distinct_id : name === '$create_alias' || name === '$merge_dangerously' ? properties.alias : undefined
   if (typeof other !== 'string' && typeof other !== 'number') return undefined
-  return truncateDistinctId(String(other))
+  return truncateDistinctId(replaceNul(String(other)))
 }
 
 /** Reads the person changes of an event from its built properties (after build_properties). */
@@ -67,7 +68,7 @@ export const readPersonIntent: Step = {
     if (event.name === '$groupidentify' && typeof p.$group_type === 'string') groupTypes.push(p.$group_type)
     // Built field by field rather than spread, for the reason given in the properties step.
     const intent: Exclude<PersonIntent, string> = { d }
-    if (groupTypes.length > 0) intent.g = [...new Set(groupTypes)]
+    if (groupTypes.length > 0) intent.g = [...new Set(groupTypes.map(replaceNul))]
     if (p.$process_person_profile === false) {
       intent.x = 1
       event.person = intent
