@@ -136,6 +136,27 @@ describe('pagination, for every list of the table', () => {
   })
 })
 
+describe('U+0000 in the input', () => {
+  it('is refused with 400 null_characters_not_allowed naming the field, in bodies, updates and queries', async () => {
+    const scoped = `/api/projects/${account.projectId}`
+    const created = await service.api(account, `${scoped}/cohorts/`, { method: 'POST', body: JSON.stringify({ name: 'a\u0000b' }) })
+    expect(created.status).toBe(400)
+    expect(await created.json()).toEqual({ type: 'validation_error', code: 'null_characters_not_allowed', detail: 'Null characters are not allowed.', attr: 'name' })
+
+    const flag = await (await service.api(account, `${scoped}/feature_flags/`, { method: 'POST', body: JSON.stringify({ key: 'nul-check' }) })).json()
+    const patched = await service.api(account, `${scoped}/feature_flags/${flag.id}/`, {
+      method: 'PATCH',
+      body: JSON.stringify({ filters: { groups: [{ properties: [{ key: 'email', value: 'x\u0000', type: 'person' }] }] } }),
+    })
+    expect(patched.status).toBe(400)
+    expect(await patched.json()).toMatchObject({ code: 'null_characters_not_allowed', attr: 'filters__groups__0__properties__0__value' })
+
+    const searched = await service.api(account, `${scoped}/persons/?search=%00`)
+    expect(searched.status).toBe(400)
+    expect(await searched.json()).toMatchObject({ code: 'null_characters_not_allowed', attr: 'search' })
+  })
+})
+
 describe('the OpenAPI document at /api/schema/', () => {
   it('is a valid OpenAPI 3.1 document with an operation and a response schema for every route', async () => {
     const res = await fetch(`${service.baseUrl}/api/schema/`)

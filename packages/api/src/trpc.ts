@@ -1,4 +1,4 @@
-import { ApiProblem, problems, projects, type CoreDeps } from '@burrow/core'
+import { ApiProblem, pathOfNul, problems, projects, type CoreDeps } from '@burrow/core'
 import type { UserRow } from '@burrow/postgres'
 import { initTRPC, TRPCError } from '@trpc/server'
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc'
@@ -53,11 +53,27 @@ const problemsToTrpcErrors = t.middleware(async ({ next }) => {
 
 export const publicProcedure = t.procedure.use(problemsToTrpcErrors)
 
-/** A procedure for a caller with a valid personal API key. */
-export const authedProcedure = publicProcedure.use(({ ctx, next }) => {
-  if (!ctx.user) throw ctx.keyPresented ? problems.authenticationFailed() : problems.notAuthenticated()
-  return next({ ctx: { ...ctx, user: ctx.user } })
+/**
+ * Refuses U+0000 anywhere in the input, as Django REST Framework refuses it in text ("Null
+ * characters are not allowed."): PostgreSQL could not store it. `attr` names the field as the
+ * resource does, so an update's `data` wrapper is left out.
+ */
+const refuseNulCharacters = t.middleware(async ({ getRawInput, next }) => {
+  const path = pathOfNul(await getRawInput())
+  if (path) {
+    const field = path[0] === 'data' ? path.slice(1) : path
+    throw problems.validation(field.length > 0 ? field.join('__') : null, 'Null characters are not allowed.', 'null_characters_not_allowed')
+  }
+  return next()
 })
+
+/** A procedure for a caller with a valid personal API key. */
+export const authedProcedure = publicProcedure
+  .use(({ ctx, next }) => {
+    if (!ctx.user) throw ctx.keyPresented ? problems.authenticationFailed() : problems.notAuthenticated()
+    return next({ ctx: { ...ctx, user: ctx.user } })
+  })
+  .use(refuseNulCharacters)
 
 /** `project_id` as the URL gives it: an integer or `@current`. */
 export const projectIdInput = z.object({ project_id: z.union([z.string(), z.number()]).transform(String) })
