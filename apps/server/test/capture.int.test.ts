@@ -80,6 +80,26 @@ describe('every body form lands', () => {
   })
 })
 
+describe('text ClickHouse cannot take as it is', () => {
+  it('stores lone surrogates as U+FFFD in names, distinct ids and properties, as JSON escapes and from lz64, and stores what follows', async () => {
+    const fresh = await service.account()
+    // JSON.stringify writes a lone surrogate as an escape ("\ud800"); lz64 carries it as it is.
+    const lonely = [
+      { event: 'lone\ud800name', distinct_id: 'lone\udc00id', properties: { 'key\udbff': ['v\udfff', 'pair \ud83d\ude00'] } },
+      event('clean neighbour', 'neighbour'),
+    ]
+    expect((await service.post('/batch/', { api_key: fresh.projectToken, batch: lonely })).status).toBe(200)
+    const lz64 = LZString.compressToBase64(JSON.stringify({ api_key: fresh.projectToken, batch: [event('lz\ud800', 'lz-user')] }).replace('\\ud800', '\ud800'))
+    expect((await service.post('/batch/?compression=lz64', `data=${encodeURIComponent(lz64)}`, { 'content-type': 'application/x-www-form-urlencoded' })).status).toBe(200)
+    expect((await service.post('/capture/', event('after them', 'neighbour', { api_key: fresh.projectToken }))).status).toBe(200)
+
+    const stored = await service.eventsOf(fresh, 4)
+    const byName = Object.fromEntries(stored.map((e) => [e.event, e]))
+    expect(Object.keys(byName).sort()).toEqual(['after them', 'clean neighbour', 'lone\uFFFDname', 'lz\uFFFD'])
+    expect(byName['lone\uFFFDname']).toMatchObject({ distinct_id: 'lone\uFFFDid', properties: { 'key\uFFFD': ['v\uFFFD', 'pair \ud83d\ude00'] } })
+  })
+})
+
 describe('silent drops', () => {
   it('drops events without a name or distinct_id but answers 200 and keeps their neighbours', async () => {
     const fresh = await service.account()

@@ -12,6 +12,7 @@ import { encodeFrame, type Sighting } from './spool/frames'
 import type { SpoolAppend } from './spool/spoolAppender'
 import { INGESTION_STEPS } from './steps'
 import type { PersonIntent } from './steps/personIntent'
+import { mayHoldLoneSurrogates, wellFormed } from './wellFormed'
 
 export interface CaptureInput {
   path: string
@@ -38,11 +39,13 @@ export type CaptureResult = { status: number; body: unknown }
 export const CAPTURE_ACCEPTED: CaptureResult = { status: 200, body: { status: 1 } }
 
 function parseJson(text: string): unknown {
+  let value: unknown
   try {
-    return JSON.parse(text)
+    value = JSON.parse(text)
   } catch (err) {
     throw ingestErrors.malformed((err as Error).message)
   }
+  return mayHoldLoneSurrogates(text) ? wellFormed(value) : value
 }
 
 /**

@@ -5,6 +5,7 @@ import type { RawEvent } from './payload'
 import { runPipeline } from './pipeline'
 import type { FrameContent } from './spool/frames'
 import { INGESTION_STEPS } from './steps'
+import { mayHoldLoneSurrogates, wellFormed } from './wellFormed'
 
 export interface DeadLetterDeps {
   ch: ClickHouse
@@ -38,6 +39,7 @@ async function rowFor(letter: StoredDeadLetter, deps: DeadLetterDeps): Promise<{
   let raw: RawEvent
   try {
     raw = JSON.parse(letter.raw_payload) as RawEvent
+    if (mayHoldLoneSurrogates(letter.raw_payload)) raw = wellFormed(raw) as RawEvent
   } catch (err) {
     return { error: `the payload is not JSON: ${String(err)}` }
   }

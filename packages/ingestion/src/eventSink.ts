@@ -126,9 +126,10 @@ export function deadLetter(
     id: randomUUID(),
     // A uuid ClickHouse cannot parse would get the dead letter itself refused.
     event_uuid: isUuid(subject.uuid) ? subject.uuid : NIL_UUID,
-    event: subject.event,
+    // Lone surrogates would get the dead letter itself refused; raw_payload keeps them as escapes.
+    event: subject.event.toWellFormed(),
     properties: '{}',
-    distinct_id: subject.distinctId,
+    distinct_id: subject.distinctId.toWellFormed(),
     team_id: subject.teamId,
     elements_chain: '',
     created_at: now,
