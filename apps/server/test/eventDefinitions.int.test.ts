@@ -145,4 +145,13 @@ describe('event definitions beside a project deleted while its events were on th
     const names = (await definitions(account, '?search=seen')).results.map((d) => d.name)
     expect(names).toEqual(expect.arrayContaining(['seen beside a deleted project', 'seen after it']))
   })
+
+  it('drops sightings the database refuses for their content, so that later flushes are written', async () => {
+    const tracker = new EventDefinitionTracker(service.app.deps)
+    tracker.record(2 ** 40, 'of a project id no column holds', Date.now())
+    await expect(tracker.flush()).rejects.toMatchObject({ code: '22003' })
+    tracker.record(account.projectId, 'written after a refused flush', Date.now())
+    await tracker.flush()
+    expect((await definitions(account, '?search=refused')).results.map((d) => d.name)).toEqual(['written after a refused flush'])
+  })
 })

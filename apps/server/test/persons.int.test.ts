@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { waitFor, type TestAccount } from '@burrow/testing'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestService, type TestService } from './service'
@@ -178,6 +178,32 @@ describe('persons from events', () => {
     expect(names).toContain('clicked\uFFFDbutton')
     const stored = await service.eventsOf(fresh, 1, `&event=${encodeURIComponent('clicked\uFFFDbutton')}`)
     expect(stored[0]!.person).toMatchObject({ distinct_ids: ['clean'] })
+  })
+
+  it('stores events whose name or group type is beyond PostHog’s 400 characters, and keeps persons and definitions for the rest', async () => {
+    const fresh = await service.account()
+    // Incompressible, so that it cannot fit a PostgreSQL index entry by compression either.
+    const long = randomBytes(15_000).toString('base64')
+    await send(fresh, [
+      { event: long, distinct_id: 'long-name' },
+      { event: 'grouped', distinct_id: 'long-group', properties: { $groups: { [long]: 'acme', company: 'acme' }, $set: { plan: 'team' } } },
+    ])
+    await send(fresh, [{ event: 'after the long ones', distinct_id: 'long-name' }])
+    const person = await service.personOf(fresh, 'long-group', (p) => p.properties.plan === 'team')
+    expect(person.distinct_ids).toEqual(['long-group'])
+    await service.personOf(fresh, 'long-name')
+    const names = await waitFor(
+      async () => {
+        const res = await service.api(fresh, `/api/projects/${fresh.projectId}/event_definitions/`)
+        const found = ((await res.json()).results as Array<{ name: string }>).map((d) => d.name)
+        return found.includes('after the long ones') ? found : undefined
+      },
+      { what: 'the definitions after the long name', timeoutMs: 15_000 },
+    )
+    expect(names.sort()).toEqual(['after the long ones', 'grouped'])
+    expect((await service.eventsOf(fresh, 3)).map((e) => e.event.length).sort((a, b) => a - b)).toEqual([7, 19, 20_000])
+    const project = await (await service.api(fresh, `/api/projects/${fresh.projectId}/`)).json()
+    expect(project.has_group_types).toBe(true)
   })
 })
 

@@ -1,7 +1,7 @@
 import type { SharedCache } from '@burrow/cache'
 import type { ClickHouse } from '@burrow/clickhouse'
 import { featureFlags, persons as personsCore, replaceNul, withoutNul } from '@burrow/core'
-import { groupTypes, persons, type NewPerson, type Pool, type PersonRef, type PersonWrites, type PropertyChange } from '@burrow/postgres'
+import { groupTypes, isTransientError, persons, type NewPerson, type Pool, type PersonRef, type PersonWrites, type PropertyChange } from '@burrow/postgres'
 import { yieldToEventLoop } from '../eventLoop'
 import { rowStarts, rowTimestampMs, setPersonIds } from '../eventRow'
 import type { FrameContent } from '../spool/frames'
@@ -106,7 +106,7 @@ export class PersonStage {
       } catch (err) {
         // An outage is waited out (the batch stays in the spool); any other failure would stop
         // every later event behind this batch, so the events are stored without their persons.
-        if (isTransient(err)) throw err
+        if (isTransientError(err)) throw err
         this.deps.log(`persons: storing ${rows.length} events of project ${teamId} without persons: ${(err as Error)?.stack ?? String(err)}`)
       }
     }
@@ -244,17 +244,6 @@ export class PersonStage {
       rows = rows.filter((r) => stale.includes(r.intent.d))
     }
   }
-}
-
-/**
- * Failures that pass: anything without a SQLSTATE (the connection, ClickHouse), connection
- * classes (08), the server shutting down or short of resources (57, 53, 58), and conflicts with
- * concurrent transactions (40).
- */
-function isTransient(err: unknown): boolean {
-  const code = (err as { code?: unknown })?.code
-  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true
-  return ['08', '40', '53', '57', '58'].includes(code.slice(0, 2))
 }
 
 function createdAtOf(row: Row): Date {

@@ -6,6 +6,8 @@ export interface GroupTypeRow {
 }
 
 export const MAX_GROUP_TYPES = 5
+/** PostHog's limit on a group type's name; longer ones are not registered. */
+export const MAX_GROUP_TYPE_LENGTH = 400
 
 export async function groupTypeMapping(sql: Sql, projectId: number): Promise<GroupTypeRow[]> {
   return sql<GroupTypeRow[]>`
@@ -19,7 +21,7 @@ export async function groupTypeMapping(sql: Sql, projectId: number): Promise<Gro
  */
 export async function registerGroupTypes(sql: Sql, projectId: number, groupTypes: readonly string[]): Promise<boolean> {
   let added = false
-  for (const groupType of groupTypes) {
+  for (const groupType of groupTypes.filter((type) => type.length <= MAX_GROUP_TYPE_LENGTH)) {
     for (let attempt = 0; attempt < MAX_GROUP_TYPES; attempt++) {
       const [state] = await sql<{ known: boolean; full: boolean }[]>`
         select bool_or(group_type = ${groupType}) is true as known, count(*) >= ${MAX_GROUP_TYPES} as full
