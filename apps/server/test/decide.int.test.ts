@@ -195,6 +195,19 @@ describe('/decide/', () => {
     }
   })
 
+  it('matches regex conditions in time linear in the value, with RE2 syntax', async () => {
+    const fresh = await service.account()
+    const regexFlag = (key: string, value: string) =>
+      createFlag({ key, filters: { groups: [{ properties: [{ key: 'name', value, operator: 'regex', type: 'person' }], rollout_percentage: 100 }] } }, fresh)
+    await regexFlag('nested-quantifiers', '^(a+)+$')
+    await regexFlag('case-insensitive', '(?i)^ADA')
+    // Against a backtracking engine this value would hold the server for longer than the test may run.
+    const flags = await decide({ api_key: fresh.projectToken, distinct_id: 'x', person_properties: { name: `${'a'.repeat(100_000)}!` } }, '?v=2')
+    expect(flags.body.featureFlags).toEqual({})
+    const ada = await decide({ api_key: fresh.projectToken, distinct_id: 'y', person_properties: { name: 'ada lovelace' } }, '?v=2')
+    expect(ada.body.featureFlags).toEqual({ 'case-insensitive': true })
+  })
+
   it('serves the remote config posthog-js loads first, as JSON and as a script, with CORS', async () => {
     const json = await fetch(`${service.baseUrl}/array/${account.projectToken}/config`, { headers: { origin: 'https://app.example.com' } })
     expect(json.status).toBe(200)

@@ -63,6 +63,7 @@ describe('feature flags', () => {
     ['a cohort that does not exist', { key: 'v6', filters: { groups: [{ properties: [{ key: 'id', value: 999999, type: 'cohort' }] }] } }, 'filters'],
     ['a payload for no value of the flag', { key: 'v7', filters: { groups: [{}], payloads: { false: '1' } } }, 'filters'],
     ['a payload that is not JSON', { key: 'v8', filters: { groups: [{}], payloads: { true: '{nope' } } }, 'filters'],
+    ['a pattern RE2 cannot read (lookahead)', { key: 'v9', filters: { groups: [{ properties: [{ key: 'email', value: 'a(?=b)', operator: 'regex', type: 'person' }] }] } }, 'filters'],
   ])('answers 400 validation_error for %s', async (_name, body, attr) => {
     const fresh = await service.account()
     await call(fresh, 'POST', '', { key: 'taken' })

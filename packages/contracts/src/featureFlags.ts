@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { isValidPattern } from '@burrow/flags'
 import { PROPERTY_OPERATORS } from './propertyFilters'
 import { userSummarySchema } from './users'
 
@@ -55,7 +56,7 @@ export const flagFiltersSchema = z
         if (DATE_OPERATORS.has(operator) && !/^-?\d+[hdwmy]$/.test(String(property.value)) && Number.isNaN(Date.parse(String(property.value)))) {
           fail(`The value of "${property.key}" is not a date.`)
         }
-        if ((operator === 'regex' || operator === 'not_regex') && !compiles(String(property.value))) {
+        if ((operator === 'regex' || operator === 'not_regex') && !isValidPattern(String(property.value))) {
           fail(`The value of "${property.key}" is not a valid regular expression.`)
         }
         if (property.type === 'group' && filters.aggregation_group_type_index == null) fail('Group properties need a group aggregation.')
@@ -66,15 +67,6 @@ export const flagFiltersSchema = z
       if (typeof payload === 'string' && !parses(payload)) fail(`The payload of "${key}" is not valid JSON.`)
     }
   })
-
-function compiles(pattern: string): boolean {
-  try {
-    new RegExp(pattern)
-    return true
-  } catch {
-    return false
-  }
-}
 
 function parses(text: string): boolean {
   try {

@@ -1,5 +1,6 @@
 import type { PropertyCondition, PropertyExpression } from '@burrow/clickhouse'
 import { PROPERTY_OPERATORS, type PropertyOperator } from '@burrow/contracts'
+import { isValidPattern } from '@burrow/flags'
 import { ApiProblem, problems } from './problems'
 import { isJsonObject } from '@burrow/contracts'
 
@@ -54,11 +55,8 @@ function condition(item: Record<string, unknown>): PropertyCondition {
     case 'regex':
     case 'not_regex': {
       const pattern = scalarText(value)
-      try {
-        new RegExp(pattern)
-      } catch {
-        throw invalid(`${JSON.stringify(pattern)} is not a valid regular expression.`)
-      }
+      // ClickHouse's match() reads it, with RE2 as flags do.
+      if (!isValidPattern(pattern)) throw invalid(`${JSON.stringify(pattern)} is not a valid regular expression.`)
       return { ...base, value: pattern }
     }
     case 'is_date_exact':

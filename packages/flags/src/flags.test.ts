@@ -105,6 +105,16 @@ describe('property conditions', () => {
     expect(matchProperty({ key: 'signed_up', value: '2024-01-01', operator: 'is_date_after' }, { signed_up: '2024-06-01T00:00:00Z' })).toBe(true)
     expect(matchProperty({ key: 'seen', value: '-7d', operator: 'is_date_after' }, { seen: new Date().toISOString() })).toBe(true)
   })
+
+  it('reads regex patterns as RE2 does: inline flags, no lookaround, and no backtracking on any value', () => {
+    expect(matchProperty({ key: 'org', value: '(?i)^acme', operator: 'regex' }, { org: 'ACME Inc' })).toBe(true)
+    expect(matchProperty({ key: 'org', value: 'acme(?=inc)', operator: 'regex' }, { org: 'acmeinc' })).toBe(false)
+    expect(matchProperty({ key: 'org', value: 'acme(?=inc)', operator: 'not_regex' }, { org: 'acmeinc' })).toBe(false)
+    // A backtracking engine would take longer than the test's time limit on this value.
+    const attack = `${'a'.repeat(50_000)}!`
+    expect(matchProperty({ key: 'name', value: '^(a+)+$', operator: 'regex' }, { name: attack })).toBe(false)
+    expect(matchProperty({ key: 'name', value: '^(a|aa)+$', operator: 'not_regex' }, { name: attack })).toBe(true)
+  })
 })
 
 describe('evaluating a flag', () => {

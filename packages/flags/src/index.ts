@@ -1,4 +1,5 @@
 export { flagHash } from './hash'
 export { matchProperty } from './properties'
+export { isValidPattern } from './patterns'
 export { evaluateFlag, variantFor } from './evaluate'
 export type * from './types'

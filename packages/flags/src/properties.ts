@@ -1,4 +1,5 @@
 import type { FlagProperty } from './types'
+import { isValidPattern, matchesPattern } from './patterns'
 
 /**
  * Whether a property condition holds for the given properties, with the PostHog flag server's
@@ -32,10 +33,11 @@ export function matchProperty(property: FlagProperty, values: Record<string, unk
       return present && lower(text(actual)).endsWith(lower(text(expected)))
     case 'not_ends_with':
       return !present || !lower(text(actual)).endsWith(lower(text(expected)))
+    // A pattern that does not compile holds for neither operator, as in PostHog.
     case 'regex':
-      return present && matchesPattern(text(expected), text(actual))
+      return present && matchesPattern(text(expected), text(actual)) === true
     case 'not_regex':
-      return !present || !matchesPattern(text(expected), text(actual))
+      return isValidPattern(text(expected)) && (!present || matchesPattern(text(expected), text(actual)) === false)
     case 'gt':
     case 'gte':
     case 'lt':
@@ -78,24 +80,6 @@ function matchesExactly(expected: unknown, actual: unknown): boolean {
   if (booleanLike(expected)) return truthy(expected) === truthy(actual)
   const wanted = lower(text(actual))
   return (Array.isArray(expected) ? expected : [expected]).some((candidate) => lower(text(candidate)) === wanted)
-}
-
-/** Compiled patterns of flag conditions (null: does not compile), so each compiles once. */
-const patterns = new Map<string, RegExp | null>()
-const MAX_PATTERNS = 10_000
-
-function matchesPattern(pattern: string, value: string): boolean {
-  let regex = patterns.get(pattern)
-  if (regex === undefined) {
-    try {
-      regex = new RegExp(pattern)
-    } catch {
-      regex = null
-    }
-    if (patterns.size >= MAX_PATTERNS) patterns.clear()
-    patterns.set(pattern, regex)
-  }
-  return regex !== null && regex.test(value)
 }
 
 function asNumber(value: unknown): number | undefined {
