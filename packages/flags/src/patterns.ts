@@ -13,7 +13,7 @@ export function isValidPattern(pattern: string): boolean {
 
 /** Whether the pattern matches anywhere in the value; undefined when the pattern does not compile. */
 export function matchesPattern(pattern: string, value: string): boolean | undefined {
-  return compile(pattern)?.matcher(value).find()
+  return compile(pattern)?.test(value)
 }
 
 /** Compiled patterns (null: does not compile), so that each compiles once. */
