@@ -185,17 +185,18 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       // What ClickHouse does not take in time stays in the spool for the next start.
       cleanups.unshift(() => Promise.all(spools.map((spool) => spool.close(config.SHUTDOWN_TIMEOUT_MS))).then(() => undefined))
       const projectTokens = ProjectTokenResolver.fromStorage(deps)
-      decide = {
-        projects: projectTokens,
-        flags: new FlagDefinitionsResolver(deps),
-        flagPerson: (projectId, distinctId, continuity) => personQueries.flagPersonOf(pg.sql, projectId, distinctId, continuity),
-        maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES, log: warn }
+      const projectFlags = FlagDefinitionsResolver.fromStorage(deps)
+      const flagPerson: DecideDeps['flagPerson'] = (projectId, distinctId, continuity) => personQueries.flagPersonOf(pg.sql, projectId, distinctId, continuity)
+      decide = { projects: projectTokens, flags: projectFlags, flagPerson, maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES, log: warn }
       if (captureThreads) {
         projectTokens.onInvalidation((token) => captureThreads.invalidate(token))
+        projectFlags.onInvalidation((projectId) => captureThreads.invalidateFlags(projectId))
         captureServices = {
           resolveProject: (token) => projectTokens.resolve(token),
           resolveWithPersonalKey: (key, projectId) => projectTokens.resolveWithPersonalKey(key, projectId),
           storeDeadLetters: (letters) => sink.storeDeadLetters(letters),
+          projectFlags: (projectId) => projectFlags.forProject(projectId),
+          flagPerson,
         }
       } else {
         capture = { projects: projectTokens, spool: spools[0]!, sink, metrics, maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES, log: warn }

@@ -109,6 +109,14 @@ function publicInput(req: IncomingRequest, body: Buffer, trustProxy: boolean) {
 
 const DECIDE_PATHS = new Set(['/decide', '/decide/', '/flags', '/flags/'])
 
+/**
+ * The endpoints SDKs call with a project key: capture, flags, remote config and the feature
+ * lists. They need only projects and flags, which capture threads keep, so threads answer them.
+ */
+export function isPublicSdkPath(path: string): boolean {
+  return isCapturePath(path) || DECIDE_PATHS.has(path) || remoteConfigRequest(path) !== undefined || clientFeatureList(path) !== undefined
+}
+
 function routeLabel(path: string): string {
   if (isCapturePath(path)) return 'capture'
   if (DECIDE_PATHS.has(path)) return 'decide'

@@ -1,7 +1,8 @@
 import { createServer } from 'node:net'
 import { Worker } from 'node:worker_threads'
 import type { DeadLetterRow } from '@burrow/clickhouse'
-import type { IngestionProject } from '@burrow/core'
+import type { IngestionProject, ProjectFlags } from '@burrow/core'
+import type { FlagPerson } from '@burrow/postgres'
 import type { CommittedFrame, Dispatcher, IncomingRequest, SegmentWriter, SpoolBytes, SpoolWriterOptions } from '@burrow/ingestion'
 import type { MetricObjectWithValues, MetricValue } from 'prom-client'
 import type { Lifecycle } from '../dispatch'
@@ -16,6 +17,9 @@ export interface CaptureServices {
   resolveProject(token: string): Promise<IngestionProject | null>
   resolveWithPersonalKey(key: string, projectId: string): Promise<IngestionProject | 'invalid_key' | 'invalid_project'>
   storeDeadLetters(letters: DeadLetterRow[]): Promise<void>
+  /** For /decide/, answered by the threads: a project's flags (kept in the thread), and a stored person. */
+  projectFlags(projectId: number): Promise<ProjectFlags>
+  flagPerson(projectId: number, distinctId: string, continuity?: { anonId: string; flagKeys: string[] }): Promise<FlagPerson | undefined>
 }
 
 export interface CaptureThreadsOptions {
@@ -43,6 +47,8 @@ export interface CaptureThreads {
   setLifecycle(lifecycle: Lifecycle): void
   /** Tells the threads to forget a project token (its project changed). */
   invalidate(token: string): void
+  /** Tells the threads to forget a project's flags (a flag or cohort changed). */
+  invalidateFlags(projectId: number): void
   /** Each thread's metrics, for aggregation with the main thread's. */
   metrics(): Promise<ThreadMetrics[]>
   stopListening(): void
@@ -118,6 +124,9 @@ export async function startCaptureThreads(options: CaptureThreadsOptions): Promi
         loadProject: (token: string) => (options.services() ?? notReady()).resolveProject(token),
         resolveWithPersonalKey: (key: string, projectId: string) => (options.services() ?? notReady()).resolveWithPersonalKey(key, projectId),
         storeDeadLetters: (letters: DeadLetterRow[]) => (options.services() ?? notReady()).storeDeadLetters(letters),
+        projectFlags: (projectId: number) => (options.services() ?? notReady()).projectFlags(projectId),
+        flagPerson: (projectId: number, distinctId: string, continuity?: { anonId: string; flagKeys: string[] }) =>
+          (options.services() ?? notReady()).flagPerson(projectId, distinctId, continuity),
         lane: (events: LaneEvent[], rows: ArrayBuffer) => {
           for (const event of events) {
             if (event.kind === 'rotate') {
@@ -166,6 +175,7 @@ export async function startCaptureThreads(options: CaptureThreadsOptions): Promi
       },
       setLifecycle: (lifecycle) => threads.forEach((thread) => thread.peer.notify('lifecycle', [lifecycle])),
       invalidate: (token) => threads.forEach((thread) => thread.peer.notify('invalidate', [token])),
+      invalidateFlags: (projectId) => threads.forEach((thread) => thread.peer.notify('invalidateFlags', [projectId])),
       metrics: () => Promise.all(threads.map((thread) => thread.peer.call<ThreadMetrics>('metrics'))),
       stopListening: () => threads.forEach((thread) => thread.peer.notify('stopListening', [])),
       async terminate() {

@@ -1,20 +1,21 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { parentPort, workerData } from 'node:worker_threads'
-import { ProjectTokenResolver, type IngestionProject } from '@burrow/core'
+import { FlagDefinitionsResolver, ProjectTokenResolver, type IngestionProject, type ProjectFlags } from '@burrow/core'
+import type { FlagPerson } from '@burrow/postgres'
 import {
   createIngestionMetrics,
-  isCapturePath,
   SpoolAppender,
   SpoolBytes,
   SpoolWriter,
   startHttpServer,
   type CaptureDeps,
+  type DecideDeps,
   type HttpServer,
   type IncomingRequest,
   type OutgoingResponse,
 } from '@burrow/ingestion'
 import { Gauge, Registry } from 'prom-client'
-import { createDispatcher, type Lifecycle } from '../dispatch'
+import { createDispatcher, isPublicSdkPath, type Lifecycle } from '../dispatch'
 import { monitorEventLoopBusy } from '../eventLoopBusy'
 import { asBuffer, connectPeer } from './peer'
 import { LaneReports } from './laneReports'
@@ -24,8 +25,10 @@ import type { CaptureThreadData, LaneSpool } from './protocol'
  * A capture thread: its own event loop serving HTTP on the shared port (the kernel spreads
  * connections over the threads). It answers capture requests itself, from decoding the body
  * to acknowledging it once its frame is durable in the thread's own spool lane, so that an
- * acknowledgement never waits on another thread. Every other request, and what capture needs
- * of storage (projects, dead letters), goes to the main thread.
+ * acknowledgement never waits on another thread. It answers /decide/ (and the other public
+ * SDK endpoints) too, from the projects and flags it keeps in memory, so that a flag request
+ * does not wait for the main thread's turn either. Every other request, and what these need of
+ * storage (projects, flags, a stored person, dead letters), goes to the main thread.
  */
 const data = workerData as CaptureThreadData
 const log = (msg: string) => main.notify('log', [msg])
@@ -60,6 +63,7 @@ let lifecycle: Lifecycle = 'starting'
 let server: HttpServer | undefined
 let lane: { writer: SpoolWriter; appender: SpoolAppender } | undefined
 const invalidations: Array<(token: string) => void> = []
+const flagInvalidations: Array<(projectId: number) => void> = []
 const reports = new LaneReports((events, rows) => main.notify('lane', [events, rows], [rows]))
 
 const main = connectPeer(
@@ -94,6 +98,9 @@ const main = connectPeer(
     invalidate: (token: string) => {
       for (const listener of invalidations) listener(token)
     },
+    invalidateFlags: (projectId: number) => {
+      for (const listener of flagInvalidations) listener(projectId)
+    },
     metrics: () => registry.getMetricsAsJSON(),
   },
   (msg) => log(msg),
@@ -115,20 +122,31 @@ const capture: CaptureDeps = {
   log,
 }
 
-const answerCapture = createDispatcher({
+const decide: DecideDeps = {
+  projects: capture.projects,
+  flags: new FlagDefinitionsResolver({
+    load: (projectId) => main.call<ProjectFlags>('projectFlags', projectId),
+    onInvalidation: (listener) => flagInvalidations.push(listener),
+  }),
+  flagPerson: (projectId, distinctId, continuity) => main.call<FlagPerson | undefined>('flagPerson', projectId, distinctId, continuity),
+  maxDecompressedBytes: data.maxDecompressedBytes,
+  log,
+}
+
+const answerHere = createDispatcher({
   lifecycle: () => lifecycle,
   siteUrl: data.siteUrl,
   trustProxy: data.trustProxy,
   metricsText: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
   metrics,
   capture,
-  decide: undefined,
+  decide,
   rest: undefined,
   trpc: undefined,
 })
 
 function dispatch(req: IncomingRequest): OutgoingResponse | Promise<OutgoingResponse> {
-  if (isCapturePath(req.path)) return answerCapture(req)
+  if (isPublicSdkPath(req.path)) return answerHere(req)
   return main.call<OutgoingResponse>('dispatch', req).then((response) =>
     typeof response.body === 'string' ? response : { ...response, body: asBuffer(response.body) },
   )
