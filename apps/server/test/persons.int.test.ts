@@ -23,6 +23,18 @@ async function personsPage(account: TestAccount, query = ''): Promise<{ count: n
   return res.json()
 }
 
+/** The names of the project's event definitions once they include `name` (definitions trail their events). */
+async function definitionNamesOnce(account: TestAccount, name: string): Promise<string[]> {
+  return waitFor(
+    async () => {
+      const res = await service.api(account, `/api/projects/${account.projectId}/event_definitions/`)
+      const found = ((await res.json()).results as Array<{ name: string }>).map((d) => d.name)
+      return found.includes(name) ? found : undefined
+    },
+    { what: `the definition of ${name}`, timeoutMs: 15_000 },
+  )
+}
+
 const personOf = (account: TestAccount, distinctId: string, ready: (p: Person) => boolean = () => true) =>
   service.personOf(account, distinctId, (p) => ready(p as Person)) as Promise<Person>
 
@@ -167,14 +179,7 @@ describe('persons from events', () => {
 
     // The event name is stored as its definition is named, and later names are still recorded.
     await send(fresh, [{ event: 'after it', distinct_id: 'clean' }])
-    const names = await waitFor(
-      async () => {
-        const res = await service.api(fresh, `/api/projects/${fresh.projectId}/event_definitions/`)
-        const found = ((await res.json()).results as Array<{ name: string }>).map((d) => d.name)
-        return found.includes('after it') ? found : undefined
-      },
-      { what: 'the definition of the later event', timeoutMs: 15_000 },
-    )
+    const names = await definitionNamesOnce(fresh, 'after it')
     expect(names).toContain('clicked\uFFFDbutton')
     const stored = await service.eventsOf(fresh, 1, `&event=${encodeURIComponent('clicked\uFFFDbutton')}`)
     expect(stored[0]!.person).toMatchObject({ distinct_ids: ['clean'] })
@@ -192,14 +197,7 @@ describe('persons from events', () => {
     const person = await service.personOf(fresh, 'long-group', (p) => p.properties.plan === 'team')
     expect(person.distinct_ids).toEqual(['long-group'])
     await service.personOf(fresh, 'long-name')
-    const names = await waitFor(
-      async () => {
-        const res = await service.api(fresh, `/api/projects/${fresh.projectId}/event_definitions/`)
-        const found = ((await res.json()).results as Array<{ name: string }>).map((d) => d.name)
-        return found.includes('after the long ones') ? found : undefined
-      },
-      { what: 'the definitions after the long name', timeoutMs: 15_000 },
-    )
+    const names = await definitionNamesOnce(fresh, 'after the long ones')
     expect(names.sort()).toEqual(['after the long ones', 'grouped'])
     expect((await service.eventsOf(fresh, 3)).map((e) => e.event.length).sort((a, b) => a - b)).toEqual([7, 19, 20_000])
     const project = await (await service.api(fresh, `/api/projects/${fresh.projectId}/`)).json()
