@@ -80,6 +80,17 @@ describe('every body form lands', () => {
   })
 })
 
+describe('batches ClickHouse partitions', () => {
+  it('stores a batch whose events span more than a hundred months, and what follows it', async () => {
+    const fresh = await service.account()
+    const months = Array.from({ length: 150 }, (_, i) => event(`month ${i}`, 'backfill', { timestamp: new Date(Date.UTC(2010, i, 15)).toISOString() }))
+    expect((await service.post('/batch/', { api_key: fresh.projectToken, batch: months })).status).toBe(200)
+    expect((await service.post('/capture/', event('after the backfill', 'backfill', { api_key: fresh.projectToken }))).status).toBe(200)
+    const stored = await service.eventsOf(fresh, 151, '&after=2000-01-01T00:00:00Z')
+    expect(stored).toHaveLength(151)
+  })
+})
+
 describe('text ClickHouse cannot take as it is', () => {
   it('stores lone surrogates as U+FFFD in names, distinct ids and properties, as JSON escapes and from lz64, and stores what follows', async () => {
     const fresh = await service.account()

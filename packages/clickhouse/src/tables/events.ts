@@ -50,8 +50,13 @@ export function encodeEventRow(row: EventRowToEncode): string {
 }
 
 /** Rows encoded by encodeEventRow, or by its earlier form that wrote the properties as a string. */
+/**
+ * Inserts JSONEachRow rows. A batch may span any number of months (a backfill, clocks far off):
+ * the events table's monthly partitions are not limited per insert, or a batch over 100 months
+ * would be refused again and again and hold every event behind it.
+ */
 export async function insertEncodedEvents(ch: ClickHouse, body: Buffer): Promise<void> {
-  await ch.insertEncoded(EVENTS_TABLE, 'JSONEachRow', body, { input_format_json_read_objects_as_strings: 1 })
+  await ch.insertEncoded(EVENTS_TABLE, 'JSONEachRow', body, { input_format_json_read_objects_as_strings: 1, max_partitions_per_insert_block: 0 })
 }
 
 export interface EventsQuery {
