@@ -59,7 +59,7 @@ const nastyJson = fc.letrec((tie) => ({
 const validEvent = (name: string) =>
   fc.record({
     event: fc.constant(name),
-    distinct_id: fc.oneof(fc.string({ minLength: 1, maxLength: 60 }).filter((s) => s.trim() !== ''), fc.integer({ min: 1 })),
+    distinct_id: fc.oneof(fc.string({ minLength: 1, maxLength: 60 }), nastyString, fc.integer({ min: 1 })).filter((id) => typeof id !== 'string' || id.trim() !== ''),
     properties: fc.dictionary(nastyString, nastyJson, { maxKeys: 6 }),
     uuid: fc.uuid({ version: 7 }),
     timestamp: fc.oneof(fc.constant(undefined), fc.date({ min: new Date('2000-01-01'), max: new Date('2030-01-01'), noInvalidDate: true }).map((d) => d.toISOString()), fc.constant('not a time'), fc.integer()),
