@@ -418,6 +418,24 @@ describe('flags on stored persons and cohorts', () => {
     expect(details).toMatchObject({ enabled: false, reason: { code: 'no_group_type' } })
   })
 
+  it('registers at most five group types per project, in the order events name them, as PostHog does', async () => {
+    const fresh = await service.account()
+    const types = Array.from({ length: 2_000 }, (_, i) => `type-${String(i).padStart(4, '0')}`)
+    const groups = Object.fromEntries(types.map((type) => [type, 'acme']))
+    expect((await service.post('/batch/', { api_key: fresh.projectToken, batch: [{ event: 'grouped', distinct_id: 'g', properties: { $groups: groups } }] })).status).toBe(200)
+    expect((await service.post('/capture/', { api_key: fresh.projectToken, event: 'later', distinct_id: 'g', properties: { $groups: { latecomer: 'x' } } })).status).toBe(200)
+    await service.eventsOf(fresh, 2)
+    const url = `${service.baseUrl}/api/feature_flag/local_evaluation/?token=${fresh.projectToken}`
+    const mapping = await waitFor(
+      async () => {
+        const body = await (await fetch(url, { headers: { authorization: `Bearer ${fresh.personalApiKey}` } })).json()
+        return Object.keys(body.group_type_mapping).length > 0 ? body.group_type_mapping : undefined
+      },
+      { what: 'the group types registered' },
+    )
+    expect(mapping).toEqual(Object.fromEntries(types.slice(0, 5).map((type, i) => [String(i), type])))
+  })
+
   it('answers 304 to an SDK polling definitions that have not changed', async () => {
     const url = `${service.baseUrl}/api/feature_flag/local_evaluation/?token=${project.projectToken}`
     const auth = { authorization: `Bearer ${project.personalApiKey}` }

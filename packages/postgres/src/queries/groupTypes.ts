@@ -26,7 +26,8 @@ export async function registerGroupTypes(sql: Sql, projectId: number, groupTypes
       const [state] = await sql<{ known: boolean; full: boolean }[]>`
         select bool_or(group_type = ${groupType}) is true as known, count(*) >= ${MAX_GROUP_TYPES} as full
         from group_type_mappings where project_id = ${projectId}`
-      if (state?.known || state?.full) break
+      if (state?.full) return added
+      if (state?.known) break
       const inserted = await sql`
         insert into group_type_mappings (project_id, group_type, group_type_index)
         select ${projectId}, ${groupType}, coalesce(max(group_type_index) + 1, 0) from group_type_mappings where project_id = ${projectId}
