@@ -49,9 +49,9 @@ export function encodeEventRow(row: EventRowToEncode): string {
   return `${JSON.stringify(line)}\n`
 }
 
-/** Rows encoded by encodeEventRow, or by its earlier form that wrote the properties as a string. */
 /**
- * Inserts JSONEachRow rows. A batch may span any number of months (a backfill, clocks far off):
+ * Inserts rows encoded by encodeEventRow, or by its earlier form that wrote the properties as a
+ * string. A batch may span any number of months (a backfill, clocks far off):
  * the events table's monthly partitions are not limited per insert, or a batch over 100 months
  * would be refused again and again and hold every event behind it.
  */
