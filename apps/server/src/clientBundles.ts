@@ -4,6 +4,7 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { gzip } from 'node:zlib'
+import { problems } from '@burrow/core'
 import type { IncomingRequest, OutgoingResponse } from '@burrow/ingestion'
 
 const gzipAsync = promisify(gzip)
@@ -18,7 +19,6 @@ const gzipAsync = promisify(gzip)
 export interface ClientBundles {
   /** The answer for a bundle path, or undefined when the path is not one. */
   answer(req: Pick<IncomingRequest, 'path' | 'headers'>): Promise<OutgoingResponse> | undefined
-  readonly version: string
 }
 
 const BUNDLE_PATH = /^\/static\/(?:([^/]+)\/)?([A-Za-z0-9][A-Za-z0-9._-]*\.js)$/
@@ -46,7 +46,6 @@ export function clientBundles(): ClientBundles {
   }
 
   return {
-    version,
     answer(req) {
       const match = BUNDLE_PATH.exec(req.path)
       if (!match) return undefined
@@ -73,5 +72,5 @@ export function clientBundles(): ClientBundles {
 const notFound: OutgoingResponse = {
   status: 404,
   headers: { 'content-type': 'application/json', 'access-control-allow-origin': '*' },
-  body: JSON.stringify({ type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null }),
+  body: JSON.stringify(problems.notFound().body),
 }
