@@ -5,7 +5,7 @@ import type { CaptureInput, CaptureResult } from './capture'
 import { decodeRequestBody } from './decode'
 import { IngestError } from './ingestError'
 import { projectForRequest } from './projectAuth'
-import { truncateDistinctId } from './steps/distinctId'
+import { storedDistinctId } from './steps/distinctId'
 import { isJsonObject } from '@burrow/contracts'
 
 export interface DecideDeps {
@@ -143,8 +143,8 @@ export async function handleDecide(input: CaptureInput, deps: DecideDeps, flagsE
     const project = await projectForRequest({ token, projectId: projectId === undefined || projectId === null ? undefined : String(projectId) }, deps, noApiKey)
 
     const rawId = body.distinct_id ?? body.$distinct_id
-    // As capture stores them (NUL as U+FFFD), so that the stored person is found.
-    const distinctId = typeof rawId === 'string' || typeof rawId === 'number' ? truncateDistinctId(replaceNul(String(rawId))) : ''
+    // As capture stores them, so that the stored person is found.
+    const distinctId = typeof rawId === 'string' || typeof rawId === 'number' ? storedDistinctId(String(rawId)) : ''
     if (distinctId === '') {
       throw new IngestError(400, { type: 'validation_error', code: 'missing_distinct_id', detail: 'Decide requires a distinct_id.', attr: 'distinct_id' })
     }

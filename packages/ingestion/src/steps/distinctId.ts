@@ -3,8 +3,12 @@ import { drop, ok, type Step } from '../pipeline'
 
 const MAX_DISTINCT_ID_LENGTH = 200
 
-/** At most 200 characters (whole code points) of a distinct id, as PostHog keeps. */
-export function truncateDistinctId(id: string): string {
+/**
+ * A distinct id as it is stored: NUL as U+FFFD (PostgreSQL holds no U+0000), and at most 200
+ * characters (whole code points), as PostHog keeps.
+ */
+export function storedDistinctId(text: string): string {
+  const id = replaceNul(text)
   return id.length > MAX_DISTINCT_ID_LENGTH ? Array.from(id).slice(0, MAX_DISTINCT_ID_LENGTH).join('') : id
 }
 
@@ -34,7 +38,7 @@ export const resolveDistinctId: Step = {
     if (value === undefined || value === null) return drop('missing_distinct_id')
     let id = typeof value === 'string' ? value : canonicalJson(value)
     if (id.trim() === '') return drop('empty_distinct_id')
-    event.distinctId = truncateDistinctId(replaceNul(id))
+    event.distinctId = storedDistinctId(id)
     return ok
   },
 }

@@ -1,7 +1,7 @@
 import { isJsonObject } from '@burrow/contracts'
 import { replaceNul } from '@burrow/core'
 import { ok, type Step } from '../pipeline'
-import { truncateDistinctId } from './distinctId'
+import { storedDistinctId } from './distinctId'
 
 /**
  * What an event asks of its person, carried in the spool beside the row so that persons are
@@ -55,7 +55,7 @@ export const isIllegalMergeId = (id: string): boolean => ILLEGAL_MERGE_IDS.has(i
 function mergeTarget(name: string, properties: Record<string, unknown>): string | undefined {
   const other = name === '$identify' ? properties.$anon_distinct_id : name === '$create_alias' || name === '$merge_dangerously' ? properties.alias : undefined
   if (typeof other !== 'string' && typeof other !== 'number') return undefined
-  return truncateDistinctId(replaceNul(String(other)))
+  return storedDistinctId(String(other))
 }
 
 /** Reads the person changes of an event from its built properties (after build_properties). */
