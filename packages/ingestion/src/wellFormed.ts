@@ -4,6 +4,8 @@
  * letter too. They become U+FFFD, as invalid UTF-8 bytes do when a body is decoded.
  */
 
+import { mapJsonText } from '@burrow/core'
+
 /** A surrogate written as an escape; a well-formed pair (as Python's ensure_ascii writes emoji) also matches. */
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/
 
@@ -14,11 +16,5 @@ export function mayHoldLoneSurrogates(text: string): boolean {
 
 /** A JSON value with every string and key well-formed. */
 export function wellFormed(value: unknown): unknown {
-  if (typeof value === 'string') return value.toWellFormed()
-  if (value === null || typeof value !== 'object') return value
-  if (Array.isArray(value)) return value.map(wellFormed)
-  // Keys like `__proto__` stay ordinary property names, as JSON.parse made them.
-  const copy: Record<string, unknown> = Object.create(null)
-  for (const [key, entry] of Object.entries(value)) copy[key.toWellFormed()] = wellFormed(entry)
-  return Object.setPrototypeOf(copy, Object.prototype)
+  return mapJsonText(value, (text) => text.toWellFormed())
 }
