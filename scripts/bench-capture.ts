@@ -12,9 +12,9 @@ import { Session } from 'node:inspector/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { connectClickHouse, events, migrateClickHouse } from '@burrow/clickhouse'
-import { createIngestionMetrics, EventSink, EventSpool, type IncomingRequest } from '@burrow/ingestion'
+import { EventSink, EventSpool } from '@burrow/ingestion'
+import { createDispatcher, createServerMetrics, type IncomingRequest } from '@burrow/server'
 import { Registry } from 'prom-client'
-import { createDispatcher } from '../apps/server/src/dispatch'
 import { benchEvent, benchRowToEncode } from './bench/events'
 import { CONNECTIONS, mainThreadCpuUs, median, ratio, RUNS } from './bench/harness'
 
@@ -25,7 +25,7 @@ const root = mkdtempSync(path.join(tmpdir(), 'burrow-bench-capture-'))
 const ch = await connectClickHouse({ dataDir: path.join(root, 'clickhouse') })
 await migrateClickHouse(ch.writer)
 const registry = new Registry()
-const metrics = createIngestionMetrics(registry)
+const metrics = createServerMetrics(registry)
 const sink = new EventSink({ ch, metrics, log: console.error })
 const spool = await EventSpool.open({ dir: path.join(root, 'spool'), sink, metrics, maxRows: 10_000, maxAgeMs: 500, maxBytes: 1 << 30, segmentBytes: 16 << 20, log: console.error })
 const project = { id: 1, anonymizeIps: false }

@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { connectClickHouse, events, migrateClickHouse } from '@burrow/clickhouse'
-import { createIngestionMetrics, encodeFrame, EventSink, EventSpool } from '@burrow/ingestion'
+import { createIngestionMetrics, EventSink, EventSpool } from '@burrow/ingestion'
+import { createSpoolMetrics, encodeFrame } from '@burrow/spool'
 import { Registry } from 'prom-client'
 import { benchRowToEncode } from './bench/events'
 import { mainThreadCpuUs, median, ratio, RUNS } from './bench/harness'
@@ -23,7 +24,8 @@ const lines = Array.from({ length: EVENTS }, (_, i) => events.encodeEventRow(ben
 
 /** Main-thread µs per event from the first append until every row is stored. */
 async function run(dir: string, keptBytes: number | undefined): Promise<number> {
-  const metrics = createIngestionMetrics(new Registry())
+  const registry = new Registry()
+  const metrics = { ...createIngestionMetrics(registry), ...createSpoolMetrics(registry) }
   const spool = await EventSpool.open({
     dir,
     sink: new EventSink({ ch, metrics, log: console.error }),

@@ -4,7 +4,7 @@
 // It parses nothing and stores nothing else: what acknowledging after the disk costs by itself.
 // Usage: durableUws.ts <dataDir>; prints its port, then serves until killed.
 import { mkdirSync } from 'node:fs'
-import { createIngestionMetrics, SpoolWriter } from '@burrow/ingestion'
+import { createSpoolMetrics, SpoolWriter } from '@burrow/spool'
 import { Registry } from 'prom-client'
 import uWS from 'uWebSockets.js'
 
@@ -14,7 +14,7 @@ const writer = new SpoolWriter({
   dir,
   firstSeq: 0,
   segmentBytes: 16 << 20,
-  metrics: createIngestionMetrics(new Registry()),
+  metrics: createSpoolMetrics(new Registry()),
   onCommit: () => {},
   onRotate: () => {},
   log: (msg) => console.error(msg),

@@ -4,27 +4,18 @@ import { createSharedCache } from '@burrow/cache'
 import { migrateClickHouse } from '@burrow/clickhouse'
 import type { Config } from '@burrow/config'
 import { accounts, CohortCalculator, EventDefinitionTracker, findIngestionProject, FlagDefinitionsResolver, ProjectTokenResolver, type CoreDeps } from '@burrow/core'
-import {
-  createIngestionMetrics,
-  EventSink,
-  EventSpool,
-  framesOfExistingProjects,
-  PersonStage,
-  listDeadLetters,
-  replayDeadLetters,
-  SpoolBytes,
-  startHttpServer,
-  type CaptureDeps,
-  type DecideDeps,
-  type HttpServer,
-} from '@burrow/ingestion'
+import type { CaptureDeps, DecideDeps } from '@burrow/capture'
+import { EventSink, EventSpool, framesOfExistingProjects, PersonStage, listDeadLetters, replayDeadLetters } from '@burrow/ingestion'
 import { connectPostgres, migratePostgres, persons as personQueries } from '@burrow/postgres'
+import { SpoolBytes } from '@burrow/spool'
 import { AggregatorRegistry, collectDefaultMetrics, Registry } from 'prom-client'
 import { startAdminSocket } from './adminSocket'
 import { startCaptureThreads, type CaptureServices, type CaptureThreads } from './captureThreads/pool'
 import { clientBundles } from './clientBundles'
 import { createDispatcher, type Lifecycle } from './dispatch'
 import { monitorEventLoopBusy } from './eventLoopBusy'
+import { startHttpServer, type HttpServer } from './http/uwsServer'
+import { createServerMetrics } from './metrics'
 import { openSpoolLanes } from './spoolLanes'
 import type { Logger } from './logger'
 import { connectClickHouseFrom } from './storage'
@@ -54,7 +45,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     help: "The longest CPU time the main thread's own work held its event loop since the last scrape",
     sampleMs: config.EVENT_LOOP_SAMPLE_MS,
   })
-  const metrics = createIngestionMetrics(registry)
+  const metrics = createServerMetrics(registry)
   const runsIngestion = config.ROLE !== 'api'
   const runsApi = config.ROLE !== 'ingestion'
 

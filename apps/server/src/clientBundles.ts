@@ -5,7 +5,7 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { gzip } from 'node:zlib'
 import { problems } from '@burrow/core'
-import type { IncomingRequest, OutgoingResponse } from '@burrow/ingestion'
+import type { IncomingRequest, OutgoingResponse } from './http/uwsServer'
 
 const gzipAsync = promisify(gzip)
 

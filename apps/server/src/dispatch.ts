@@ -11,11 +11,10 @@ import {
   type CaptureDeps,
   type CaptureResult,
   type DecideDeps,
-  type IncomingRequest,
-  type OutgoingResponse,
-} from '@burrow/ingestion'
-import type { IngestionMetrics } from '@burrow/ingestion'
+} from '@burrow/capture'
 import type { ClientBundles } from './clientBundles'
+import type { IncomingRequest, OutgoingResponse } from './http/uwsServer'
+import type { ServerMetrics } from './metrics'
 
 export type Lifecycle = 'starting' | 'ready' | 'draining'
 
@@ -25,7 +24,7 @@ export interface DispatchDeps {
   trustProxy: boolean
   /** The metrics in Prometheus' text format, served at /_metrics. */
   metricsText: () => Promise<{ contentType: string; body: string }>
-  metrics: IngestionMetrics
+  metrics: Pick<ServerMetrics, 'requests'>
   /** Absent when this process does not run ingestion (ROLE=api). */
   capture: CaptureDeps | undefined
   /** Flag evaluation for /decide/ and /flags/; served with capture. */

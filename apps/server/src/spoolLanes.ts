@@ -1,6 +1,7 @@
 import { readdir, rm } from 'node:fs/promises'
 import path from 'node:path'
-import type { EventSpool, SegmentWriter, SpoolWriterOptions } from '@burrow/ingestion'
+import type { EventSpool } from '@burrow/ingestion'
+import type { SegmentWriter, SpoolWriterOptions } from '@burrow/spool'
 
 export type CreateWriter = (options: SpoolWriterOptions) => SegmentWriter
 

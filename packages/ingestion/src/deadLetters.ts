@@ -1,11 +1,7 @@
+import { encodeEvent, INGESTION_STEPS, mayHoldLoneSurrogates, runPipeline, wellFormed, type RawEvent } from '@burrow/capture'
 import { deadLetterQueue, events as eventsTable, toClickHouseDateTime, type ClickHouse, type StoredDeadLetter } from '@burrow/clickhouse'
 import type { IngestionProject } from '@burrow/core'
-import { encodeEvent } from './eventRow'
-import type { RawEvent } from './payload'
-import { runPipeline } from './pipeline'
-import type { FrameContent } from './spool/frames'
-import { INGESTION_STEPS } from './steps'
-import { mayHoldLoneSurrogates, wellFormed } from './wellFormed'
+import type { FrameContent } from '@burrow/spool'
 
 export interface DeadLetterDeps {
   ch: ClickHouse

@@ -1,14 +1,5 @@
-import { randomUUID } from 'node:crypto'
-import {
-  deadLetterQueue,
-  events as eventsTable,
-  isDataRejection,
-  NIL_UUID,
-  toClickHouseDateTime,
-  type ClickHouse,
-  type DeadLetterRow,
-} from '@burrow/clickhouse'
-import { isUuid } from '@burrow/core'
+import { deadLetter } from '@burrow/capture'
+import { deadLetterQueue, events as eventsTable, isDataRejection, type ClickHouse, type DeadLetterRow } from '@burrow/clickhouse'
 import type { IngestionMetrics } from './metrics'
 
 export interface EventSinkOptions {
@@ -103,53 +94,6 @@ export class EventSink {
     const max = this.options.retryMaxMs ?? 30_000
     const ceiling = Math.min(max, base * 2 ** Math.min(attempt, 20))
     return Math.round(ceiling / 2 + Math.random() * (ceiling / 2))
-  }
-}
-
-/** The fields of an event a dead letter names, whatever stage it failed at. */
-export interface DeadLetterSubject {
-  uuid: string
-  event: string
-  distinctId: string
-  teamId: number
-  ip: string
-}
-
-/** A dead letter keeping `rawPayload`: the event as the client sent it, or the row ClickHouse refused. */
-export function deadLetter(
-  subject: DeadLetterSubject,
-  rawPayload: string,
-  failure: { location: string; reason: string; error: string },
-): DeadLetterRow {
-  const now = toClickHouseDateTime(Date.now())
-  return {
-    id: randomUUID(),
-    // A uuid ClickHouse cannot parse would get the dead letter itself refused.
-    event_uuid: isUuid(subject.uuid) ? subject.uuid : NIL_UUID,
-    // Lone surrogates would get the dead letter itself refused; raw_payload keeps them as escapes.
-    event: subject.event.toWellFormed(),
-    properties: '{}',
-    distinct_id: subject.distinctId.toWellFormed(),
-    team_id: subject.teamId,
-    elements_chain: '',
-    created_at: now,
-    ip: subject.ip,
-    site_url: '',
-    now,
-    raw_payload: rawPayload,
-    error_timestamp: now,
-    error_location: failure.location,
-    error: failure.error,
-    tags: [failure.reason],
-  }
-}
-
-/** The JSON of a client's event for a dead letter; never throws. */
-export function rawPayloadOf(raw: unknown): string {
-  try {
-    return JSON.stringify(raw) ?? ''
-  } catch (err) {
-    return `unserialisable payload: ${String(err)}`
   }
 }
 

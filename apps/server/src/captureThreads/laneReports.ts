@@ -1,4 +1,4 @@
-import type { CommittedFrame } from '@burrow/ingestion'
+import type { CommittedFrame } from '@burrow/spool'
 import type { CommittedFrameMessage, LaneEvent } from './protocol'
 
 /**

@@ -1,4 +1,4 @@
-import type { FrameContent } from '@burrow/ingestion'
+import type { FrameContent } from '@burrow/spool'
 
 /** What a capture thread is started with. */
 export interface CaptureThreadData {

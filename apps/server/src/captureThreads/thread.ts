@@ -2,21 +2,13 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { parentPort, workerData } from 'node:worker_threads'
 import { FlagDefinitionsResolver, ProjectTokenResolver, type IngestionProject, type ProjectFlags } from '@burrow/core'
 import type { FlagPerson } from '@burrow/postgres'
-import {
-  createIngestionMetrics,
-  SpoolAppender,
-  SpoolBytes,
-  SpoolWriter,
-  startHttpServer,
-  type CaptureDeps,
-  type DecideDeps,
-  type HttpServer,
-  type IncomingRequest,
-  type OutgoingResponse,
-} from '@burrow/ingestion'
+import type { CaptureDeps, DecideDeps } from '@burrow/capture'
+import { SpoolAppender, SpoolBytes, SpoolWriter } from '@burrow/spool'
 import { Gauge, Registry } from 'prom-client'
 import { createDispatcher, isPublicSdkPath, type Lifecycle } from '../dispatch'
 import { monitorEventLoopBusy } from '../eventLoopBusy'
+import { startHttpServer, type HttpServer, type IncomingRequest, type OutgoingResponse } from '../http/uwsServer'
+import { createServerMetrics } from '../metrics'
 import { asBuffer, connectPeer } from './peer'
 import { LaneReports } from './laneReports'
 import type { CaptureThreadData, LaneSpool } from './protocol'
@@ -39,7 +31,7 @@ process.on('uncaughtException', (err) => log(`uncaught exception: ${err.stack ??
 process.on('unhandledRejection', (reason) => log(`unhandled rejection: ${(reason as Error)?.stack ?? String(reason)}`))
 
 const registry = new Registry()
-const metrics = createIngestionMetrics(registry)
+const metrics = createServerMetrics(registry)
 const loopDelay = monitorEventLoopDelay({ resolution: data.eventLoopSampleMs })
 loopDelay.enable()
 new Gauge({

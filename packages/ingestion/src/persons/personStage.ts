@@ -2,10 +2,9 @@ import type { SharedCache } from '@burrow/cache'
 import type { ClickHouse } from '@burrow/clickhouse'
 import { featureFlags, persons as personsCore, replaceNul, withoutNul } from '@burrow/core'
 import { groupTypes, isTransientError, persons, type NewPerson, type Pool, type PersonRef, type PersonWrites, type PropertyChange } from '@burrow/postgres'
+import { rowStarts, rowTimestampMs, setPersonIds } from '@burrow/capture'
+import type { FrameContent, PersonChanges, PersonIntent } from '@burrow/spool'
 import { yieldToEventLoop } from '../eventLoop'
-import { rowStarts, rowTimestampMs, setPersonIds } from '../eventRow'
-import type { FrameContent } from '../spool/frames'
-import type { PersonIntent } from '../steps/personIntent'
 import { DistinctIdCache } from './distinctIdCache'
 import { foldPropertyChange } from './propertyChanges'
 
@@ -17,7 +16,7 @@ export interface PersonStageDeps {
 }
 
 interface Row {
-  intent: Exclude<PersonIntent, string>
+  intent: PersonChanges
   /** Where the row's person id goes: its frame's list of person ids, at `index`. */
   frame: (string | undefined)[]
   index: number
@@ -42,9 +41,9 @@ const MERGE_ATTEMPTS = 5
 const ROWS_PER_SLICE = 1000
 
 /** The distinct ids an intent names: its own, and the one it merges with. */
-const distinctIdsOf = (intent: Exclude<PersonIntent, string>): string[] => (intent.m === undefined ? [intent.d] : [intent.d, intent.m])
+const distinctIdsOf = (intent: PersonChanges): string[] => (intent.mergeWith === undefined ? [intent.distinctId] : [intent.distinctId, intent.mergeWith])
 
-const asObject = (intent: PersonIntent): Exclude<PersonIntent, string> => (typeof intent === 'string' ? { d: intent } : intent)
+const asChanges = (intent: PersonIntent): PersonChanges => (typeof intent === 'string' ? { distinctId: intent } : intent)
 
 /**
  * Gives each event of a batch its person, as PostHog's person processing does: creates the
@@ -98,7 +97,7 @@ export class PersonStage {
       let rows = byTeam.get(frame.teamId)
       if (!rows) byTeam.set(frame.teamId, (rows = []))
       const source: FrameRows = { body: frame.body, count: frame.persons.length }
-      for (const [i, intent] of frame.persons.entries()) rows.push({ intent: asObject(intent), frame: frameIds, index: i, source })
+      for (const [i, intent] of frame.persons.entries()) rows.push({ intent: asChanges(intent), frame: frameIds, index: i, source })
     }
     for (const [teamId, rows] of byTeam) {
       try {
@@ -117,7 +116,7 @@ export class PersonStage {
 
   private async processTeam(teamId: number, rows: readonly Row[]): Promise<void> {
     await this.registerGroupTypes(teamId, rows)
-    const active = rows.filter((r) => r.intent.x !== 1)
+    const active = rows.filter((r) => !r.intent.noPerson)
     if (active.length === 0) return
     const writes = persons.emptyWrites()
     const mapping = await this.lookUp(teamId, active)
@@ -132,18 +131,18 @@ export class PersonStage {
       for (const id of distinctIdsOf(intent)) {
         if (seen.has(id)) continue
         seen.add(id)
-        if (!mapping.has(id) && intent.m === undefined) toCreate.push({ distinctId: id, createdAt: createdAtOf(row) })
+        if (!mapping.has(id) && intent.mergeWith === undefined) toCreate.push({ distinctId: id, createdAt: createdAtOf(row) })
       }
     }
     await this.create(teamId, toCreate, mapping, writes)
 
     for (const row of active) {
-      if (row.intent.m !== undefined) await this.merge(teamId, row, mapping, writes)
+      if (row.intent.mergeWith !== undefined) await this.merge(teamId, row, mapping, writes)
     }
 
     await this.updateProperties(teamId, active, mapping, writes)
 
-    for (const row of active) row.frame[row.index] = mapping.get(row.intent.d)?.uuid
+    for (const row of active) row.frame[row.index] = mapping.get(row.intent.distinctId)?.uuid
     // A failure here (ClickHouse unavailable) fails the batch, which the consumer tries again.
     await personsCore.copyPersonWrites(this.deps, writes)
     for (const [distinctId, ref] of mapping) this.known.set(teamId, distinctId, ref)
@@ -154,7 +153,7 @@ export class PersonStage {
   private async registerGroupTypes(teamId: number, rows: readonly Row[]): Promise<void> {
     let known = this.groupTypes.get(teamId)
     const fresh = new Set<string>()
-    for (const { intent } of rows) for (const type of intent.g ?? []) if (!known?.has(type)) fresh.add(type)
+    for (const { intent } of rows) for (const type of intent.groupTypes ?? []) if (!known?.has(type)) fresh.add(type)
     if (fresh.size === 0) return
     if (await groupTypes.registerGroupTypes(this.deps.sql, teamId, [...fresh])) await featureFlags.flagsChanged(this.deps, teamId)
     if (!known) this.groupTypes.set(teamId, (known = new Set()))
@@ -185,8 +184,8 @@ export class PersonStage {
   }
 
   private async merge(teamId: number, row: Row, mapping: Map<string, PersonRef>, writes: PersonWrites): Promise<void> {
-    const { d: distinctId, m: otherId } = row.intent as { d: string; m: string }
-    const options = { markIdentified: true, force: row.intent.f === 1, createdAt: createdAtOf(row) }
+    const { distinctId, mergeWith: otherId } = row.intent as { distinctId: string; mergeWith: string }
+    const options = { markIdentified: true, force: row.intent.forceMerge === true, createdAt: createdAtOf(row) }
     for (let attempt = 1; ; attempt++) {
       try {
         const outcome = await persons.mergeDistinctIds(this.deps.sql, teamId, distinctId, otherId, options)
@@ -214,8 +213,8 @@ export class PersonStage {
     for (let attempt = 0; attempt < 3; attempt++) {
       const changes = new Map<number, PropertyChange>()
       for (const { intent } of rows) {
-        if (!intent.s && !intent.o && !intent.u) continue
-        const person = mapping.get(intent.d)
+        if (!intent.set && !intent.setOnce && !intent.unset) continue
+        const person = mapping.get(intent.distinctId)
         if (!person) continue
         let change = changes.get(person.id)
         // Keys like `__proto__` are ordinary property names here.
@@ -241,7 +240,7 @@ export class PersonStage {
       const lost = stale.filter((id) => !mapping.has(id))
       await this.create(teamId, lost.map((distinctId) => ({ distinctId, createdAt: new Date() })), mapping, writes)
       // Only the persons that were gone need their changes again.
-      rows = rows.filter((r) => stale.includes(r.intent.d))
+      rows = rows.filter((r) => stale.includes(r.intent.distinctId))
     }
   }
 }

@@ -3,14 +3,14 @@ import type { PropertyChange } from '@burrow/postgres'
 import { describe, expect, it } from 'vitest'
 import { foldPropertyChange } from './propertyChanges'
 
-type Ops = { s?: Record<string, unknown>; o?: Record<string, unknown>; u?: string[] }
+type Ops = { set?: Record<string, unknown>; setOnce?: Record<string, unknown>; unset?: string[] }
 
 /** One event's changes applied on their own, as PostHog applies them: set_once, then set, then unset. */
 function applyOne(properties: Record<string, unknown>, ops: Ops): Record<string, unknown> {
   const next = { ...properties }
-  for (const [k, v] of Object.entries(ops.o ?? {})) if (!Object.hasOwn(next, k)) next[k] = v
-  Object.assign(next, ops.s ?? {})
-  for (const k of ops.u ?? []) delete next[k]
+  for (const [k, v] of Object.entries(ops.setOnce ?? {})) if (!Object.hasOwn(next, k)) next[k] = v
+  Object.assign(next, ops.set ?? {})
+  for (const k of ops.unset ?? []) delete next[k]
   return next
 }
 
@@ -23,7 +23,7 @@ function applyFolded(properties: Record<string, unknown>, change: PropertyChange
 
 const key = fc.constantFrom('plan', 'email', 'seats', 'name')
 const values = fc.dictionary(key, fc.oneof(fc.integer(), fc.string({ maxLength: 3 })), { maxKeys: 3 })
-const ops: fc.Arbitrary<Ops> = fc.record({ s: values, o: values, u: fc.array(key, { maxLength: 2 }) }, { requiredKeys: [] })
+const ops: fc.Arbitrary<Ops> = fc.record({ set: values, setOnce: values, unset: fc.array(key, { maxLength: 2 }) }, { requiredKeys: [] })
 
 const fold = (events: Ops[]) => {
   const change: PropertyChange = { set: {}, setOnce: {}, unset: [] }
@@ -42,10 +42,10 @@ describe('folding the person changes of a batch', () => {
   })
 
   it.each([
-    ['a later $set wins', [{ s: { plan: 'free' } }, { s: { plan: 'pro' } }], { plan: 'pro' }],
-    ['$set_once keeps the first value', [{ o: { plan: 'free' } }, { o: { plan: 'pro' } }], { plan: 'free' }],
-    ['$set_once after $unset sets the key again', [{ s: { plan: 'free' } }, { u: ['plan'] }, { o: { plan: 'pro' } }], { plan: 'pro' }],
-    ['$unset after $set removes the key', [{ s: { plan: 'free' } }, { u: ['plan'] }], {}],
+    ['a later $set wins', [{ set: { plan: 'free' } }, { set: { plan: 'pro' } }], { plan: 'pro' }],
+    ['$set_once keeps the first value', [{ setOnce: { plan: 'free' } }, { setOnce: { plan: 'pro' } }], { plan: 'free' }],
+    ['$set_once after $unset sets the key again', [{ set: { plan: 'free' } }, { unset: ['plan'] }, { setOnce: { plan: 'pro' } }], { plan: 'pro' }],
+    ['$unset after $set removes the key', [{ set: { plan: 'free' } }, { unset: ['plan'] }], {}],
   ])('%s', (_name, events, expected) => {
     expect(applyFolded({}, fold(events as Ops[]))).toEqual(expected)
   })

@@ -1,9 +1,9 @@
 import { close, constants, fdatasync, ftruncate, open, write } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { promisify } from 'node:util'
-import type { IngestionMetrics } from '../metrics'
 import type { Frame, FrameContent } from './frames'
-import { segmentPath, syncDirectory } from './segments'
+import type { SpoolMetrics } from './metrics'
+import { SEGMENT_HEADER_BYTES, segmentHeader, segmentPath, syncDirectory } from './segments'
 
 const openFile = promisify(open)
 const closeFile = promisify(close)
@@ -21,19 +21,26 @@ const writeAt: WriteAt = (fd, data, offset, length, position) =>
     write(fd, data, offset, length, position, (err, written) => (err ? reject(err) : resolve(written)))
   })
 
-/** Zeros a new segment is filled with, a chunk at a time. */
+/** What a new segment is filled with, a chunk at a time: the first chunk starts with the header, the others are zeros. */
+let firstChunk: Buffer | undefined
 let zeros: Buffer | undefined
 const ZERO_CHUNK_BYTES = 1 << 20
 
 /**
- * Writes zeros over the first `bytes` of a new segment, durably. Frames then overwrite blocks
- * the file already has, so that a synchronous write needs no journal commit of the file's size
- * and block map: it costs the disk and the thread pool about a third less than an append.
- * A zero length marks where the frames end (see readFrame).
+ * Writes the header and zeros over the first `bytes` of a new segment, durably. Frames then
+ * overwrite blocks the file already has, so that a synchronous write needs no journal commit of
+ * the file's size and block map: it costs the disk and the thread pool about a third less than
+ * an append. A zero length marks where the frames end (see readFrame).
  */
-async function fillWithZeros(fd: number, bytes: number): Promise<void> {
+async function fillSegment(fd: number, bytes: number): Promise<void> {
+  firstChunk ??= Buffer.concat([segmentHeader(), Buffer.alloc(ZERO_CHUNK_BYTES - SEGMENT_HEADER_BYTES)])
   zeros ??= Buffer.alloc(ZERO_CHUNK_BYTES)
-  for (let position = 0; position < bytes; ) position += await writeAt(fd, zeros, 0, Math.min(zeros.length, bytes - position), position)
+  const total = Math.max(bytes, SEGMENT_HEADER_BYTES)
+  for (let position = 0; position < total; ) {
+    const chunk = position < firstChunk.length ? firstChunk : zeros
+    const offset = chunk === firstChunk ? position : 0
+    position += await writeAt(fd, chunk, offset, Math.min(chunk.length - offset, total - position), position)
+  }
 }
 
 /** A frame now durable: its size in the segment and what it holds. */
@@ -67,8 +74,11 @@ export interface SpoolWriterOptions {
   segmentBytes: number
   /** How many writes may be on their way to disk at once (default 2). */
   writesInFlight?: number
-  metrics: Pick<IngestionMetrics, 'spoolCommitDuration' | 'spoolCommitAppends'>
-  /** Told after each commit, in order: the segment, how far it is now durable, and the commit's frames, which end there. */
+  metrics: SpoolMetrics
+  /**
+   * Told after each commit, in order: the segment, how far it is now durable (a byte offset in
+   * its file), and the commit's frames, which end there.
+   */
   onCommit: (seq: number, committedBytes: number, frames: readonly CommittedFrame[]) => void
   /** Told when a segment is complete and the writer moved to the next. */
   onRotate: (closedSeq: number, size: number) => void
@@ -111,10 +121,10 @@ export class SpoolWriter implements SegmentWriter {
   private next: { seq: number; fd: Promise<number> } | undefined
   private readonly closing = new Set<Promise<void>>()
   private seq: number
-  /** Bytes of the active segment written or being written. */
-  private reserved = 0
+  /** Bytes of the active segment written or being written, its header included. */
+  private reserved = SEGMENT_HEADER_BYTES
   /** Bytes of the active segment that are durable and acknowledged. */
-  private acked = 0
+  private acked = SEGMENT_HEADER_BYTES
   /** A write failed: nothing is acknowledged until the segment is cut back to `acked`. */
   private failure: { error: unknown } | undefined
   private recovering = false
@@ -159,7 +169,7 @@ export class SpoolWriter implements SegmentWriter {
     while (!this.isIdle()) await new Promise<void>((resolve) => this.idleWaiters.push(resolve))
     await Promise.all(this.closing)
     await this.closeSegment()
-    if (this.reserved === 0) await rm(segmentPath(this.options.dir, this.seq), { force: true })
+    if (this.reserved === SEGMENT_HEADER_BYTES) await rm(segmentPath(this.options.dir, this.seq), { force: true })
     const unused = this.next
     this.next = undefined
     const fd = await unused?.fd.catch(() => undefined)
@@ -252,7 +262,7 @@ export class SpoolWriter implements SegmentWriter {
     void done.finally(() => this.closing.delete(done))
     this.options.onRotate(this.seq, this.acked)
     this.seq += 1
-    this.reserved = this.acked = 0
+    this.reserved = this.acked = SEGMENT_HEADER_BYTES
   }
 
   /**
@@ -318,7 +328,7 @@ export class SpoolWriter implements SegmentWriter {
     const file = segmentPath(this.options.dir, seq)
     const fd = await openFile(file, SEGMENT_FLAGS, 0o644)
     try {
-      await fillWithZeros(fd, this.options.segmentBytes)
+      await fillSegment(fd, this.options.segmentBytes)
       await syncDirectory(this.options.dir)
     } catch (err) {
       // Not known to survive a crash: remove it, so that the next try creates it afresh.

@@ -1,18 +1,32 @@
-import { open, rm, type FileHandle } from 'node:fs/promises'
+import { rm } from 'node:fs/promises'
 import path from 'node:path'
-import { concatInSlices, yieldToEventLoop } from '../eventLoop'
-import type { EventSink } from '../eventSink'
-import { SinkGaveUp } from '../eventSink'
-import type { IngestionMetrics } from '../metrics'
-import { readFrame, type Frame, type FrameContent, type Sighting } from './frames'
-import { listSegments, readPosition, removeSegment, segmentPath, writePosition, type SpoolPosition } from './segments'
-import { SpoolAppender, SpoolBytes } from './spoolAppender'
-import { SpoolWriter, type CommittedFrame, type SegmentWriter, type SpoolWriterOptions } from './spoolWriter'
+import {
+  listSegments,
+  readFrame,
+  readPosition,
+  removeSegment,
+  SegmentReader,
+  SpoolAppender,
+  SpoolBytes,
+  SpoolWriter,
+  writePosition,
+  type CommittedFrame,
+  type Frame,
+  type FrameContent,
+  type SegmentWriter,
+  type Sighting,
+  type SpoolMetrics,
+  type SpoolPosition,
+  type SpoolWriterOptions,
+} from '@burrow/spool'
+import { concatInSlices, yieldToEventLoop } from './eventLoop'
+import { SinkGaveUp, type EventSink } from './eventSink'
+import type { IngestionMetrics } from './metrics'
 
 export interface EventSpoolOptions {
   dir: string
-  sink: EventSink
-  metrics: IngestionMetrics
+  sink: Pick<EventSink, 'insert' | 'stopRetrying'>
+  metrics: Pick<IngestionMetrics, 'bufferDepth' | 'spoolBytes'> & SpoolMetrics
   /** An insert happens at this many rows waiting, or when the oldest has waited maxAgeMs. */
   maxRows: number
   maxAgeMs: number
@@ -45,10 +59,12 @@ export interface EventSpoolOptions {
 }
 
 interface Segment {
-  /** Bytes known to hold frames: the committed length; for an earlier run's segment, up to a torn tail. */
+  /** Where its frames start (after the header of its format, if it has one). */
+  start: number
+  /** Where the bytes known to hold frames end: the committed length; for an earlier run's segment, up to a torn tail. */
   end: number
-  /** Bytes on disk. */
-  size: number
+  /** What it adds to the spool's size: an earlier run's file, or the frames this run wrote to it. */
+  bytes: number
   /** No more frames will be added. */
   closed: boolean
 }
@@ -106,7 +122,7 @@ export class EventSpool {
   private consumer: Promise<void>
   private draining = false
   private giveUp = false
-  private reader: { seq: number; handle: FileHandle } | undefined
+  private reader: SegmentReader | undefined
   /** Segments from this number on are written by this run; lower ones by an earlier run. */
   private readonly writerFirstSeq: number
   /** Frames acknowledged and not yet stored, in file order from `keptHead` on (with gaps where the bound was reached). */
@@ -116,13 +132,13 @@ export class EventSpool {
 
   private constructor(
     private readonly options: EventSpoolOptions,
-    previous: Array<{ seq: number; size: number }>,
+    previous: Array<{ seq: number; size: number; framesStart: number }>,
     start: SpoolPosition,
     firstSeq: number,
   ) {
     this.bytes = options.bytes ?? new SpoolBytes()
-    for (const { seq, size } of previous) {
-      this.segments.set(seq, { end: size, size, closed: true })
+    for (const { seq, size, framesStart } of previous) {
+      this.segments.set(seq, { start: framesStart, end: size, bytes: size, closed: true })
       this.bytes.add(size)
     }
     this.position = start
@@ -135,10 +151,14 @@ export class EventSpool {
       metrics: options.metrics,
       log: options.log,
       onCommit: (seq, committed, frames) => {
-        this.keep(seq, committed, frames)
-        const segment = this.segments.get(seq)
-        if (segment) segment.end = segment.size = committed
-        else this.segments.set(seq, { end: committed, size: committed, closed: false })
+        let first = committed
+        for (const frame of frames) first -= frame.size
+        this.keep(seq, first, frames)
+        let segment = this.segments.get(seq)
+        // A segment's first commit starts where its frames do.
+        if (!segment) this.segments.set(seq, (segment = { start: first, end: committed, bytes: 0, closed: false }))
+        segment.end = committed
+        segment.bytes = committed - segment.start
         this.committedRows += frames.reduce((rows, frame) => rows + frame.content.rows, 0)
         // Commits close together share an entry, so that a long outage keeps this list short.
         const now = Date.now()
@@ -167,9 +187,12 @@ export class EventSpool {
     const lastSeq = Math.max(found.at(-1)?.seq ?? 0, saved?.seq ?? 0)
     const remaining = found.filter((s) => !saved || s.seq >= saved.seq)
     for (const done of found.filter((s) => saved && s.seq < saved.seq)) await removeSegment(options.dir, done.seq)
+    // Every segment left is of a format this release reads, or the spool does not open.
+    const previous = []
+    for (const segment of remaining) previous.push({ ...segment, framesStart: await framesStartOf(options.dir, segment.seq) })
     const start = saved && remaining[0]?.seq === saved.seq ? saved : { seq: remaining[0]?.seq ?? lastSeq + 1, offset: 0 }
     if (remaining.length > 0) options.log(`spool: resuming ${remaining.length} segment(s) from an earlier run`)
-    return new EventSpool(options, remaining, start, lastSeq + 1)
+    return new EventSpool(options, previous, start, lastSeq + 1)
   }
 
   /** Whether a frame of this size fits under the bound. */
@@ -212,7 +235,7 @@ export class EventSpool {
     } finally {
       clearTimeout(timeout)
       clearInterval(this.timer)
-      await this.reader?.handle.close()
+      await this.reader?.close()
       this.reader = undefined
     }
     // The last batch may have been stored before its segment was closed.
@@ -276,10 +299,8 @@ export class EventSpool {
     }
   }
 
-  /** Keeps the frames of a commit, which end at `end`, while the bound allows. */
-  private keep(seq: number, end: number, frames: readonly CommittedFrame[]): void {
-    let offset = end
-    for (const frame of frames) offset -= frame.size
+  /** Keeps the frames of a commit, the first of them at `offset`, while the bound allows. */
+  private keep(seq: number, offset: number, frames: readonly CommittedFrame[]): void {
     for (const frame of frames) {
       const bytes = frame.size
       if (this.keptBytes + bytes <= (this.options.keptBytes ?? DEFAULT_KEPT_BYTES)) {
@@ -313,6 +334,7 @@ export class EventSpool {
     let taken = 0
     while (batch.rows < this.options.maxRows && bytes < MAX_BATCH_BYTES) {
       const segment = this.segments.get(batch.end.seq)
+      if (segment && batch.end.offset < segment.start) batch.end = { seq: batch.end.seq, offset: segment.start }
       if (!segment || batch.end.offset >= segment.end) {
         const next = [...this.segments.keys()].filter((seq) => seq > batch.end.seq).sort((a, b) => a - b)[0]
         if ((segment && !segment.closed) || next === undefined) break
@@ -384,17 +406,12 @@ export class EventSpool {
 
   private async readAt(seq: number, offset: number, length: number): Promise<Buffer> {
     if (this.reader?.seq !== seq) {
-      await this.reader?.handle.close()
-      this.reader = { seq, handle: await open(segmentPath(this.options.dir, seq), 'r') }
+      const previous = this.reader
+      this.reader = undefined
+      await previous?.close()
+      this.reader = await SegmentReader.open(this.options.dir, seq)
     }
-    const buffer = Buffer.allocUnsafe(length)
-    let read = 0
-    while (read < length) {
-      const { bytesRead } = await this.reader.handle.read(buffer, read, length - read, offset + read)
-      if (bytesRead === 0) break
-      read += bytesRead
-    }
-    return buffer.subarray(0, read)
+    return this.reader.read(offset, length)
   }
 
   /** Moves the position past a stored batch and removes the segments it finished. */
@@ -414,17 +431,27 @@ export class EventSpool {
       const finished = seq < this.position.seq || (seq === this.position.seq && segment.closed && this.position.offset >= segment.end)
       if (!finished) continue
       if (this.reader?.seq === seq) {
-        await this.reader.handle.close()
+        await this.reader.close()
         this.reader = undefined
       }
       await removeSegment(this.options.dir, seq)
       this.segments.delete(seq)
-      this.bytes.add(-segment.size)
+      this.bytes.add(-segment.bytes)
     }
   }
 
   private updateGauges(): void {
     this.options.metrics.bufferDepth.set(this.waitingRows())
     this.options.metrics.spoolBytes.set(this.bytes.value)
+  }
+}
+
+/** Where the frames of a segment start, from its header (SpoolFormatError for a format this release cannot read). */
+async function framesStartOf(dir: string, seq: number): Promise<number> {
+  const reader = await SegmentReader.open(dir, seq)
+  try {
+    return reader.framesStart
+  } finally {
+    await reader.close()
   }
 }

@@ -1,13 +1,13 @@
-import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs'
+import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { connectClickHouse, events, migrateClickHouse, NIL_UUID, type ClickHouse } from '@burrow/clickhouse'
+import { createSpoolMetrics, encodeFrame, readFrame, SegmentReader, type Sighting } from '@burrow/spool'
 import { Registry } from 'prom-client'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { EventSink } from '../eventSink'
-import { createIngestionMetrics } from '../metrics'
+import { EventSink } from './eventSink'
 import { EventSpool, type EventSpoolOptions } from './eventSpool'
-import { encodeFrame, readFrame, type Sighting } from './frames'
+import { createIngestionMetrics } from './metrics'
 
 let ch: ClickHouse
 /** A real client of a ClickHouse server that is not there: every insert fails to connect. */
@@ -45,7 +45,8 @@ function line(teamId: number, uuid: string, timestamp = '2025-01-01 00:00:00.000
 const uuidOf = (team: number, i: number) => `0190f0a2-1c5d-7e4b-9d2a-${String(team).padStart(4, '0')}${String(i).padStart(8, '0')}`
 
 function spoolOptions(dir: string, over: Partial<EventSpoolOptions> & { client?: ClickHouse } = {}): EventSpoolOptions {
-  const metrics = createIngestionMetrics(new Registry())
+  const registry = new Registry()
+  const metrics = { ...createIngestionMetrics(registry), ...createSpoolMetrics(registry) }
   return {
     dir,
     sink: new EventSink({ ch: over.client ?? ch, metrics, log: () => {}, retryBaseMs: 10, retryMaxMs: 50 }),
@@ -64,11 +65,17 @@ async function storedUuids(team: number): Promise<string[]> {
   return rows.map((r) => r.uuid).sort()
 }
 
-/** Where the frames of a segment's content end. */
-function framesEnd(content: Buffer): number {
-  let at = 0
-  for (let read = readFrame(content); read.kind === 'frame'; read = readFrame(content.subarray(at))) at += read.bytes
-  return at
+/** Where the frames of a segment end. */
+async function framesEnd(dir: string, seq: number): Promise<number> {
+  const reader = await SegmentReader.open(dir, seq)
+  try {
+    const content = await reader.read(0, 1 << 20)
+    let at = reader.framesStart
+    for (let read = readFrame(content.subarray(at)); read.kind === 'frame'; read = readFrame(content.subarray(at))) at += read.bytes
+    return at
+  } finally {
+    await reader.close()
+  }
 }
 
 async function appendEvents(spool: EventSpool, team: number, from: number, count: number): Promise<void> {
@@ -132,8 +139,9 @@ it('ignores a frame torn by a crash in the middle of a write, and what follows i
   // The crash tore the next write: part of its frame lies where the zeros began.
   const file = path.join(dir, segment!)
   const torn = encodeFrame([line(13, uuidOf(13, 99))], [], 13, [])
+  const end = await framesEnd(dir, Number(segment!.slice(0, 12)))
   const fd = openSync(file, 'r+')
-  writeSync(fd, torn.bytes, 0, torn.bytes.length - 5, framesEnd(readFileSync(file)))
+  writeSync(fd, torn.bytes, 0, torn.bytes.length - 5, end)
   closeSync(fd)
 
   const next = await EventSpool.open(spoolOptions(dir))

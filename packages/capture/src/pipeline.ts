@@ -1,6 +1,6 @@
 import type { IngestionProject } from '@burrow/core'
+import type { PersonIntent } from '@burrow/spool'
 import type { RawEvent } from './payload'
-import type { PersonIntent } from './steps/personIntent'
 
 /** An event on its way through the steps; each step fills in or checks some fields. */
 export interface DraftEvent {

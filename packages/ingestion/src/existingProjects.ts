@@ -1,5 +1,5 @@
 import { projects, type Sql } from '@burrow/postgres'
-import type { FrameContent } from './frames'
+import type { FrameContent } from '@burrow/spool'
 
 /**
  * The frames whose project still exists. Deleting a project deletes its stored events, so the

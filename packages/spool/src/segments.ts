@@ -1,6 +1,23 @@
 import { mkdir, open, readdir, rename, rm, stat, writeFile, readFile } from 'node:fs/promises'
 import path from 'node:path'
 
+/**
+ * A segment file starts with a header naming its format, since a spool outlives the release
+ * that wrote it: [8 bytes: the ASCII text BRWSPOOL][u32 LE format version], then frames.
+ * Format 1, written before segments had a header, is frames from byte 0; format 2 is the same
+ * frames after the header. The header is written with the zeros a segment is created with.
+ */
+export const SEGMENT_MAGIC = Buffer.from('BRWSPOOL', 'latin1')
+export const SEGMENT_FORMAT_VERSION = 2
+export const SEGMENT_HEADER_BYTES = SEGMENT_MAGIC.length + 4
+
+export function segmentHeader(): Buffer {
+  const header = Buffer.alloc(SEGMENT_HEADER_BYTES)
+  SEGMENT_MAGIC.copy(header)
+  header.writeUInt32LE(SEGMENT_FORMAT_VERSION, SEGMENT_MAGIC.length)
+  return header
+}
+
 /** Segment files are named by sequence number, so their order is their name's order. */
 export const segmentPath = (dir: string, seq: number) => path.join(dir, `${String(seq).padStart(12, '0')}.seg`)
 

@@ -1,17 +1,15 @@
+import { toClickHouseDateTime, type DeadLetterRow } from '@burrow/clickhouse'
 import type { ProjectTokenResolver } from '@burrow/core'
-import { toClickHouseDateTime } from '@burrow/clickhouse'
+import { encodeFrame, type PersonIntent, type Sighting, type SpoolAppend } from '@burrow/spool'
+import { deadLetter, rawPayloadOf } from './deadLetter'
 import { decodeRequestBody } from './decode'
-import { deadLetter, rawPayloadOf, type EventSink } from './eventSink'
 import { encodeEvent } from './eventRow'
 import { IngestError, ingestErrors } from './ingestError'
-import { knownProject, projectForRequest } from './projectAuth'
-import type { IngestionMetrics } from './metrics'
-import { captureRequestFrom, type CaptureRequest } from './payload'
+import type { CaptureMetrics } from './metrics'
+import { captureRequestFrom } from './payload'
 import { runPipeline, type RequestContext } from './pipeline'
-import { encodeFrame, type Sighting } from './spool/frames'
-import type { SpoolAppend } from './spool/spoolAppender'
+import { knownProject, projectForRequest } from './projectAuth'
 import { INGESTION_STEPS } from './steps'
-import type { PersonIntent } from './steps/personIntent'
 import { mayHoldLoneSurrogates, wellFormed } from './wellFormed'
 
 export interface CaptureInput {
@@ -26,9 +24,9 @@ export interface CaptureInput {
 export interface CaptureDeps {
   projects: ProjectTokenResolver
   spool: SpoolAppend
-  /** Where dead letters of the pipeline go. */
-  sink: Pick<EventSink, 'storeDeadLetters'>
-  metrics: IngestionMetrics
+  /** Where dead letters of the pipeline go; resolves once they are stored. */
+  sink: { storeDeadLetters(letters: DeadLetterRow[]): Promise<void> }
+  metrics: CaptureMetrics
   maxDecompressedBytes: number
   log: (msg: string) => void
 }

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { Registry } from 'prom-client'
 import { afterAll, expect, it } from 'vitest'
-import { createIngestionMetrics } from '../metrics'
 import { encodeFrame, readFrame } from './frames'
-import { segmentPath } from './segments'
+import { createSpoolMetrics } from './metrics'
+import { SEGMENT_HEADER_BYTES, segmentHeader, segmentPath } from './segments'
 import { SpoolWriter, type SpoolWriterOptions, type WriteAt } from './spoolWriter'
 
 const root = mkdtempSync(path.join(tmpdir(), 'burrow-spool-writer-'))
@@ -28,10 +28,12 @@ const frameOf = (id: string) => encodeFrame([`{"id":"${id}"}\n`], [], 1, [''])
 
 /**
  * The row ids of the frames in a segment file, in order, up to the zeros it was created with;
- * throws on anything but whole frames.
+ * throws on anything but a header and whole frames.
  */
 function idsIn(file: string): string[] {
-  let buffer = readFileSync(file)
+  const content = readFileSync(file)
+  if (!content.subarray(0, SEGMENT_HEADER_BYTES).equals(segmentHeader())) throw new Error(`segment ${file} does not start with the header`)
+  let buffer = content.subarray(SEGMENT_HEADER_BYTES)
   const ids: string[] = []
   while (buffer.length > 0) {
     const read = readFrame(buffer)
@@ -54,7 +56,7 @@ function newWriter(over: Partial<SpoolWriterOptions> = {}) {
     dir,
     firstSeq: 1,
     segmentBytes: 1 << 20,
-    metrics: createIngestionMetrics(new Registry()),
+    metrics: createSpoolMetrics(new Registry()),
     onCommit: (seq, bytes, frames) => {
       commits.push([seq, bytes, frames.reduce((rows, f) => rows + f.content.rows, 0)])
       committedIds.push(frames.map((f) => (JSON.parse(f.content.body.toString()) as { id: string }).id))
@@ -93,7 +95,10 @@ it('acknowledges writes in order even when a later one reaches the disk first', 
   expect(settled).toEqual([])
   await Promise.all([first, second])
   expect(settled).toEqual(['a ok', 'b ok'])
-  expect(commits.map(([, bytes]) => bytes)).toEqual([frameOf('a').bytes.length, frameOf('a').bytes.length + frameOf('b').bytes.length])
+  expect(commits.map(([, bytes]) => bytes)).toEqual([
+    SEGMENT_HEADER_BYTES + frameOf('a').bytes.length,
+    SEGMENT_HEADER_BYTES + frameOf('a').bytes.length + frameOf('b').bytes.length,
+  ])
   // Each commit reports its own frames, which end where it says.
   expect(committedIds).toEqual([['a'], ['b']])
   await writer.close()
@@ -182,7 +187,9 @@ it('creates each segment at its full size and the next one ahead, and removes th
   await writer.append(frameOf('a'))
   expect(statSync(segmentPath(dir, 1)).size).toBe(64 << 10)
   await waitFor(() => statSync(segmentPath(dir, 2), { throwIfNoEntry: false })?.size === 64 << 10)
-  expect(readFileSync(segmentPath(dir, 2)).every((byte) => byte === 0)).toBe(true)
+  const ahead = readFileSync(segmentPath(dir, 2))
+  expect(ahead.subarray(0, SEGMENT_HEADER_BYTES).equals(segmentHeader())).toBe(true)
+  expect(ahead.subarray(SEGMENT_HEADER_BYTES).every((byte) => byte === 0)).toBe(true)
   await writer.close()
   expect(readdirSync(dir)).toEqual(['000000000001.seg'])
   expect(idsIn(segmentPath(dir, 1))).toEqual(['a'])

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { deadLetter } from './eventSink'
+import { deadLetter } from './deadLetter'
 import { mayHoldLoneSurrogates, wellFormed } from './wellFormed'
 
 describe('lone surrogates', () => {

@@ -1,5 +1,5 @@
 import { crc32 } from 'node:zlib'
-import type { PersonIntent } from '../steps/personIntent'
+import type { PersonChanges, PersonIntent } from './personIntent'
 
 /**
  * A frame is what one request adds to the spool: its rows, the event names they carry and
@@ -7,6 +7,10 @@ import type { PersonIntent } from '../steps/personIntent'
  *
  *   [u32 LE payload length][u32 LE crc32 of payload][payload]
  *   payload = header JSON line + the rows as JSONEachRow lines
+ *   header  = {"n": rows, "s": sightings, "t": project, "p": person intents}
+ *
+ * The header's keys, and those of the person intents in it, are one letter long: they are
+ * written for every request. Only this module knows them; everything else sees FrameContent.
  *
  * The checksum finds a frame torn by a crash in the middle of a write: such a frame was never
  * acknowledged, and it and whatever follows it in that segment are ignored. A segment is
@@ -33,9 +37,53 @@ export interface Frame {
   content: FrameContent
 }
 
+/** A person intent as a frame holds it. */
+type WireIntent =
+  | string
+  | { d: string; s?: Record<string, unknown>; o?: Record<string, unknown>; u?: string[]; m?: string; f?: 1; x?: 1; g?: string[] }
+
+interface WireHeader {
+  n: number
+  s: Sighting[]
+  /** Absent in frames of the format before projects were named: project 0. */
+  t?: number
+  p?: WireIntent[]
+}
+
+function toWire(intent: PersonIntent): WireIntent {
+  if (typeof intent === 'string') return intent
+  // Field by field, so that absent fields are not written.
+  const wire: Exclude<WireIntent, string> = { d: intent.distinctId }
+  if (intent.set) wire.s = intent.set
+  if (intent.setOnce) wire.o = intent.setOnce
+  if (intent.unset) wire.u = intent.unset
+  if (intent.mergeWith !== undefined) wire.m = intent.mergeWith
+  if (intent.forceMerge) wire.f = 1
+  if (intent.noPerson) wire.x = 1
+  if (intent.groupTypes) wire.g = intent.groupTypes
+  return wire
+}
+
+function fromWire(wire: WireIntent): PersonIntent {
+  if (typeof wire === 'string') return wire
+  const intent: PersonChanges = { distinctId: wire.d }
+  if (wire.s) intent.set = wire.s
+  if (wire.o) intent.setOnce = wire.o
+  if (wire.u) intent.unset = wire.u
+  if (wire.m !== undefined) intent.mergeWith = wire.m
+  if (wire.f === 1) intent.forceMerge = true
+  if (wire.x === 1) intent.noPerson = true
+  if (wire.g) intent.groupTypes = wire.g
+  return intent
+}
+
+/** Whether the intents are all plain distinct ids, the same in both forms: most frames, which are then not copied. */
+const onlyDistinctIds = (intents: readonly unknown[]): intents is string[] => intents.every((intent) => typeof intent === 'string')
+
 export function encodeFrame(rowLines: readonly string[], sightings: Sighting[], teamId: number, persons: PersonIntent[]): Frame {
   // One allocation, the text written straight into it: this runs for every capture request.
-  const header = JSON.stringify({ n: rowLines.length, s: sightings, t: teamId, p: persons })
+  const wire: WireHeader = { n: rowLines.length, s: sightings, t: teamId, p: onlyDistinctIds(persons) ? persons : persons.map(toWire) }
+  const header = JSON.stringify(wire)
   const rows = rowLines.length === 1 ? rowLines[0]! : rowLines.join('')
   const bodyStart = FRAME_HEADER_BYTES + Buffer.byteLength(header) + 1
   const bytes = Buffer.allocUnsafe(bodyStart + Buffer.byteLength(rows))
@@ -70,8 +118,9 @@ export function readFrame(buffer: Buffer, verify = true): FrameRead {
   const newline = payload.indexOf(0x0a)
   if (newline < 0) return { kind: 'corrupt', reason: 'no header line' }
   try {
-    const header = JSON.parse(payload.subarray(0, newline).toString('utf8')) as { n: number; s: Sighting[]; t?: number; p?: PersonIntent[] }
-    const content = { rows: header.n, sightings: header.s, teamId: header.t ?? 0, persons: header.p, body: payload.subarray(newline + 1) }
+    const header = JSON.parse(payload.subarray(0, newline).toString('utf8')) as WireHeader
+    const persons = header.p && (onlyDistinctIds(header.p) ? header.p : header.p.map(fromWire))
+    const content = { rows: header.n, sightings: header.s, teamId: header.t ?? 0, persons, body: payload.subarray(newline + 1) }
     return { kind: 'frame', content, bytes: total }
   } catch {
     return { kind: 'corrupt', reason: 'unreadable header' }

@@ -1,0 +1,170 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { createSpoolMetrics, encodeFrame, SpoolFormatError, type Frame } from '@burrow/spool'
+import { Registry } from 'prom-client'
+import { afterAll, afterEach, beforeEach, expect, it, vi } from 'vitest'
+import { SinkGaveUp } from './eventSink'
+import { EventSpool, type EventSpoolOptions } from './eventSpool'
+import { createIngestionMetrics } from './metrics'
+
+const root = mkdtempSync(path.join(tmpdir(), 'burrow-event-spool-'))
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+let dirs = 0
+const newDir = () => path.join(root, `spool-${++dirs}`)
+
+// The consumer's waits (batch age, retry back-off, shutdown timeout) run on these fake timers;
+// setImmediate stays real, as does the disk, for the writer's group commit and the consumer's yields.
+beforeEach(() => vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] }))
+afterEach(() => vi.useRealTimers())
+
+/** Lets the consumer finish what the last timer started (its reads of kept frames need no disk). */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve))
+}
+
+/** Waits, on real turns of the event loop (the disk's work goes on), until `count` fake timers are set. */
+async function untilTimers(count: number): Promise<void> {
+  for (let i = 0; i < 10_000 && vi.getTimerCount() < count; i++) await new Promise((resolve) => setImmediate(resolve))
+  expect(vi.getTimerCount()).toBe(count)
+}
+
+/** A sink that records the row ids of each insert, or fails the inserts it is told to. */
+class RecordingSink {
+  readonly inserts: string[][] = []
+  tries = 0
+  failNext = 0
+  /** Holds every insert until stopRetrying, then fails it, as the real sink does while ClickHouse is away. */
+  unavailable = false
+  private readonly stopped: Array<() => void> = []
+
+  async insert(body: Buffer, rows: number): Promise<void> {
+    this.tries++
+    if (this.unavailable) {
+      await new Promise<void>((resolve) => this.stopped.push(resolve))
+      throw new SinkGaveUp(new Error('ClickHouse is unavailable'))
+    }
+    if (this.failNext > 0) {
+      this.failNext--
+      throw new Error('ClickHouse is unavailable')
+    }
+    const ids = body.toString().trim().split('\n').map((line) => (JSON.parse(line) as { id: string }).id)
+    expect(ids).toHaveLength(rows)
+    this.inserts.push(ids)
+  }
+
+  stopRetrying(): void {
+    for (const stop of this.stopped.splice(0)) stop()
+  }
+}
+
+const frameOf = (id: string): Frame => encodeFrame([`{"id":"${id}"}\n`], [[1, 'e', 0]], 1, [id])
+
+function options(dir: string, sink: RecordingSink, over: Partial<EventSpoolOptions> = {}): EventSpoolOptions {
+  const registry = new Registry()
+  return {
+    dir,
+    sink,
+    metrics: { ...createIngestionMetrics(registry), ...createSpoolMetrics(registry) },
+    maxRows: 100,
+    maxAgeMs: 1000,
+    maxBytes: 1 << 20,
+    segmentBytes: 64 << 10,
+    log: () => {},
+    ...over,
+  }
+}
+
+it('holds fewer than maxRows rows until the oldest has waited maxAgeMs, then inserts them in one batch', async () => {
+  const sink = new RecordingSink()
+  const spool = await EventSpool.open(options(newDir(), sink, { maxRows: 100, maxAgeMs: 1000 }))
+  for (const id of ['a', 'b', 'c']) await spool.append(frameOf(id))
+  await vi.advanceTimersByTimeAsync(999)
+  await settle()
+  expect(sink.inserts).toEqual([])
+  await vi.advanceTimersByTimeAsync(1)
+  await settle()
+  expect(sink.inserts).toEqual([['a', 'b', 'c']])
+  await spool.close(5_000)
+})
+
+it('inserts as soon as maxRows rows wait, whatever their age', async () => {
+  const sink = new RecordingSink()
+  const spool = await EventSpool.open(options(newDir(), sink, { maxRows: 3, maxAgeMs: 60_000 }))
+  for (const id of ['a', 'b']) await spool.append(frameOf(id))
+  await settle()
+  expect(sink.inserts).toEqual([])
+  await spool.append(frameOf('c'))
+  await settle()
+  expect(sink.inserts).toEqual([['a', 'b', 'c']])
+  await spool.close(5_000)
+})
+
+it('tries a batch that failed again after a back-off, and stores it once', async () => {
+  const sink = new RecordingSink()
+  sink.failNext = 1
+  const logged: string[] = []
+  const spool = await EventSpool.open(options(newDir(), sink, { maxRows: 1, log: (msg) => logged.push(msg) }))
+  await spool.append(frameOf('a'))
+  await settle()
+  expect(sink.tries).toBe(1)
+  expect(logged.at(-1)).toMatch(/consuming failed, retrying in 200 ms/)
+  await vi.advanceTimersByTimeAsync(199)
+  await settle()
+  expect(sink.tries).toBe(1)
+  await vi.advanceTimersByTimeAsync(1)
+  await settle()
+  expect(sink.tries).toBe(2)
+  expect(sink.inserts).toEqual([['a']])
+  await spool.close(5_000)
+})
+
+it('stops waiting for the sink once its shutdown timeout passes, and the next start stores what was left', async () => {
+  const dir = newDir()
+  const down = new RecordingSink()
+  down.unavailable = true
+  const spool = await EventSpool.open(options(dir, down, { maxRows: 1 }))
+  await spool.append(frameOf('a'))
+  let closed = false
+  const closing = spool.close(5_000).then(() => (closed = true))
+  // The batch-age interval, and the shutdown timeout, set once the writer has closed.
+  await untilTimers(2)
+  await vi.advanceTimersByTimeAsync(4_999)
+  await settle()
+  expect(closed).toBe(false)
+  await vi.advanceTimersByTimeAsync(1)
+  await closing
+  expect(down.inserts).toEqual([])
+  expect(readdirSync(dir).filter((name) => name.endsWith('.seg'))).toHaveLength(1)
+
+  const up = new RecordingSink()
+  const next = await EventSpool.open(options(dir, up))
+  await next.close(5_000)
+  expect(up.inserts).toEqual([['a']])
+  expect(readdirSync(dir)).toEqual([])
+})
+
+it('stores the frames of a segment of format 1 (no header) that an earlier release left, then its own', async () => {
+  const dir = newDir()
+  mkdirSync(dir)
+  const left = ['old-1', 'old-2'].map((id) => frameOf(id).bytes)
+  writeFileSync(path.join(dir, '000000000001.seg'), Buffer.concat([...left, Buffer.alloc(4096)]))
+  const sink = new RecordingSink()
+  const spool = await EventSpool.open(options(dir, sink))
+  await spool.append(frameOf('new-1'))
+  await spool.close(5_000)
+  expect(sink.inserts.flat()).toEqual(['old-1', 'old-2', 'new-1'])
+  expect(readdirSync(dir)).toEqual([])
+})
+
+it('does not open over a segment of a newer format, and leaves it in place', async () => {
+  const dir = newDir()
+  mkdirSync(dir)
+  const newer = Buffer.alloc(4096)
+  newer.write('BRWSPOOL', 'latin1')
+  newer.writeUInt32LE(3, 8)
+  const file = path.join(dir, '000000000001.seg')
+  writeFileSync(file, newer)
+  await expect(EventSpool.open(options(dir, new RecordingSink()))).rejects.toThrow(SpoolFormatError)
+  expect(existsSync(file)).toBe(true)
+})

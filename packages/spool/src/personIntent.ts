@@ -1,0 +1,23 @@
+/**
+ * What an event asks of its person, carried in the spool beside the row so that persons are
+ * processed per batch by the consumer, not per request. A plain string is an event that only
+ * needs its distinct id's person (the common case, kept small).
+ */
+export type PersonIntent = string | PersonChanges
+
+export interface PersonChanges {
+  /** The event's distinct id. */
+  distinctId: string
+  /** `$set`, `$set_once`, `$unset`. */
+  set?: Record<string, unknown>
+  setOnce?: Record<string, unknown>
+  unset?: string[]
+  /** Another distinct id to put on the same person (`$identify`, `$create_alias`, `$merge_dangerously`). */
+  mergeWith?: string
+  /** The merge may join two identified persons (`$merge_dangerously`). */
+  forceMerge?: true
+  /** No person processing (`$process_person_profile: false`): the event is stored without a person. */
+  noPerson?: true
+  /** Group types the event names (`$groups`, `$groupidentify`), registered for group flags. */
+  groupTypes?: string[]
+}
