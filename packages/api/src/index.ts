@@ -1,4 +1,4 @@
-export { appRouter, createCaller, type AppRouter } from './router'
+export { appRouter, createCaller, type AppRouter, type ProcedurePath } from './router'
 export { createRestHandler, procedureAt } from './rest'
 export { createTrpcHandler, TRPC_ENDPOINT } from './trpcHandler'
 export { restRoutes, type RestRoute } from './routes'

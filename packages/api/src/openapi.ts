@@ -68,7 +68,7 @@ function inputProperties(def: ProcedureDef, shared: SharedDefinitions): { proper
   const properties: Record<string, JsonSchema> = {}
   const required: string[] = []
   for (const parser of def.inputs) {
-    const schema = shared.hoist(z.toJSONSchema(parser, { io: 'input', unrepresentable: 'any' }) as JsonSchema)
+    const schema = shared.hoist(z.toJSONSchema(parser, { io: 'input', unrepresentable: 'any' }))
     Object.assign(properties, (schema.properties as Record<string, JsonSchema>) ?? {})
     required.push(...((schema.required as string[]) ?? []))
   }
@@ -93,7 +93,7 @@ function successResponse(route: RestRoute, def: ProcedureDef, shared: SharedDefi
   if (route.status === 204) return { [status]: { description: 'Done; no body' } }
   if (route.contentType) return { [status]: { description: 'OK', content: { [route.contentType]: { schema: { type: 'string' } } } } }
   if (!def.output) throw new Error(`procedure ${route.procedure} has no output schema`)
-  let schema = shared.hoist(z.toJSONSchema(def.output, { io: 'output', unrepresentable: 'any' }) as JsonSchema)
+  let schema = shared.hoist(z.toJSONSchema(def.output, { io: 'output', unrepresentable: 'any' }))
   if (route.paginated) {
     const page = schema as { properties: { results: { items: JsonSchema } } }
     schema = envelopeOf(page.properties.results.items)
@@ -141,27 +141,44 @@ function operation(route: RestRoute, operationId: string, shared: SharedDefiniti
   }
 }
 
-/** The OpenAPI 3.1 description of the REST API, generated from the route table and the zod schemas. */
-export function openApiDocument(): Record<string, unknown> {
+/** The paths and components, which depend only on the route table and the schemas fixed at load. */
+function describeRoutes(): { paths: Record<string, Record<string, unknown>>; components: Record<string, unknown> } {
   const shared = new SharedDefinitions()
   const paths: Record<string, Record<string, unknown>> = {}
   const seenIds = new Set<string>()
   for (const route of restRoutes) {
     const path = route.path.replace(/:(\w+)/g, '{$1}')
-    let operationId = route.procedure.replace('.', '_')
-    if (seenIds.has(operationId)) operationId = `${operationId}_${route.method.toLowerCase()}`
+    let operationId = route.operationId ?? route.procedure.replace('.', '_')
+    if (!route.operationId && seenIds.has(operationId)) operationId = `${operationId}_${route.method.toLowerCase()}`
+    // Generated clients name their methods after these; two alike would make one of them unreachable.
+    if (seenIds.has(operationId)) throw new Error(`${route.method} ${route.path}: operationId ${operationId} is taken`)
     seenIds.add(operationId)
     paths[path] ??= {}
     paths[path][route.method.toLowerCase()] = operation(route, operationId, shared)
   }
   return {
-    openapi: '3.1.0',
-    info: { title: 'Burrow private API', version: SERVICE_VERSION },
     paths,
     components: {
       schemas: { Error: errorSchema, ...shared.components },
       securitySchemes: { PersonalApiKey: { type: 'http', scheme: 'bearer', description: 'A personal API key (phx_...)' } },
     },
+  }
+}
+
+let described: ReturnType<typeof describeRoutes> | undefined
+
+/**
+ * The OpenAPI 3.1 description of the REST API, generated from the route table and the zod schemas.
+ * `serverUrl` is where clients generated from it send their requests: the service's public origin.
+ */
+export function openApiDocument(options: { serverUrl: string }): Record<string, unknown> {
+  described ??= describeRoutes()
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Burrow private API', version: SERVICE_VERSION },
+    servers: [{ url: options.serverUrl }],
+    paths: described.paths,
+    components: described.components,
     security: [{ PersonalApiKey: [] }],
   }
 }

@@ -56,13 +56,6 @@ function queryObject(url: URL): Record<string, string | string[]> {
   return query
 }
 
-/** DRF's answer to a body it cannot parse. */
-function parseError(detail: string): ApiProblem {
-  const problem = problems.validation(null, detail, 'parse_error')
-  problem.body.type = 'invalid_request'
-  return problem
-}
-
 /**
  * The request body as input fields: JSON, or a form (multipart or urlencoded, as DRF accepts),
  * whose fields are text and whose uploaded files become their text content.
@@ -78,13 +71,13 @@ async function parseBody(req: HttpRequest): Promise<{ ok: true; value: unknown }
       for (const [key, entry] of entries) value[key] = typeof entry === 'string' ? entry : await entry.text()
       return { ok: true, value }
     } catch (err) {
-      return { ok: false, problem: parseError(`Multipart form parse error - ${(err as Error).message}`) }
+      return { ok: false, problem: problems.parseError(`Multipart form parse error - ${(err as Error).message}`, { cause: err }) }
     }
   }
   try {
     return { ok: true, value: JSON.parse(req.body.toString('utf8')) }
   } catch (err) {
-    return { ok: false, problem: parseError(`JSON parse error - ${(err as Error).message}`) }
+    return { ok: false, problem: problems.parseError(`JSON parse error - ${(err as Error).message}`, { cause: err }) }
   }
 }
 
@@ -129,16 +122,32 @@ function respond(route: RestRoute, result: unknown, req: HttpRequest): HttpRespo
   return jsonResponse(status, route.paginated ? toEnvelope(result as Page<unknown>, req.url) : result, headers)
 }
 
+export interface RestFacadeDeps {
+  log: (msg: string) => void
+  /** The procedures a request may call, with its credentials: a tRPC caller of the app router. */
+  callerFor: (req: HttpRequest) => Promise<unknown>
+}
+
 /** Answers `/api/...` requests by running the procedure their route names. */
 export function createRestHandler(deps: CoreDeps) {
+  return createRestFacade({
+    log: deps.log,
+    callerFor: async (req) => createCaller(await createApiContext(deps, personalApiKeyFrom(req.headers.authorization, req.url))),
+  })
+}
+
+/** The REST facade over whatever caller it is given, so that it can be driven without a database. */
+export function createRestFacade(deps: RestFacadeDeps) {
   const routes = restRoutes.map(compile)
-  let schema: string | undefined
+  // One origin at a time: with SITE_URL set there is only one.
+  let schema: { origin: string; body: string } | undefined
   return async function handleRest(req: HttpRequest): Promise<HttpResponse> {
     const path = req.url.pathname
     if (/^\/api\/schema\/?$/.test(path)) {
       if (req.method !== 'GET') return problemResponse(problems.methodNotAllowed(req.method))
-      schema ??= JSON.stringify(openApiDocument())
-      return { status: 200, headers: { 'content-type': 'application/vnd.oai.openapi+json' }, body: schema }
+      const origin = req.url.origin
+      if (schema?.origin !== origin) schema = { origin, body: JSON.stringify(openApiDocument({ serverUrl: origin })) }
+      return { status: 200, headers: { 'content-type': 'application/vnd.oai.openapi+json' }, body: schema.body }
     }
     const matched = matchRoute(routes, req.method, path)
     if ('problem' in matched) return problemResponse(matched.problem)
@@ -150,14 +159,13 @@ export function createRestHandler(deps: CoreDeps) {
       return problemResponse(problems.validation(null, `Invalid data. Expected a dictionary, but got ${got}.`, 'invalid'))
     }
 
+    const input = routeInput(route, { params, query: queryObject(req.url), body: body.value })
     try {
-      const ctx = await createApiContext(deps, personalApiKeyFrom(req.headers.authorization, req.url))
-      const procedure = procedureAt(createCaller(ctx), route.procedure)
+      const procedure = procedureAt(await deps.callerFor(req), route.procedure)
       if (!procedure) throw new Error(`route ${route.method} ${route.path} names no procedure ${route.procedure}`)
-      const result = await procedure(routeInput(route, { params, query: queryObject(req.url), body: body.value }))
-      return respond(route, result, req)
+      return respond(route, await procedure(input), req)
     } catch (err) {
-      const problem = problemFromError(err)
+      const problem = problemFromError(err, input)
       if (problem.status >= 500) deps.log(`${req.method} ${path} failed: ${(err as Error)?.stack ?? String(err)}`)
       return problemResponse(problem)
     }

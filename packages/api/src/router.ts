@@ -1,3 +1,4 @@
+import type { AnyTRPCProcedure } from '@trpc/server'
 import { cohortsRouter } from './routers/cohorts'
 import { eventDefinitionsRouter } from './routers/eventDefinitions'
 import { eventsRouter } from './routers/events'
@@ -24,3 +25,10 @@ export const appRouter = router({
 export type AppRouter = typeof appRouter
 
 export const createCaller = createCallerFactory(appRouter)
+
+type PathsOf<TRecord, TPrefix extends string> = {
+  [K in keyof TRecord & string]: TRecord[K] extends AnyTRPCProcedure ? `${TPrefix}${K}` : PathsOf<TRecord[K], `${TPrefix}${K}.`>
+}[keyof TRecord & string]
+
+/** The dotted path of every procedure (`projects.list`), so that naming a missing one does not compile. */
+export type ProcedurePath = PathsOf<AppRouter['_def']['record'], ''>

@@ -1,3 +1,5 @@
+import type { ProcedurePath } from './router'
+
 /**
  * The REST facade: each row maps one method and path of the private API onto a tRPC
  * procedure and says where the procedure's input comes from. Path parameters always join
@@ -6,7 +8,9 @@
 export interface RestRoute {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'
   path: string
-  procedure: string
+  procedure: ProcedurePath
+  /** The OpenAPI operation's name, where the procedure is served at more than one path. */
+  operationId?: string
   /** One line for the API's documentation. */
   summary: string
   /** The query string's parameters become input fields. */
@@ -118,6 +122,7 @@ export const restRoutes: RestRoute[] = [
     method: 'GET',
     path: '/api/feature_flag/local_evaluation/',
     procedure: 'featureFlags.localEvaluation',
+    operationId: 'featureFlags_localEvaluation_legacy',
     summary: 'Flag definitions for local evaluation (legacy path; the project of `token`)',
     query: true,
     etag: true,
@@ -126,6 +131,7 @@ export const restRoutes: RestRoute[] = [
     method: 'GET',
     path: '/flags/definitions/',
     procedure: 'featureFlags.localEvaluation',
+    operationId: 'featureFlags_definitions',
     summary: 'Flag definitions for local evaluation (the project of `token`)',
     query: true,
     etag: true,

@@ -1,8 +1,8 @@
 import { ApiProblem, pathOfNul, problems, projects, type CoreDeps } from '@burrow/core'
 import type { UserRow } from '@burrow/postgres'
-import { initTRPC, TRPCError } from '@trpc/server'
-import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc'
+import { initTRPC } from '@trpc/server'
 import { z } from 'zod'
+import { trpcErrorFromProblem } from './errors'
 
 export interface ApiContext {
   deps: CoreDeps
@@ -10,17 +10,6 @@ export interface ApiContext {
   user: UserRow | null
   /** Whether the request carried a personal API key at all (valid or not). */
   keyPresented: boolean
-}
-
-const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
-  400: 'BAD_REQUEST',
-  401: 'UNAUTHORIZED',
-  403: 'FORBIDDEN',
-  404: 'NOT_FOUND',
-  405: 'METHOD_NOT_SUPPORTED',
-  409: 'CONFLICT',
-  413: 'PAYLOAD_TOO_LARGE',
-  429: 'TOO_MANY_REQUESTS',
 }
 
 const t = initTRPC.context<ApiContext>().create({
@@ -40,14 +29,7 @@ export const createCallerFactory = t.createCallerFactory
  */
 const problemsToTrpcErrors = t.middleware(async ({ next }) => {
   const result = await next()
-  if (!result.ok && result.error.cause instanceof ApiProblem) {
-    const problem = result.error.cause
-    throw new TRPCError({
-      code: TRPC_CODE_BY_STATUS[problem.status] ?? 'INTERNAL_SERVER_ERROR',
-      message: problem.message,
-      cause: problem,
-    })
-  }
+  if (!result.ok && result.error.cause instanceof ApiProblem) throw trpcErrorFromProblem(result.error.cause)
   return result
 })
 

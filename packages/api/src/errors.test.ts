@@ -1,0 +1,99 @@
+import { problems, type ApiProblem } from '@burrow/contracts'
+import { TRPCError } from '@trpc/server'
+import { getHTTPStatusCodeFromError } from '@trpc/server/http'
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { problemFromError, problemFromZodError, trpcErrorFromProblem } from './errors'
+
+const schema = z.object({
+  name: z.string().trim().min(1).max(5),
+  kind: z.enum(['a', 'b']).optional(),
+  tags: z.array(z.string()).min(1).max(2).optional(),
+  filters: z.object({ groups: z.array(z.object({ rollout: z.number() })) }).optional(),
+})
+
+/** The problem a client gets for an input that fails the schema, as the REST facade parses it. */
+function problemFor(input: unknown): ApiProblem {
+  const parsed = schema.safeParse(input)
+  if (parsed.success) throw new Error('expected the input to fail')
+  return problemFromZodError(parsed.error, input)
+}
+
+describe('a zod issue as the DRF error PostHog gives', () => {
+  it.each([
+    ['a missing field', {}, 'required', 'name'],
+    ['a null field', { name: null }, 'null', 'name'],
+    ['a field of another type', { name: 7 }, 'invalid_input', 'name'],
+    ['a blank text', { name: '  ' }, 'blank', 'name'],
+    ['a text too long', { name: 'abcdef' }, 'max_length', 'name'],
+    ['a value not among the choices', { name: 'x', kind: 'c' }, 'invalid_choice', 'kind'],
+    ['a list too short', { name: 'x', tags: [] }, 'min_length', 'tags'],
+    ['a list too long', { name: 'x', tags: ['a', 'b', 'c'] }, 'max_length', 'tags'],
+    ['a nested field', { name: 'x', filters: { groups: [{ rollout: 'all' }] } }, 'invalid_input', 'filters__groups__0__rollout'],
+  ])('answers %s as 400 validation_error with its code and the field in attr', (_, input, code, attr) => {
+    const problem = problemFor(input)
+    expect(problem.status).toBe(400)
+    expect(problem.body).toMatchObject({ type: 'validation_error', code, attr })
+  })
+
+  it("names an update's field without the facade's `data` wrapper", () => {
+    const update = z.object({ id: z.string(), data: schema.partial() })
+    const input = { id: '1', data: { name: '' } }
+    const problem = problemFromZodError(update.safeParse(input).error!, input)
+    expect(problem.body).toMatchObject({ code: 'blank', attr: 'name' })
+  })
+
+  it('answers an issue of the whole input with no attr', () => {
+    const problem = problemFromZodError(z.object({}).safeParse('text').error!, 'text')
+    expect(problem.body).toMatchObject({ type: 'validation_error', code: 'invalid_input', attr: null })
+  })
+
+  it('keeps the zod error as the cause', () => {
+    const error = schema.safeParse({}).error!
+    expect(problemFromZodError(error, {}).cause).toBe(error)
+  })
+})
+
+describe('any thrown error as the problem the client sees', () => {
+  it('passes a problem through unchanged, thrown directly or carried by tRPC', () => {
+    const problem = problems.permissionDenied()
+    expect(problemFromError(problem)).toBe(problem)
+    expect(problemFromError(trpcErrorFromProblem(problem))).toBe(problem)
+    expect(problemFromError(new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: problem }))).toBe(problem)
+  })
+
+  it('answers bad input tRPC reports as a 400 validation error', () => {
+    const cause = schema.safeParse({ name: null }).error!
+    const problem = problemFromError(new TRPCError({ code: 'BAD_REQUEST', cause }), { name: null })
+    expect(problem.status).toBe(400)
+    expect(problem.body).toMatchObject({ type: 'validation_error', code: 'null', attr: 'name' })
+  })
+
+  it('answers anything else as a 500 that says nothing of it, keeping it as the cause', () => {
+    const failure = new Error('relation "secret_table" does not exist')
+    for (const thrown of [failure, new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: failure }), 'a string', undefined]) {
+      const problem = problemFromError(thrown)
+      expect(problem.status).toBe(500)
+      expect(problem.body).toEqual({ type: 'server_error', code: 'error', detail: 'A server error occurred.', attr: null })
+      expect(problem.cause).toBe(thrown)
+    }
+  })
+})
+
+describe('a problem over tRPC', () => {
+  it.each([
+    problems.validation('name', 'This field is required.', 'required'),
+    problems.notAuthenticated(),
+    problems.permissionDenied(),
+    problems.notFound(),
+    problems.methodNotAllowed('PUT'),
+    problems.tooLarge('The request body'),
+    problems.serverError(),
+    problems.bufferFull(),
+  ])('answers $body.code with the same HTTP status as REST ($status)', (problem) => {
+    const error = trpcErrorFromProblem(problem)
+    expect(getHTTPStatusCodeFromError(error)).toBe(problem.status)
+    expect(error.cause).toBe(problem)
+    expect(error.message).toBe(problem.body.detail)
+  })
+})

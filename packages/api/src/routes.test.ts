@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest'
+import { procedureDef } from './procedures'
+import { appRouter } from './router'
+import { restRoutes, routeInput, type RestRoute } from './routes'
+
+const route = (overrides: Partial<RestRoute>): RestRoute => ({
+  method: 'GET',
+  path: '/api/projects/:project_id/events/',
+  procedure: 'events.list',
+  summary: 'List events',
+  ...overrides,
+})
+
+describe('the route table', () => {
+  it('names, on every row, a procedure of the app router that declares its output', () => {
+    for (const row of restRoutes) expect(procedureDef(row.procedure).output, `${row.method} ${row.path}`).toBeDefined()
+  })
+
+  it('does not compile a row naming a procedure the router lacks', () => {
+    const misspelt: RestRoute = {
+      method: 'GET',
+      path: '/api/projects/',
+      // @ts-expect-error: there is no procedure projects.lst
+      procedure: 'projects.lst',
+      summary: 'List projects',
+    }
+    expect((appRouter._def.procedures as Record<string, unknown>)[misspelt.procedure]).toBeUndefined()
+  })
+
+  it('has one row per method and path', () => {
+    const keys = restRoutes.map((r) => `${r.method} ${r.path}`)
+    expect(keys.filter((key, i) => keys.indexOf(key) !== i)).toEqual([])
+  })
+})
+
+describe('routeInput', () => {
+  const request = { params: { project_id: '7' }, query: { limit: '10', event: ['a', 'b'] }, body: { name: 'x' } }
+
+  it('gives the query string to a route that reads it, repeated parameters as lists', () => {
+    expect(routeInput(route({ query: true }), request)).toEqual({ limit: '10', event: ['a', 'b'], project_id: '7' })
+  })
+
+  it('leaves out the query string and the body of a route that reads neither', () => {
+    expect(routeInput(route({}), request)).toEqual({ project_id: '7' })
+  })
+
+  it('spreads a `fields` body into the input and wraps a `data` body in `data`', () => {
+    expect(routeInput(route({ method: 'POST', body: 'fields' }), request)).toEqual({ name: 'x', project_id: '7' })
+    expect(routeInput(route({ method: 'PATCH', body: 'data' }), request)).toEqual({ data: { name: 'x' }, project_id: '7' })
+  })
+
+  it('lets path parameters win over a query parameter or body field of the same name', () => {
+    const clash = { params: { project_id: '7' }, query: { project_id: '8' }, body: { project_id: '9' } }
+    expect(routeInput(route({ query: true, body: 'fields' }), clash)).toEqual({ project_id: '7' })
+  })
+
+  it('takes a body that is not an object as no fields', () => {
+    expect(routeInput(route({ method: 'PATCH', body: 'data' }), { params: {}, query: {}, body: [1, 2] })).toEqual({ data: {} })
+  })
+})
