@@ -1,7 +1,12 @@
+import type { Clock } from './clock'
 import { createMemoryCache } from './memoryCache'
 import { createRedisCache } from './redisCache'
 import type { SharedCache } from './sharedCache'
 
-export function createSharedCache(redisUrl: string | undefined, log?: (msg: string) => void): Promise<SharedCache> {
-  return redisUrl ? createRedisCache(redisUrl, log) : Promise.resolve(createMemoryCache())
+export function createSharedCache(
+  redisUrl: string | undefined,
+  log?: (msg: string) => void,
+  options: { clock?: Clock } = {},
+): Promise<SharedCache> {
+  return redisUrl ? createRedisCache(redisUrl, log, options) : Promise.resolve(createMemoryCache(options))
 }

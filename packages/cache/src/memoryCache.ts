@@ -1,6 +1,7 @@
+import { systemClock, type Clock } from './clock'
 import type { SharedCache } from './sharedCache'
 
-export function createMemoryCache(): SharedCache {
+export function createMemoryCache({ clock = systemClock }: { clock?: Clock } = {}): SharedCache {
   const entries = new Map<string, { value: string; expiresAt: number }>()
   const listeners: ((key: string) => void)[] = []
   return {
@@ -8,14 +9,14 @@ export function createMemoryCache(): SharedCache {
     async get(key) {
       const entry = entries.get(key)
       if (!entry) return undefined
-      if (entry.expiresAt <= Date.now()) {
+      if (entry.expiresAt <= clock.now()) {
         entries.delete(key)
         return undefined
       }
       return entry.value
     },
     async set(key, value, ttlSeconds) {
-      entries.set(key, { value, expiresAt: Date.now() + ttlSeconds * 1000 })
+      entries.set(key, { value, expiresAt: clock.now() + ttlSeconds * 1000 })
     },
     async delete(key) {
       entries.delete(key)

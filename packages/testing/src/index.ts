@@ -1,5 +1,5 @@
 export { testConfig, removeTestDirs } from './config'
 export { createTestAccount, type TestAccount } from './accounts'
-export { waitFor } from './waitFor'
+export { waitFor, type WaitForOptions } from './waitFor'
 export { databaseUrlForTests, isolatedDatabaseUrl } from './services'
 export { startTcpProxy, type TcpProxy } from './tcpProxy'

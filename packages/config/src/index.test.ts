@@ -1,0 +1,185 @@
+import { describe, expect, it } from 'vitest'
+import { ConfigError, configWith, loadConfig } from './index'
+
+/** The problems loadConfig reports for `env`, or an empty list when it accepts it. */
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env)
+    return []
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err
+    return err.problems
+  }
+}
+
+/** The variables named by loadConfig's problems for `env`. */
+const refused = (env: Record<string, string>) => problemsOf(env).map((p) => p.slice(0, p.indexOf(':')))
+
+describe('loadConfig', () => {
+  it('gives every setting its documented default in an empty environment', () => {
+    expect(loadConfig({})).toEqual({
+      PORT: 8000,
+      HOST: '0.0.0.0',
+      ROLE: 'all',
+      DATA_DIR: './.data',
+      CLICKHOUSE_DATABASE: 'default',
+      BOOTSTRAP_EMAIL: 'admin@localhost.localdomain',
+      BOOTSTRAP_ORGANIZATION: 'Default organization',
+      LOG_LEVEL: 'info',
+      MAX_BODY_BYTES: 20 * 1024 * 1024,
+      MAX_DECOMPRESSED_BYTES: 100 * 1024 * 1024,
+      BATCH_MAX_ROWS: 10_000,
+      BATCH_MAX_AGE_MS: 500,
+      SPOOL_MAX_BYTES: 1024 * 1024 * 1024,
+      SPOOL_SEGMENT_BYTES: 16 * 1024 * 1024,
+      SPOOL_WRITES_IN_FLIGHT: 2,
+      CAPTURE_THREADS: 1,
+      COHORT_RECALCULATE_AFTER_S: 3600,
+      COHORT_CHECK_INTERVAL_MS: 60_000,
+      EVENT_LOOP_SAMPLE_MS: 10,
+      SHUTDOWN_TIMEOUT_MS: 30_000,
+      TRUST_PROXY: true,
+    })
+  })
+
+  it('leaves the servers unset, so that PostgreSQL, ClickHouse and the caches run embedded', () => {
+    const config = loadConfig({})
+    expect(config.DATABASE_URL).toBeUndefined()
+    expect(config.CLICKHOUSE_URL).toBeUndefined()
+    expect(config.REDIS_URL).toBeUndefined()
+    expect(config.SITE_URL).toBeUndefined()
+    expect(config.BOOTSTRAP_PERSONAL_API_KEY).toBeUndefined()
+  })
+
+  it('reads numbers from their text, surrounding blanks included', () => {
+    const config = loadConfig({ PORT: ' 8080 ', BATCH_MAX_ROWS: '250', MAX_BODY_BYTES: '1048576', CAPTURE_THREADS: '0' })
+    expect(config.PORT).toBe(8080)
+    expect(config.BATCH_MAX_ROWS).toBe(250)
+    expect(config.MAX_BODY_BYTES).toBe(1_048_576)
+    expect(config.CAPTURE_THREADS).toBe(0)
+  })
+
+  it('accepts port 0, which asks the system for a free port', () => {
+    expect(loadConfig({ PORT: '0' }).PORT).toBe(0)
+  })
+
+  it('refuses numbers that are not integers or lie outside their range', () => {
+    expect(refused({ PORT: 'http' })).toEqual(['PORT'])
+    expect(refused({ PORT: '65536' })).toEqual(['PORT'])
+    expect(refused({ PORT: '-1' })).toEqual(['PORT'])
+    expect(refused({ BATCH_MAX_ROWS: '1.5' })).toEqual(['BATCH_MAX_ROWS'])
+    expect(refused({ BATCH_MAX_AGE_MS: '0' })).toEqual(['BATCH_MAX_AGE_MS'])
+    expect(refused({ CAPTURE_THREADS: '17' })).toEqual(['CAPTURE_THREADS'])
+    expect(refused({ SPOOL_WRITES_IN_FLIGHT: '0' })).toEqual(['SPOOL_WRITES_IN_FLIGHT'])
+    expect(refused({ EVENT_LOOP_SAMPLE_MS: '1001' })).toEqual(['EVENT_LOOP_SAMPLE_MS'])
+  })
+
+  it('reads the usual spellings of a boolean, in any case', () => {
+    for (const yes of ['1', 'true', 'yes', 'on', 'TRUE', ' On ']) expect(loadConfig({ TRUST_PROXY: yes }).TRUST_PROXY).toBe(true)
+    for (const no of ['0', 'false', 'no', 'off', 'False', 'OFF']) expect(loadConfig({ TRUST_PROXY: no }).TRUST_PROXY).toBe(false)
+  })
+
+  it('refuses a boolean it cannot read rather than guessing', () => {
+    expect(refused({ TRUST_PROXY: 'maybe' })).toEqual(['TRUST_PROXY'])
+    expect(refused({ TRUST_PROXY: '2' })).toEqual(['TRUST_PROXY'])
+  })
+
+  it('keeps server URLs as given, without the blanks around them', () => {
+    const config = loadConfig({
+      DATABASE_URL: ' postgres://burrow:secret@db.internal:5432/burrow ',
+      CLICKHOUSE_URL: 'http://clickhouse:8123',
+      REDIS_URL: 'redis://cache:6379/1',
+      SITE_URL: 'https://analytics.example.com',
+    })
+    expect(config.DATABASE_URL).toBe('postgres://burrow:secret@db.internal:5432/burrow')
+    expect(config.CLICKHOUSE_URL).toBe('http://clickhouse:8123')
+    expect(config.REDIS_URL).toBe('redis://cache:6379/1')
+    expect(config.SITE_URL).toBe('https://analytics.example.com')
+  })
+
+  it('refuses a URL that is not one', () => {
+    expect(refused({ DATABASE_URL: 'burrow@db.internal/burrow' })).toEqual(['DATABASE_URL'])
+    expect(refused({ REDIS_URL: 'not a url' })).toEqual(['REDIS_URL'])
+    expect(refused({ SITE_URL: '/relative/path' })).toEqual(['SITE_URL'])
+  })
+
+  it('treats a variable set to nothing as unset, so it takes its default', () => {
+    const config = loadConfig({
+      PORT: '',
+      HOST: ' ',
+      TRUST_PROXY: '',
+      DATABASE_URL: '',
+      REDIS_URL: '  ',
+      BATCH_MAX_ROWS: '',
+      CLICKHOUSE_USER: '',
+    })
+    expect(config.PORT).toBe(8000)
+    expect(config.HOST).toBe('0.0.0.0')
+    expect(config.TRUST_PROXY).toBe(true)
+    expect(config.DATABASE_URL).toBeUndefined()
+    expect(config.REDIS_URL).toBeUndefined()
+    expect(config.BATCH_MAX_ROWS).toBe(10_000)
+    expect(config.CLICKHOUSE_USER).toBeUndefined()
+  })
+
+  it('trims the ClickHouse credentials and the bootstrap key', () => {
+    const config = loadConfig({ CLICKHOUSE_USER: ' burrow ', CLICKHOUSE_PASSWORD: 'secret ', BOOTSTRAP_PERSONAL_API_KEY: ' phx_abc ' })
+    expect(config.CLICKHOUSE_USER).toBe('burrow')
+    expect(config.CLICKHOUSE_PASSWORD).toBe('secret')
+    expect(config.BOOTSTRAP_PERSONAL_API_KEY).toBe('phx_abc')
+  })
+
+  it('accepts only the known roles', () => {
+    for (const role of ['all', 'ingestion', 'api'] as const) expect(loadConfig({ ROLE: role }).ROLE).toBe(role)
+    expect(refused({ ROLE: 'worker' })).toEqual(['ROLE'])
+    expect(refused({ ROLE: 'API' })).toEqual(['ROLE'])
+  })
+
+  it('accepts only pino log levels', () => {
+    expect(loadConfig({ LOG_LEVEL: 'silent' }).LOG_LEVEL).toBe('silent')
+    expect(refused({ LOG_LEVEL: 'verbose' })).toEqual(['LOG_LEVEL'])
+  })
+
+  it('refuses a bootstrap email that is not an address', () => {
+    expect(loadConfig({ BOOTSTRAP_EMAIL: 'ops@example.com' }).BOOTSTRAP_EMAIL).toBe('ops@example.com')
+    expect(refused({ BOOTSTRAP_EMAIL: 'ops' })).toEqual(['BOOTSTRAP_EMAIL'])
+  })
+
+  it('lists every invalid variable at once', () => {
+    const env = { PORT: 'eighty', ROLE: 'worker', DATABASE_URL: 'nope', TRUST_PROXY: 'maybe', CAPTURE_THREADS: '99', HOST: '127.0.0.1' }
+    let error: unknown
+    try {
+      loadConfig(env)
+    } catch (err) {
+      error = err
+    }
+    expect(error).toBeInstanceOf(ConfigError)
+    const { problems, message, name } = error as ConfigError
+    expect(name).toBe('ConfigError')
+    expect(problems.map((p) => p.slice(0, p.indexOf(':'))).sort()).toEqual([
+      'CAPTURE_THREADS',
+      'DATABASE_URL',
+      'PORT',
+      'ROLE',
+      'TRUST_PROXY',
+    ])
+    for (const problem of problems) expect(problem).toMatch(/^[A-Z_]+: \S/)
+    expect(message).toBe(`Invalid configuration:\n  ${problems.join('\n  ')}`)
+  })
+
+  it('ignores the variables it does not know', () => {
+    const config = loadConfig({ PATH: '/usr/bin', HOME: '/root', PORT: '9000' })
+    expect(config.PORT).toBe(9000)
+    expect(config).not.toHaveProperty('PATH')
+    expect(config).not.toHaveProperty('HOME')
+  })
+})
+
+describe('configWith', () => {
+  it('validates typed overrides as the environment would', () => {
+    const config = configWith({ PORT: 0, TRUST_PROXY: false, ROLE: 'ingestion', BATCH_MAX_AGE_MS: 20 })
+    expect(config).toMatchObject({ PORT: 0, TRUST_PROXY: false, ROLE: 'ingestion', BATCH_MAX_AGE_MS: 20, HOST: '0.0.0.0' })
+    expect(() => configWith({ PORT: 70_000 })).toThrow(ConfigError)
+    expect(() => configWith({ BATCH_MAX_ROWS: 0 })).toThrow(/BATCH_MAX_ROWS/)
+  })
+})
