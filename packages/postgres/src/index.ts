@@ -18,5 +18,19 @@ export type { PluginConfigRow } from './queries/pluginConfigs'
 export * as featureFlags from './queries/featureFlags'
 export type { FeatureFlagRow } from './queries/featureFlags'
 export * as persons from './queries/persons'
-export type { FlagPerson, NewPerson, PersonRow, PersonWithDistinctIds, PersonWrites, PersonRef, PropertyChange, DistinctIdRow } from './queries/persons'
+export type {
+  FlagPerson,
+  NewPerson,
+  PersonRow,
+  PersonWithDistinctIds,
+  PersonWrites,
+  PersonRef,
+  PropertyChange,
+  DistinctIdRow,
+  MergePerson,
+  MergeState,
+  MergedPerson,
+  MergePlan,
+  MergePolicy,
+} from './queries/persons'
 export * as groupTypes from './queries/groupTypes'

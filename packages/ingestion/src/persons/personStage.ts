@@ -6,6 +6,7 @@ import { rowStarts, rowTimestampMs, setPersonIds } from '@burrow/capture'
 import type { FrameContent, PersonChanges, PersonIntent } from '@burrow/spool'
 import { yieldToEventLoop } from '../eventLoop'
 import { DistinctIdCache } from './distinctIdCache'
+import { mergeOptionsOf, planMerge, retriesMerge } from './mergePolicy'
 import { foldPropertyChange } from './propertyChanges'
 
 export interface PersonStageDeps {
@@ -31,9 +32,6 @@ interface FrameRows {
   starts?: number[]
 }
 
-/** PostgreSQL errors that a concurrent write of the same persons causes; the work is retried. */
-const CONCURRENCY_CODES = new Set(['23505', '40P01', '40001'])
-const MERGE_ATTEMPTS = 5
 /**
  * Rows processed between yields to the event loop. Person processing costs a few microseconds
  * per row on the event loop; a whole batch at once held capture requests for 10–20 ms.
@@ -185,10 +183,10 @@ export class PersonStage {
 
   private async merge(teamId: number, row: Row, mapping: Map<string, PersonRef>, writes: PersonWrites): Promise<void> {
     const { distinctId, mergeWith: otherId } = row.intent as { distinctId: string; mergeWith: string }
-    const options = { markIdentified: true, force: row.intent.forceMerge === true, createdAt: createdAtOf(row) }
+    const options = mergeOptionsOf(row.intent, createdAtOf(row))
     for (let attempt = 1; ; attempt++) {
       try {
-        const outcome = await persons.mergeDistinctIds(this.deps.sql, teamId, distinctId, otherId, options)
+        const outcome = await persons.mergeDistinctIds(this.deps.sql, teamId, { distinctId, otherId, decide: (state) => planMerge(state, options) })
         addWrites(writes, outcome.writes)
         mapping.set(distinctId, outcome.person)
         if (outcome.kind === 'refused') {
@@ -199,8 +197,7 @@ export class PersonStage {
         for (const moved of outcome.writes.distinctIds) mapping.set(moved.distinct_id, outcome.person)
         return
       } catch (err) {
-        const code = (err as { code?: string }).code
-        if (!code || !CONCURRENCY_CODES.has(code) || attempt >= MERGE_ATTEMPTS) throw err
+        if (!retriesMerge(err, attempt)) throw err
       }
     }
   }

@@ -152,20 +152,67 @@ export async function updatePersonProperties(sql: Sql, changes: ReadonlyMap<numb
 
 export type MergeOutcome = { kind: 'merged' | 'linked' | 'created' | 'unchanged' | 'refused'; person: PersonRef; writes: PersonWrites }
 
+/** A person a merge has locked, as the merge policy sees it. */
+export interface MergePerson {
+  id: number
+  isIdentified: boolean
+  properties: Record<string, unknown>
+  createdAt: Date
+  /** When its properties last changed. */
+  propertiesUpdatedAt: Date
+}
+
+/** What a merge of two distinct ids has read, with their persons locked, before it writes. */
+export interface MergeState {
+  distinctId: string
+  otherId: string
+  /** The person `distinctId` belongs to; absent when it has none. */
+  mine?: MergePerson
+  /** The person `otherId` belongs to; the same person as `mine` when both ids are on one. */
+  other?: MergePerson
+}
+
+/** The fields of the person a merge keeps, as the merge leaves them. */
+export interface MergedPerson {
+  properties: Record<string, unknown>
+  isIdentified: boolean
+  createdAt: Date
+  propertiesUpdatedAt: Date
+}
+
+/** The writes a merge carries out, in the transaction that read its state. */
+export type MergePlan =
+  | { kind: 'create'; distinctIds: string[]; isIdentified: boolean; createdAt: Date }
+  | { kind: 'link'; personId: number; distinctId: string; markIdentified: boolean }
+  | { kind: 'unchanged'; personId: number; markIdentified: boolean }
+  | { kind: 'refuse'; personId: number }
+  | { kind: 'merge'; intoId: number; fromId: number; person: MergedPerson }
+
+export type MergePolicy = (state: MergeState) => MergePlan
+
+type LockedPerson = PersonRow & { properties_updated_at: Date }
+
+const asMergePerson = (p: LockedPerson): MergePerson => ({
+  id: p.id,
+  isIdentified: p.is_identified,
+  properties: p.properties,
+  createdAt: p.created_at,
+  propertiesUpdatedAt: p.properties_updated_at,
+})
+
 /**
- * PostHog's `$identify` / `$create_alias`: `distinctId` and `otherId` end up on one person.
- * When both have persons, the other one's person is merged into the distinct id's, unless it is
- * already identified (a merge of two known users needs `$merge_dangerously`). Runs in one
- * transaction with the persons locked; a concurrent merge or creation of the same ids makes
- * it fail with a unique or deadlock error, which the caller retries.
+ * PostHog's `$identify` / `$create_alias`: puts `distinctId` and `otherId` on one person as
+ * `decide` plans it from the ids' persons. Runs in one transaction: the ids' mappings are locked
+ * in distinct id order, then their persons in id order, and `decide` sees them as locked, so the
+ * plan holds until the transaction ends. A concurrent merge or creation of the same ids makes it
+ * fail with a unique or deadlock error, which the caller retries.
  */
 export async function mergeDistinctIds(
   pool: Pool,
   projectId: number,
-  distinctId: string,
-  otherId: string,
-  options: { markIdentified: boolean; force: boolean; createdAt: Date },
+  merge: { distinctId: string; otherId: string; decide: MergePolicy },
 ): Promise<MergeOutcome> {
+  const { distinctId, otherId } = merge
   return pool.begin(async (tx) => {
     const writes = emptyWrites()
     const owners = await tx<{ distinct_id: string; person_id: number }[]>`
@@ -175,12 +222,29 @@ export async function mergeDistinctIds(
     const ownerOf = (d: string) => owners.find((o) => o.distinct_id === d)?.person_id
     const mine = ownerOf(distinctId)
     const other = ownerOf(otherId)
+    const ownerIds = [...new Set([mine, other].filter((id) => id !== undefined))]
+    const locked =
+      ownerIds.length === 0
+        ? []
+        : await tx<LockedPerson[]>`
+          select ${tx.unsafe(PERSON_COLUMNS)}, p.properties_updated_at from persons p
+          where id = any(${ownerIds}::bigint[]) order by id for update`
+    const lockedPerson = (id: number) => {
+      const person = locked.find((p) => p.id === id)
+      if (!person) throw new Error(`person ${id} is not one the merge has locked`)
+      return person
+    }
+    const plan = merge.decide({
+      distinctId,
+      otherId,
+      mine: mine === undefined ? undefined : asMergePerson(lockedPerson(mine)),
+      other: other === undefined ? undefined : asMergePerson(lockedPerson(other)),
+    })
 
-    const identify = async (personId: number) => {
-      if (!options.markIdentified) return
+    const markIdentified = async (personId: number) => {
       const changed = await tx<PersonRow[]>`
         update persons p set is_identified = true, version = version + 1
-        where id = ${personId} and not is_identified returning ${tx.unsafe(PERSON_COLUMNS)}`
+        where id = ${personId} returning ${tx.unsafe(PERSON_COLUMNS)}`
       writes.persons.push(...changed)
     }
     const link = async (personId: number, personUuid: string, d: string) => {
@@ -190,62 +254,63 @@ export async function mergeDistinctIds(
       writes.distinctIds.push({ project_id: projectId, distinct_id: d, person_uuid: personUuid, version: row!.version, is_deleted: false, moved: false })
     }
 
-    if (mine === undefined && other === undefined) {
-      const [person] = await tx<PersonRow[]>`
-        insert into persons as p (uuid, project_id, is_identified, created_at)
-        values (${randomUUID()}, ${projectId}, ${options.markIdentified}, ${options.createdAt})
-        returning ${tx.unsafe(PERSON_COLUMNS)}`
-      writes.persons.push(person!)
-      for (const d of [...new Set([distinctId, otherId])].sort()) await link(person!.id, person!.uuid, d)
-      return { kind: 'created', person: { id: person!.id, uuid: person!.uuid }, writes }
+    switch (plan.kind) {
+      case 'create': {
+        const [person] = await tx<PersonRow[]>`
+          insert into persons as p (uuid, project_id, is_identified, created_at)
+          values (${randomUUID()}, ${projectId}, ${plan.isIdentified}, ${plan.createdAt})
+          returning ${tx.unsafe(PERSON_COLUMNS)}`
+        writes.persons.push(person!)
+        // One lock order for every server: sorted ids cannot deadlock each other.
+        for (const d of [...plan.distinctIds].sort()) await link(person!.id, person!.uuid, d)
+        return { kind: 'created', person: { id: person!.id, uuid: person!.uuid }, writes }
+      }
+      case 'link': {
+        const person = lockedPerson(plan.personId)
+        await link(person.id, person.uuid, plan.distinctId)
+        if (plan.markIdentified) await markIdentified(person.id)
+        return { kind: 'linked', person: { id: person.id, uuid: person.uuid }, writes }
+      }
+      case 'unchanged': {
+        const person = lockedPerson(plan.personId)
+        if (plan.markIdentified) await markIdentified(person.id)
+        return { kind: 'unchanged', person: { id: person.id, uuid: person.uuid }, writes }
+      }
+      case 'refuse': {
+        const person = lockedPerson(plan.personId)
+        return { kind: 'refused', person: { id: person.id, uuid: person.uuid }, writes }
+      }
+      case 'merge': {
+        const target = lockedPerson(plan.intoId)
+        const source = lockedPerson(plan.fromId)
+        const [merged] = await tx<PersonRow[]>`
+          update persons p set
+            properties = ${tx.json(plan.person.properties as never)},
+            is_identified = ${plan.person.isIdentified},
+            created_at = ${plan.person.createdAt},
+            properties_updated_at = ${plan.person.propertiesUpdatedAt},
+            version = p.version + 1
+          where id = ${target.id} returning ${tx.unsafe(PERSON_COLUMNS)}`
+        writes.persons.push(merged!)
+        const moved = await tx<{ distinct_id: string; version: number }[]>`
+          update person_distinct_ids set person_id = ${target.id}, version = nextval('person_distinct_id_versions')
+          where person_id = ${source.id} returning distinct_id, version::int as version`
+        for (const m of moved) {
+          writes.distinctIds.push({ project_id: projectId, distinct_id: m.distinct_id, person_uuid: target.uuid, version: m.version, is_deleted: false, moved: true })
+        }
+        await tx`
+          insert into cohort_people (cohort_id, person_id)
+          select cohort_id, ${target.id} from cohort_people where person_id = ${source.id}
+          on conflict do nothing`
+        await tx`
+          insert into feature_flag_hash_key_overrides (project_id, person_id, feature_flag_key, hash_key)
+          select project_id, ${target.id}, feature_flag_key, hash_key from feature_flag_hash_key_overrides where person_id = ${source.id}
+          on conflict do nothing`
+        await tx`delete from persons where id = ${source.id}`
+        writes.deletedPersons.push(source)
+        return { kind: 'merged', person: { id: target.id, uuid: target.uuid }, writes }
+      }
     }
-    if (mine === undefined || other === undefined) {
-      const owner = (mine ?? other)!
-      const [person] = await tx<PersonRow[]>`select ${tx.unsafe(PERSON_COLUMNS)} from persons p where id = ${owner} for update`
-      await link(owner, person!.uuid, mine === undefined ? distinctId : otherId)
-      await identify(owner)
-      return { kind: 'linked', person: { id: owner, uuid: person!.uuid }, writes }
-    }
-    const locked = await tx<(PersonRow & { properties_updated_at: Date })[]>`
-      select ${tx.unsafe(PERSON_COLUMNS)}, p.properties_updated_at from persons p
-      where id in (${mine}, ${other}) order by id for update`
-    const target = locked.find((p) => p.id === mine)!
-    if (mine === other) {
-      await identify(mine)
-      return { kind: 'unchanged', person: { id: target.id, uuid: target.uuid }, writes }
-    }
-    const source = locked.find((p) => p.id === other)!
-    if (source.is_identified && !options.force) {
-      return { kind: 'refused', person: { id: target.id, uuid: target.uuid }, writes }
-    }
-    // The later-written person's values win where both have a key.
-    const [older, newer] = source.properties_updated_at > target.properties_updated_at ? [target, source] : [source, target]
-    const [merged] = await tx<PersonRow[]>`
-      update persons p set
-        properties = ${tx.json({ ...older.properties, ...newer.properties } as never)},
-        is_identified = p.is_identified or ${options.markIdentified} or ${source.is_identified},
-        created_at = least(p.created_at, ${source.created_at}),
-        properties_updated_at = greatest(p.properties_updated_at, ${source.properties_updated_at}),
-        version = p.version + 1
-      where id = ${mine} returning ${tx.unsafe(PERSON_COLUMNS)}`
-    writes.persons.push(merged!)
-    const moved = await tx<{ distinct_id: string; version: number }[]>`
-      update person_distinct_ids set person_id = ${mine}, version = nextval('person_distinct_id_versions')
-      where person_id = ${other} returning distinct_id, version::int as version`
-    for (const m of moved) {
-      writes.distinctIds.push({ project_id: projectId, distinct_id: m.distinct_id, person_uuid: target.uuid, version: m.version, is_deleted: false, moved: true })
-    }
-    await tx`
-      insert into cohort_people (cohort_id, person_id)
-      select cohort_id, ${mine} from cohort_people where person_id = ${other}
-      on conflict do nothing`
-    await tx`
-      insert into feature_flag_hash_key_overrides (project_id, person_id, feature_flag_key, hash_key)
-      select project_id, ${mine}, feature_flag_key, hash_key from feature_flag_hash_key_overrides where person_id = ${other}
-      on conflict do nothing`
-    await tx`delete from persons where id = ${other}`
-    writes.deletedPersons.push(source)
-    return { kind: 'merged', person: { id: target.id, uuid: target.uuid }, writes }
   })
 }
 
