@@ -12,6 +12,7 @@ import {
   type CaptureResult,
   type DecideDeps,
 } from '@burrow/capture'
+import { problems, type ApiProblem } from '@burrow/core'
 import type { ClientBundles } from './clientBundles'
 import type { IncomingRequest, OutgoingResponse } from './http/uwsServer'
 import type { ServerMetrics } from './metrics'
@@ -42,14 +43,12 @@ const json = (status: number, payload: unknown, headers: Record<string, string> 
   body: JSON.stringify(payload),
 })
 
-const NOT_FOUND = json(404, { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null })
-const unavailable = (lifecycle: Lifecycle) =>
-  json(503, {
-    type: 'server_error',
-    code: 'service_unavailable',
-    detail: lifecycle === 'starting' ? 'The service is starting.' : 'The service is shutting down.',
-    attr: null,
-  })
+const problemResponse = (problem: ApiProblem) => json(problem.status, problem.body)
+
+const NOT_FOUND = problemResponse(problems.notFound())
+const STARTING = problemResponse(problems.starting())
+const SHUTTING_DOWN = problemResponse(problems.shuttingDown())
+const unavailable = (lifecycle: Lifecycle) => (lifecycle === 'starting' ? STARTING : SHUTTING_DOWN)
 
 /**
  * CORS as PostHog answers it: the origin mirrored, with credentials, on requests that carry an
@@ -182,7 +181,7 @@ export function createDispatcher(deps: DispatchDeps) {
   function counted(req: IncomingRequest, response: OutgoingResponse): OutgoingResponse {
     const routeName = routeLabel(req.path)
     let byStatus = counters.get(routeName)
-    if (!byStatus) counters.set(routeName, (byStatus = new Map()))
+    if (!byStatus) counters.set(routeName, (byStatus = new Map<number, { inc: () => void }>()))
     let counter = byStatus.get(response.status)
     if (!counter) byStatus.set(response.status, (counter = deps.metrics.requests.labels(routeName, String(response.status))))
     counter.inc()

@@ -3,7 +3,9 @@ import { gzipSync } from 'node:zlib'
 import { randomUUID } from 'node:crypto'
 import LZString from 'lz-string'
 import { describe, expect, it } from 'vitest'
+import { problems } from '@burrow/core'
 import { waitFor, type TestAccount } from '@burrow/testing'
+import { DEFAULT_DISCARD } from '../src/http/uwsServer'
 import { useTestService, type TestService } from './service'
 
 let service: TestService
@@ -14,7 +16,8 @@ useTestService(
     service = s
     account = a
   },
-  { EVENT_LOOP_SAMPLE_MS: 2 },
+  // A small body limit, so that refused uploads are quick to send.
+  { EVENT_LOOP_SAMPLE_MS: 2, MAX_BODY_BYTES: 256 * 1024 },
 )
 
 const event = (name: string, distinctId: string, extra: Record<string, unknown> = {}) => ({
@@ -120,11 +123,12 @@ describe('silent drops', () => {
     })
     expect(res.status).toBe(200)
     expect(await res.json()).toEqual({ status: 1 })
-    const stored = await service.eventsOf(fresh, 1)
-    await new Promise((r) => setTimeout(r, 300))
-    const again = await service.eventsOf(fresh, 1)
-    expect(again.map((e) => e.event)).toEqual(['kept'])
-    expect(stored).toHaveLength(1)
+    // A spool lane's frames are stored in order: once the marker sent after the batch is stored,
+    // so is everything of the batch that ever will be.
+    expect((await service.post('/capture/', event('marker', 'k1', { api_key: fresh.projectToken }))).status).toBe(200)
+    const stored = await service.eventsOf(fresh, 2)
+    expect(stored.filter((e) => e.event !== 'marker').map((e) => e.event)).toEqual(['kept'])
+    expect(stored).toHaveLength(2)
     const metrics = await (await fetch(`${service.baseUrl}/_metrics`)).text()
     expect(metrics).toMatch(/burrow_events_dropped_total\{reason="missing_event_name"\} [1-9]/)
     expect(metrics).toMatch(/burrow_events_dropped_total\{reason="empty_distinct_id"\} [1-9]/)
@@ -176,11 +180,62 @@ describe('errors', () => {
     expect(await res.json()).toMatchObject({ type: 'validation_error', code: 'invalid_payload' })
   })
 
-  it('answers 413 with a JSON error for a body over 20 MB', async () => {
-    const pad = 'x'.repeat(21 * 1024 * 1024)
+  it('answers 413 with a JSON error for a body over MAX_BODY_BYTES', async () => {
+    const pad = 'x'.repeat(2 * service.config.MAX_BODY_BYTES)
     const res = await service.post('/batch/', { api_key: account.projectToken, batch: [event('big', 'd', { properties: { pad } })] })
     expect(res.status).toBe(413)
     expect(await res.json()).toMatchObject({ type: 'client_error', code: 'request_too_large' })
+  })
+})
+
+describe('bodies over MAX_BODY_BYTES', () => {
+  /** A body without a declared length (sent chunked). */
+  const streamOf = (bytes: number) =>
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let left = bytes; left > 0; left -= 64 * 1024) controller.enqueue(new Uint8Array(Math.min(64 * 1024, left)).fill(120))
+        controller.close()
+      },
+    })
+
+  it('answers 413 with the catalogue body to 20 fetch uploads at once and to one that stalls, serving a neighbour meanwhile', async () => {
+    const limit = service.config.MAX_BODY_BYTES
+    const tooLarge = problems.tooLarge('The request body').body
+    const started = performance.now()
+    // An upload that stops half-way holds its connection until the time bound, then reads the 413 written at it.
+    let stalledFreed = false
+    const stalled = new Promise<{ answer: string; error: unknown; afterMs: number }>((resolve) => {
+      let answer = ''
+      let error: unknown
+      const socket = connect(Number(new URL(service.baseUrl).port), '127.0.0.1', () =>
+        socket.write(
+          `POST /batch/ HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: ${4 * limit}\r\n\r\n{"batch": [`,
+        ),
+      )
+      socket.on('data', (chunk) => (answer += chunk.toString('latin1')))
+      socket.on('error', (err) => (error = err))
+      socket.on('close', () => {
+        stalledFreed = true
+        resolve({ answer, error, afterMs: performance.now() - started })
+      })
+    })
+    const refused = Array.from({ length: 20 }, async (_, i) => {
+      const body = i % 2 === 0 ? { body: Buffer.alloc(4 * limit, 120) } : { body: streamOf(4 * limit), duplex: 'half' }
+      const res = await fetch(`${service.baseUrl}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, ...body })
+      return { status: res.status, body: await res.json() }
+    })
+    const name = `neighbour ${randomUUID()}`
+    const neighbour = await service.post('/capture/', { api_key: account.projectToken, ...event(name, 'n') })
+    expect(neighbour.status).toBe(200)
+    expect(stalledFreed).toBe(false)
+
+    expect(await Promise.all(refused)).toEqual(Array.from({ length: 20 }, () => ({ status: 413, body: tooLarge })))
+    expect((await service.eventsOf(account, 1, `&event=${encodeURIComponent(name)}`)).map((e) => e.event)).toEqual([name])
+    const { answer, error, afterMs } = await stalled
+    expect(error).toBeUndefined()
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /)
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual(tooLarge)
+    expect(afterMs).toBeGreaterThan(DEFAULT_DISCARD.ms / 2)
   })
 })
 
@@ -251,10 +306,11 @@ describe('browsers and operations', () => {
     const raw = await new Promise<string>((resolve, reject) => {
       let text = ''
       const socket = connect(port, '127.0.0.1', () => socket.write('HEAD /_health HTTP/1.1\r\nHost: t\r\n\r\n'))
+      // A body the server wrote after the HEAD answer would come before the GET's answer, whenever the GET is sent.
       socket.on('data', (chunk) => {
         const first = text === ''
         text += chunk.toString('latin1')
-        if (first) setTimeout(() => socket.write('GET /_health HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n'), 100)
+        if (first) socket.write('GET /_health HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n')
       })
       socket.on('end', () => resolve(text))
       socket.on('error', reject)

@@ -1,10 +1,10 @@
 import { toClickHouseDateTime, type DeadLetterRow } from '@burrow/clickhouse'
+import { ApiProblem, problems } from '@burrow/contracts'
 import type { ProjectTokenResolver } from '@burrow/core'
 import { encodeFrame, type PersonIntent, type Sighting, type SpoolAppend } from '@burrow/spool'
 import { deadLetter, rawPayloadOf } from './deadLetter'
 import { decodeRequestBody } from './decode'
 import { encodeEvent } from './eventRow'
-import { IngestError, ingestErrors } from './ingestError'
 import type { CaptureMetrics } from './metrics'
 import { captureRequestFrom } from './payload'
 import { runPipeline, type RequestContext } from './pipeline'
@@ -41,7 +41,7 @@ function parseJson(text: string): unknown {
   try {
     value = JSON.parse(text)
   } catch (err) {
-    throw ingestErrors.malformed((err as Error).message)
+    throw problems.malformed((err as Error).message, { cause: err })
   }
   return mayHoldLoneSurrogates(text) ? wellFormed(value) : value
 }
@@ -96,20 +96,20 @@ export async function handleCapture(input: CaptureInput, deps: CaptureDeps): Pro
 
     if (lines.length > 0) {
       const frame = encodeFrame(lines, [...latest.values()], project.id, intents)
-      if (!deps.spool.hasRoom(frame.bytes.length)) throw ingestErrors.bufferFull()
+      if (!deps.spool.hasRoom(frame.bytes.length)) throw problems.bufferFull()
       try {
         await deps.spool.append(frame)
       } catch (err) {
         deps.log(`spool append failed: ${String(err)}`)
-        throw ingestErrors.unavailable('The events could not be stored. Retry the request later.')
+        throw problems.unavailable('The events could not be stored. Retry the request later.', { cause: err })
       }
       deps.metrics.eventsAccepted.inc(lines.length)
     }
     if (letters.length > 0) await deps.sink.storeDeadLetters(letters)
     return CAPTURE_ACCEPTED
   } catch (err) {
-    if (err instanceof IngestError) return { status: err.status, body: err.body }
+    if (err instanceof ApiProblem) return { status: err.status, body: err.body }
     deps.log(`capture failed: ${(err as Error)?.stack ?? String(err)}`)
-    return { status: 500, body: { type: 'server_error', code: 'error', detail: 'A server error occurred.', attr: null } }
+    return { status: 500, body: problems.serverError().body }
   }
 }

@@ -1,6 +1,6 @@
+import { ApiProblem } from '@burrow/contracts'
 import type { ProjectTokenResolver } from '@burrow/core'
 import type { CaptureResult } from './capture'
-import { IngestError } from './ingestError'
 import { projectForRequest } from './projectAuth'
 
 /**
@@ -31,7 +31,7 @@ export async function answerClientFeatureList(
     await projectForRequest({ token, projectId: undefined }, deps)
     return { status: 200, body: { [key]: [] } }
   } catch (err) {
-    if (err instanceof IngestError) return { status: err.status, body: err.body }
+    if (err instanceof ApiProblem) return { status: err.status, body: err.body }
     throw err
   }
 }

@@ -3,10 +3,9 @@ import { evaluateFlag, type FlagEvaluation } from '@burrow/flags'
 import type { FlagPerson } from '@burrow/postgres'
 import type { CaptureInput, CaptureResult } from './capture'
 import { decodeRequestBody } from './decode'
-import { IngestError } from './ingestError'
 import { projectForRequest } from './projectAuth'
 import { storedDistinctId } from './steps/distinctId'
-import { isJsonObject } from '@burrow/contracts'
+import { ApiProblem, isJsonObject, problems } from '@burrow/contracts'
 
 export interface DecideDeps {
   projects: ProjectTokenResolver
@@ -40,14 +39,6 @@ const BASE_CONFIG: Readonly<Record<string, unknown>> = Object.freeze({
 
 /** A person not read from the database is in no static cohort. */
 const NO_COHORTS: ReadonlySet<number> = new Set()
-
-const noApiKey = () =>
-  new IngestError(401, {
-    type: 'authentication_error',
-    code: 'no_api_key',
-    detail: 'No project API key provided. You can find your project API key in your project settings.',
-    attr: null,
-  })
 
 /** The `v` of a request: absent means 1; anything but an integer means 2 (as PostHog reads it). */
 function versionOf(query: URLSearchParams): number {
@@ -133,21 +124,23 @@ export async function handleDecide(input: CaptureInput, deps: DecideDeps, flagsE
     try {
       body = JSON.parse(decoded.text)
     } catch (err) {
-      throw new IngestError(400, { type: 'validation_error', code: 'malformed_data', detail: `Malformed request data: ${(err as Error).message}`, attr: null })
+      throw problems.malformedData((err as Error).message, { cause: err })
     }
-    if (!isJsonObject(body)) throw new IngestError(400, { type: 'validation_error', code: 'malformed_data', detail: 'Malformed request data: expected a JSON object.', attr: null })
+    if (!isJsonObject(body)) throw problems.malformedData('expected a JSON object.')
     const token = [body.api_key, body.token, body.$token, input.query.get('token'), input.query.get('api_key')].find(
       (t): t is string => typeof t === 'string' && t !== '',
     )
     const projectId = body.projectFlagsid ?? input.query.get('projectFlagsid') ?? undefined
-    const project = await projectForRequest({ token, projectId: projectId === undefined || projectId === null ? undefined : String(projectId) }, deps, noApiKey)
+    const project = await projectForRequest(
+      { token, projectId: typeof projectId === 'string' || typeof projectId === 'number' ? String(projectId) : undefined },
+      deps,
+      problems.noApiKey,
+    )
 
     const rawId = body.distinct_id ?? body.$distinct_id
     // As capture stores them, so that the stored person is found.
     const distinctId = typeof rawId === 'string' || typeof rawId === 'number' ? storedDistinctId(String(rawId)) : ''
-    if (distinctId === '') {
-      throw new IngestError(400, { type: 'validation_error', code: 'missing_distinct_id', detail: 'Decide requires a distinct_id.', attr: 'distinct_id' })
-    }
+    if (distinctId === '') throw problems.missingDistinctId()
     const personProperties = isJsonObject(body.person_properties) ? body.person_properties : isJsonObject(body.$properties) ? body.$properties : {}
     const groups = isJsonObject(body.groups) ? (Object.fromEntries(Object.entries(body.groups).map(([k, v]) => [k, String(v)])) as Record<string, string>) : {}
     const groupProperties = isJsonObject(body.group_properties) ? (body.group_properties as Record<string, Record<string, unknown>>) : {}
@@ -174,9 +167,9 @@ export async function handleDecide(input: CaptureInput, deps: DecideDeps, flagsE
     const results = flags.map((flag) => ({ flag, result: evaluateFlag(flag, ctx) }))
     return { status: 200, body: { ...BASE_CONFIG, ...shape(results, version, flagsEndpoint, stored.failed) } }
   } catch (err) {
-    if (err instanceof IngestError) return { status: err.status, body: err.body }
+    if (err instanceof ApiProblem) return { status: err.status, body: err.body }
     deps.log(`decide failed: ${(err as Error)?.stack ?? String(err)}`)
-    return { status: 500, body: { type: 'server_error', code: 'error', detail: 'A server error occurred.', attr: null } }
+    return { status: 500, body: problems.serverError().body }
   }
 }
 

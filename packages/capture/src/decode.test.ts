@@ -1,8 +1,8 @@
 import { gzipSync } from 'node:zlib'
 import LZString from 'lz-string'
+import { ApiProblem } from '@burrow/contracts'
 import { describe, expect, it } from 'vitest'
 import { decodePayload, type EncodedRequest } from './decode'
-import { IngestError } from './ingestError'
 
 const limits = { maxDecompressedBytes: 1024 * 1024 }
 const json = '{"event":"e","distinct_id":"d","api_key":"phc_x"}'
@@ -11,14 +11,14 @@ function request(body: Buffer | string, extra: Partial<Omit<EncodedRequest, 'bod
   return { body: Buffer.from(body), contentType: '', contentEncoding: '', query: new URLSearchParams(), ...extra }
 }
 
-function errorOf(fn: () => unknown): IngestError {
+function errorOf(fn: () => unknown): ApiProblem {
   try {
     fn()
   } catch (err) {
-    if (err instanceof IngestError) return err
+    if (err instanceof ApiProblem) return err
     throw err
   }
-  throw new Error('expected an IngestError')
+  throw new Error('expected an ApiProblem')
 }
 
 describe('decodePayload', () => {

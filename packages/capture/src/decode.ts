@@ -1,5 +1,5 @@
 import { gunzipSync, inflateSync } from 'node:zlib'
-import { ingestErrors } from './ingestError'
+import { problems } from '@burrow/contracts'
 import { decompressLz64 } from './lz64'
 
 export interface EncodedRequest {
@@ -53,8 +53,8 @@ function gunzip(bytes: Buffer, limits: DecodeLimits, inflate = false): Buffer {
     const options = { maxOutputLength: limits.maxDecompressedBytes }
     return inflate ? inflateSync(bytes, options) : gunzipSync(bytes, options)
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw ingestErrors.tooLarge('The decompressed payload')
-    throw ingestErrors.malformed(`could not decompress the body (${(err as Error).message})`)
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw problems.tooLarge('The decompressed payload')
+    throw problems.malformed(`could not decompress the body (${(err as Error).message})`, { cause: err })
   }
 }
 
@@ -81,13 +81,13 @@ export function decodePayload(req: EncodedRequest, limits: DecodeLimits): Decode
   // What server-side libraries send, and most requests: plain JSON, no compression named.
   if ((bytes[0] === 0x7b || bytes[0] === 0x5b) && hint === undefined && compressionFrom(req.contentEncoding) === undefined) {
     const text = bytes.toString('utf8')
-    if (text.length > limits.maxDecompressedBytes) throw ingestErrors.tooLarge('The decompressed payload')
+    if (text.length > limits.maxDecompressedBytes) throw problems.tooLarge('The decompressed payload')
     return { text, form: undefined }
   }
 
   if (bytes.length === 0) {
     const data = req.query.get('data')
-    if (!data) throw ingestErrors.noData()
+    if (!data) throw problems.noData()
     bytes = Buffer.from(data, 'latin1')
   } else if (
     !isGzip(bytes) &&
@@ -97,7 +97,7 @@ export function decodePayload(req: EncodedRequest, limits: DecodeLimits): Decode
     // A form (`data=...`); JSON sent with a form content type, as `curl -d` does, is read as JSON.
     form = new URLSearchParams(bytes.toString('latin1'))
     const data = form.get('data')
-    if (data === null || data === '') throw ingestErrors.noData()
+    if (data === null || data === '') throw problems.noData()
     hint ??= compressionFrom(form.get('compression'))
     bytes = Buffer.from(data, 'latin1')
     // A form's `data` is base64 unless the hint says otherwise.
@@ -108,7 +108,7 @@ export function decodePayload(req: EncodedRequest, limits: DecodeLimits): Decode
   let decoded: Buffer | string
   if (hint === 'lz64') {
     const text = decompressLz64(bytes.toString('latin1').replace(/ /g, '+'), limits.maxDecompressedBytes)
-    if (!text) throw ingestErrors.malformed('could not decompress the lz64 payload')
+    if (!text) throw problems.malformed('could not decompress the lz64 payload')
     decoded = text
   } else if (hint === 'base64') {
     decoded = base64Decode(bytes.toString('latin1'))
@@ -127,7 +127,7 @@ export function decodePayload(req: EncodedRequest, limits: DecodeLimits): Decode
     const again = base64Decode(text)
     text = isGzip(again) ? gunzip(again, limits).toString('utf8') : again.toString('utf8')
   }
-  if (text.length > limits.maxDecompressedBytes) throw ingestErrors.tooLarge('The decompressed payload')
+  if (text.length > limits.maxDecompressedBytes) throw problems.tooLarge('The decompressed payload')
   return { text, form }
 }
 

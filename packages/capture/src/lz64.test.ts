@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import LZString from 'lz-string'
+import { ApiProblem } from '@burrow/contracts'
 import { describe, expect, it } from 'vitest'
-import { IngestError } from './ingestError'
 import { decompressLz64 } from './lz64'
 
 describe('decompressLz64', () => {
@@ -29,8 +29,8 @@ describe('decompressLz64', () => {
     } catch (err) {
       error = err
     }
-    expect(error).toBeInstanceOf(IngestError)
-    expect((error as IngestError).status).toBe(413)
+    expect(error).toBeInstanceOf(ApiProblem)
+    expect((error as ApiProblem).status).toBe(413)
     expect(performance.now() - started).toBeLessThan(1000)
   })
 

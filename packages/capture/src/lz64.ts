@@ -1,4 +1,4 @@
-import { ingestErrors } from './ingestError'
+import { problems } from '@burrow/contracts'
 
 /**
  * Decoding of lz-string's base64 form (`compression=lz64`, sent by older posthog-js), with a
@@ -77,7 +77,7 @@ export function decompressLz64(input: string, maxChars: number): string | null {
       return null
     }
     total += entry.length
-    if (total > maxChars) throw ingestErrors.tooLarge('The decompressed payload')
+    if (total > maxChars) throw problems.tooLarge('The decompressed payload')
     parts.push(entry)
     if (previous !== undefined) dictionary.push(previous + entry[0])
     if (previous === undefined) width = 3

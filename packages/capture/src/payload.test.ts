@@ -1,5 +1,5 @@
+import { ApiProblem } from '@burrow/contracts'
 import { describe, expect, it } from 'vitest'
-import { IngestError } from './ingestError'
 import { captureRequestFrom, parseSentAt } from './payload'
 
 const meta = { path: '/batch/', query: new URLSearchParams(), form: undefined, authorization: undefined }
@@ -17,7 +17,7 @@ describe('captureRequestFrom', () => {
   })
 
   it('refuses an array whose events name different projects', () => {
-    expect(() => captureRequestFrom([{ api_key: 'phc_a' }, { api_key: 'phc_b' }], meta)).toThrow(IngestError)
+    expect(() => captureRequestFrom([{ api_key: 'phc_a' }, { api_key: 'phc_b' }], meta)).toThrow(ApiProblem)
   })
 
   it("reads Segment's write key from the body and from Basic auth", () => {
@@ -38,7 +38,7 @@ describe('captureRequestFrom', () => {
   })
 
   it('rejects a body that is not an object or array', () => {
-    expect(() => captureRequestFrom('text', meta)).toThrow(IngestError)
+    expect(() => captureRequestFrom('text', meta)).toThrow(ApiProblem)
   })
 })
 

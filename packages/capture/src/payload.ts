@@ -1,5 +1,4 @@
-import { ingestErrors } from './ingestError'
-import { isJsonObject } from '@burrow/contracts'
+import { isJsonObject, problems } from '@burrow/contracts'
 
 /** An event as a client sent it: any JSON object; the pipeline checks each field. */
 export type RawEvent = Record<string, unknown>
@@ -73,7 +72,7 @@ export function captureRequestFrom(body: unknown, meta: RequestMeta): CaptureReq
     projectId = body.project_id
     if (meta.path.startsWith('/engage') && body.event === undefined) events = [{ ...body, event: '$identify' }]
   } else {
-    throw ingestErrors.malformed('expected a JSON object or array of events')
+    throw problems.malformed('expected a JSON object or array of events')
   }
 
   let token = batchToken
@@ -81,7 +80,7 @@ export function captureRequestFrom(body: unknown, meta: RequestMeta): CaptureReq
     for (const event of events) {
       const t = eventToken(event)
       if (t === undefined) continue
-      if (token !== undefined && t !== token) throw ingestErrors.multipleTokens()
+      if (token !== undefined && t !== token) throw problems.multipleTokens()
       token = t
     }
   }
@@ -96,7 +95,7 @@ export function captureRequestFrom(body: unknown, meta: RequestMeta): CaptureReq
   return {
     events,
     token,
-    projectId: projectIdText === undefined || projectIdText === null ? undefined : String(projectIdText),
+    projectId: typeof projectIdText === 'string' || typeof projectIdText === 'number' ? String(projectIdText) : undefined,
     sentAtMs: parseSentAt(sentAt ?? meta.query.get('_') ?? meta.form?.get('sent_at') ?? undefined),
   }
 }

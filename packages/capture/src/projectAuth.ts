@@ -1,5 +1,5 @@
 import { keys, type IngestionProject, type ProjectTokenResolver } from '@burrow/core'
-import { IngestError, ingestErrors } from './ingestError'
+import { ApiProblem, problems } from '@burrow/contracts'
 
 /**
  * The project of a request whose project API key this process knows already: capture's common
@@ -17,7 +17,7 @@ export function knownProject(request: { token: string | undefined }, projects: P
 export async function projectForRequest(
   request: { token: string | undefined; projectId: string | undefined },
   deps: { projects: ProjectTokenResolver; log: (msg: string) => void },
-  missingKey: () => IngestError = ingestErrors.missingApiKey,
+  missingKey: () => ApiProblem = problems.missingApiKey,
 ): Promise<IngestionProject> {
   const token = request.token
   if (token === undefined) throw missingKey()
@@ -25,20 +25,15 @@ export async function projectForRequest(
     const project = keys.isPersonalApiKey(token) ? null : await deps.projects.resolve(token)
     if (project) return project
     if (request.projectId === undefined) {
-      throw keys.isPersonalApiKey(token) ? ingestErrors.invalidProject() : ingestErrors.invalidApiKey()
+      throw keys.isPersonalApiKey(token) ? problems.invalidProject() : problems.invalidApiKey()
     }
     const viaPersonalKey = await deps.projects.resolveWithPersonalKey(token, request.projectId)
-    if (viaPersonalKey === 'invalid_key') throw ingestErrors.invalidPersonalApiKey()
-    if (viaPersonalKey === 'invalid_project') throw ingestErrors.invalidProject()
+    if (viaPersonalKey === 'invalid_key') throw problems.invalidPersonalApiKey()
+    if (viaPersonalKey === 'invalid_project') throw problems.invalidProject()
     return viaPersonalKey
   } catch (err) {
-    if (err instanceof IngestError) throw err
+    if (err instanceof ApiProblem) throw err
     deps.log(`project lookup failed: ${String(err)}`)
-    throw new IngestError(503, {
-      type: 'server_error',
-      code: 'fetch_team_fail',
-      detail: 'Unable to fetch team from database.',
-      attr: null,
-    })
+    throw problems.fetchTeamFailed({ cause: err })
   }
 }

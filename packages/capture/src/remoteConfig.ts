@@ -1,3 +1,4 @@
+import { problems } from '@burrow/contracts'
 import { decodePathSegment, type FlagDefinitionsResolver, type ProjectTokenResolver } from '@burrow/core'
 
 export interface RemoteConfigDeps {
@@ -26,7 +27,7 @@ export type RemoteConfigAnswer =
 export async function answerRemoteConfig(request: { token: string; script: boolean }, deps: RemoteConfigDeps): Promise<RemoteConfigAnswer> {
   const project = await deps.projects.resolve(request.token)
   if (!project) {
-    return { status: 404, contentType: 'application/json', body: JSON.stringify({ type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null }) }
+    return { status: 404, contentType: 'application/json', body: JSON.stringify(problems.notFound().body) }
   }
   const { flags } = await deps.flags.forProject(project.id)
   const config = {

@@ -1,3 +1,4 @@
+import { problems } from '@burrow/core'
 import uWS from 'uWebSockets.js'
 
 /** A request whose body has been read in full. Header names are lower-case. */
@@ -19,12 +20,30 @@ export interface OutgoingResponse {
 
 export type Dispatcher = (req: IncomingRequest) => Promise<OutgoingResponse> | OutgoingResponse
 
+/**
+ * How much of a refused body is read and thrown away before the 413 is written. The answer
+ * waits for the end of the upload because a connection closed with bytes still unread is
+ * reset, and the reset destroys the answer before a client that is still uploading (as
+ * undici's fetch does) has read it.
+ */
+export interface DiscardBounds {
+  /** Bytes past maxBodyBytes; a client that sends more has its connection closed without an answer. */
+  bytes: number
+  /** From the refusal; then the 413 is written and the connection closed, whatever is still on its way. */
+  ms: number
+}
+
+/** Room for a client that overshoots the limit a few times over, and enough time to send it on a slow link. */
+export const DEFAULT_DISCARD: DiscardBounds = { bytes: 64 * 1024 * 1024, ms: 5_000 }
+
 export interface HttpServerOptions {
   host: string
   port: number
   maxBodyBytes: number
   dispatch: Dispatcher
   log: (msg: string) => void
+  /** DEFAULT_DISCARD unless given. */
+  discard?: DiscardBounds
 }
 
 export interface HttpServer {
@@ -62,23 +81,26 @@ function statusLine(status: number): string {
   return STATUS_LINES.get(status) ?? `${status} Status`
 }
 
-const TOO_LARGE_BODY = JSON.stringify({
-  type: 'client_error',
-  code: 'request_too_large',
-  detail: 'The request body is too large.',
-  attr: null,
-})
+const TOO_LARGE: OutgoingResponse = {
+  status: 413,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(problems.tooLarge('The request body').body),
+}
 
 const SERVER_ERROR: OutgoingResponse = {
   status: 500,
   headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ type: 'server_error', code: 'error', detail: 'A server error occurred.', attr: null }),
+  body: JSON.stringify(problems.serverError().body),
 }
 
 interface RequestState {
   aborted: boolean
   /** A HEAD request: answered as the GET would be, without the body (whose length is reported). */
   head: boolean
+  /** Refused, and its 413 written or its connection closed: later chunks are ignored. */
+  refused: boolean
+  /** The time bound of reading a refused body. */
+  discardTimer: NodeJS.Timeout | undefined
 }
 
 function write(res: uWS.HttpResponse, state: RequestState, response: OutgoingResponse, closeConnection = false): void {
@@ -104,21 +126,33 @@ function answerFailure(res: uWS.HttpResponse, state: RequestState, log: (msg: st
   if (!state.aborted) write(res, state, SERVER_ERROR)
 }
 
+/** The 413, on a connection then closed: the refused client is not served another request. */
+function refuse(res: uWS.HttpResponse, state: RequestState): void {
+  clearTimeout(state.discardTimer)
+  state.refused = true
+  if (!state.aborted) write(res, state, TOO_LARGE, true)
+}
+
 function normaliseAddress(text: string): string {
   return text.startsWith('::ffff:') ? text.slice(7) : text
 }
 
 /**
- * Serves HTTP with uWebSockets.js. Bodies are read up to `maxBodyBytes` (413 beyond, with
- * the connection closed so the rest of the upload is not read), then the dispatcher answers.
- * A client that goes away mid-request is noticed and nothing is written to it.
+ * Serves HTTP with uWebSockets.js. Bodies are read up to `maxBodyBytes`, then the dispatcher
+ * answers. Beyond it the body is read on without being kept, within `discard`'s bounds, and
+ * answered 413 once it has all come (see DiscardBounds). A client that goes away mid-request
+ * is noticed and nothing is written to it.
  */
 export function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
   const app = uWS.App()
+  const limit = options.maxBodyBytes
+  const discard = options.discard ?? DEFAULT_DISCARD
+  const discardLimit = limit + discard.bytes
   app.any('/*', (res, req) => {
-    const state: RequestState = { aborted: false, head: false }
+    const state: RequestState = { aborted: false, head: false, refused: false, discardTimer: undefined }
     res.onAborted(() => {
       state.aborted = true
+      clearTimeout(state.discardTimer)
     })
     // The request object is only valid until this function returns: copy what is needed.
     const headers: Record<string, string> = {}
@@ -131,21 +165,36 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
     const query = req.getQuery() ?? ''
     const remoteAddress = normaliseAddress(Buffer.from(res.getRemoteAddressAsText()).toString())
 
+    // uWS takes exactly the declared length as the body, so a length over the limit is refused
+    // before any of it comes. One past the discard bound could never be read to its end: it is
+    // answered at once, though a client still uploading may not get to read that.
     const declared = Number(headers['content-length'] ?? '0')
-    if (declared > options.maxBodyBytes) {
-      write(res, state, { status: 413, headers: { 'content-type': 'application/json' }, body: TOO_LARGE_BODY }, true)
-      state.aborted = true
+    if (declared > discardLimit) {
+      refuse(res, state)
       return
     }
 
-    const chunks: Buffer[] = []
+    let chunks: Buffer[] = []
     let received = 0
+    let discarding = false
+    const startDiscarding = () => {
+      discarding = true
+      chunks = []
+      state.discardTimer = setTimeout(() => refuse(res, state), discard.ms)
+    }
+    if (declared > limit) startDiscarding()
+
     res.onData((chunk, isLast) => {
-      if (state.aborted) return
+      if (state.aborted || state.refused) return
       received += chunk.byteLength
-      if (received > options.maxBodyBytes) {
-        state.aborted = true
-        write(res, state, { status: 413, headers: { 'content-type': 'application/json' }, body: TOO_LARGE_BODY }, true)
+      if (!discarding && received > limit) startDiscarding()
+      if (discarding) {
+        if (isLast) refuse(res, state)
+        else if (received > discardLimit) {
+          clearTimeout(state.discardTimer)
+          state.refused = true
+          res.close()
+        }
         return
       }
       // uWS reuses the chunk's memory after this callback: copy it.

@@ -36,7 +36,7 @@ export const resolveDistinctId: Step = {
       value = (properties as Record<string, unknown>).distinct_id
     }
     if (value === undefined || value === null) return drop('missing_distinct_id')
-    let id = typeof value === 'string' ? value : canonicalJson(value)
+    const id = typeof value === 'string' ? value : canonicalJson(value)
     if (id.trim() === '') return drop('empty_distinct_id')
     event.distinctId = storedDistinctId(id)
     return ok
