@@ -82,6 +82,20 @@ describe('/decide/', () => {
     expect(await decide({ api_key: account.projectToken })).toMatchObject({ status: 400, body: { type: 'validation_error', code: 'missing_distinct_id' } })
   })
 
+  it('evaluates for a personal API key with project_id, as capture accepts it', async () => {
+    const answer = await decide({ api_key: account.personalApiKey, project_id: account.projectId, distinct_id: 'u' }, '?v=2')
+    expect(answer.status).toBe(200)
+    expect(answer.body.featureFlags).toEqual({ everyone: true })
+    const inQuery = await decide({ api_key: account.personalApiKey, distinct_id: 'u' }, `?v=2&project_id=${account.projectId}`)
+    expect(inQuery.status).toBe(200)
+    expect(inQuery.body.featureFlags).toEqual({ everyone: true })
+    const other = await service.account()
+    expect(await decide({ api_key: account.personalApiKey, project_id: other.projectId, distinct_id: 'u' })).toMatchObject({
+      status: 400,
+      body: { code: 'invalid_project', attr: 'project_id' },
+    })
+  })
+
   it('puts each user in the bucket the SDKs compute, the same on every call', async () => {
     const fresh = await service.account()
     await createFlag({ key: 'half', filters: { groups: [{ rollout_percentage: 50 }] } }, fresh)
@@ -216,6 +230,8 @@ describe('/decide/', () => {
     const script = await fetch(`${service.baseUrl}/array/${account.projectToken}/config.js`)
     expect(script.headers.get('content-type')).toMatch(/javascript/)
     const window: { _POSTHOG_REMOTE_CONFIG?: Record<string, { config: { token: string }; siteApps: unknown[] }> } = {}
+    // The script is what posthog-js's loader runs in a page: run it the same way, against a window of our own.
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval
     new Function('window', await script.text())(window)
     expect(window._POSTHOG_REMOTE_CONFIG?.[account.projectToken]?.config.token).toBe(account.projectToken)
     expect((await fetch(`${service.baseUrl}/array/phc_unknown/config`)).status).toBe(404)

@@ -130,7 +130,7 @@ export async function handleDecide(input: CaptureInput, deps: DecideDeps, flagsE
     const token = [body.api_key, body.token, body.$token, input.query.get('token'), input.query.get('api_key')].find(
       (t): t is string => typeof t === 'string' && t !== '',
     )
-    const projectId = body.projectFlagsid ?? input.query.get('projectFlagsid') ?? undefined
+    const projectId = body.project_id ?? input.query.get('project_id') ?? undefined
     const project = await projectForRequest(
       { token, projectId: typeof projectId === 'string' || typeof projectId === 'number' ? String(projectId) : undefined },
       deps,
