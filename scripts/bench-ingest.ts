@@ -152,7 +152,7 @@ function run(): Promise<RunFigures> {
     const durable = await withDurableUws(path.join(dataDir, 'durable'), '/capture/', (url, pid) => underCaptureLoads(url, pid, captureBody, halfRate))
 
     // Baseline (a): as many rows as landed, inserted the plain way into a fresh embedded ClickHouse.
-    const plain = await start(['scripts/bench/plainInsert.ts', path.join(dataDir, 'plain'), String(Math.max(accepted, 100_000))], {
+    const plain = await start(['--import', 'tsx', 'scripts/bench/plainInsert.ts', path.join(dataDir, 'plain'), String(Math.max(accepted, 100_000))], {
       cwd: ROOT,
       ready: /"rowsPerSecond":(\d+)/,
     })

@@ -4,6 +4,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { promisify } from 'node:util'
 import autocannon from 'autocannon'
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..')
@@ -17,9 +18,9 @@ export interface Child {
   output: () => string
 }
 
-/** Starts a process and resolves once its output matches `ready`. */
+/** Starts node with `args` and resolves once its output matches `ready`. */
 export function start(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; ready: RegExp }): Promise<Child & { match: RegExpExecArray }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: options.cwd, env: options.env ?? process.env })
+  const child = spawn(process.execPath, args, { cwd: options.cwd, env: options.env ?? process.env })
   let output = ''
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -27,8 +28,8 @@ export function start(args: string[], options: { cwd: string; env?: NodeJS.Proce
       const match = options.ready.exec(output)
       if (match) resolve({ process: child, output: () => output, match })
     }
-    child.stdout!.on('data', onData)
-    child.stderr!.on('data', onData)
+    child.stdout.on('data', onData)
+    child.stderr.on('data', onData)
     child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}:\n${output}`)))
   })
 }
@@ -49,7 +50,7 @@ export function load(url: string, body: string, options: { overallRate?: number 
     autocannon(
       { url, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections: CONNECTIONS, duration: SECONDS, ...options },
       (err, result) => {
-        if (err) reject(err)
+        if (err) reject(err instanceof Error ? err : new Error(String(err)))
         else if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
           reject(new Error(`${url}: ${result.non2xx} answers were not 2xx, ${result.errors} errors, ${result.timeouts} timeouts`))
         } else resolve(result)
@@ -90,7 +91,7 @@ export async function h2load(
     const output = await new Promise<string>((resolve, reject) => {
       execFile('h2load', ['--h1', ...load, '-d', bodyFile, '-H', 'content-type: application/json', url], { maxBuffer: 1 << 20 }, (err, stdout) => {
         if ((err as NodeJS.ErrnoException | null)?.code === 'ENOENT') reject(new Error('h2load is missing: install Debian\'s nghttp2-client (apt-get install nghttp2-client)'))
-        else if (err) reject(err)
+        else if (err) reject(new Error(err.message, { cause: err }))
         else resolve(stdout)
       })
     })
@@ -199,10 +200,14 @@ export interface LoopStalls {
   captureBusyMs: number
 }
 
+/** The service is measured as production runs it: the built JavaScript (`npm start` builds it the same way). */
+let serverBuilt: Promise<unknown> | undefined
+
 export async function startService(dataDir: string): Promise<Service> {
   const { DATABASE_URL: _d, CLICKHOUSE_URL: _c, REDIS_URL: _r, ...env } = process.env
-  const child = await start(['src/main.ts'], {
-    cwd: path.join(ROOT, 'apps/server'),
+  await (serverBuilt ??= promisify(execFile)(process.execPath, [path.join(ROOT, 'apps/server/scripts/build.mjs')]))
+  const child = await start([path.join(ROOT, 'apps/server/dist/main.mjs')], {
+    cwd: ROOT,
     // The loop is sampled every millisecond, so that the longest delay reported is the longest
     // stall to within 1 ms (at the default 10 ms, an idle loop already reads 10 ms).
     env: { ...env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', BOOTSTRAP_PERSONAL_API_KEY: KEY, EVENT_LOOP_SAMPLE_MS: '1' },
@@ -269,7 +274,7 @@ export async function withService<T>(prefix: string, body: (service: Service, da
 
 /** Runs `body` with a reference handler (a script that prints its port) listening at the URL it is given. */
 async function withHandler<T>(args: string[], path: string, body: (url: string, pid: number) => Promise<T>): Promise<T> {
-  const handler = await start(args, { cwd: ROOT, ready: /port (\d+)/ })
+  const handler = await start(['--import', 'tsx', ...args], { cwd: ROOT, ready: /port (\d+)/ })
   try {
     return await body(`http://127.0.0.1:${handler.match[1]}${path}`, handler.process.pid!)
   } finally {

@@ -4,8 +4,8 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import { afterAll, describe, expect, it } from 'vitest'
-import { exitCode, SERVER_DIR, startServiceProcess } from './serviceProcess'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildServer, exitCode, SERVER_DIR, startServiceProcess, type BuiltServer } from './serviceProcess'
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'burrow-lifecycle-'))
 chmodSync(dataDir, 0o755)
@@ -18,9 +18,18 @@ function embeddedEnv(overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 
 const spoolSegments = () => readdirSync(path.join(dataDir, 'spool')).filter((f) => f.endsWith('.seg'))
 
-const startService = (env: NodeJS.ProcessEnv = {}) => startServiceProcess(embeddedEnv(env))
+// These run the service and the CLI as `npm start` and `npm run cli` do: built, plain JavaScript.
+let built: BuiltServer
+beforeAll(async () => {
+  built = await buildServer()
+})
+const startService = (env: NodeJS.ProcessEnv = {}) => startServiceProcess(embeddedEnv(env), built)
+const runCli = (args: string[]) => promisify(execFile)(process.execPath, [built.cli, ...args], { cwd: SERVER_DIR, env: embeddedEnv() })
 
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+afterAll(() => {
+  built?.remove()
+  rmSync(dataDir, { recursive: true, force: true })
+})
 
 describe('the service process on embedded defaults', () => {
   it('bootstraps, serves the CLI while running, stores accepted events on SIGTERM and finds them after a restart', async () => {
@@ -29,11 +38,7 @@ describe('the service process on embedded defaults', () => {
     expect((await fetch(`${first.baseUrl}/_health`)).status).toBe(200)
 
     // The CLI reaches the running service's embedded PostgreSQL through DATA_DIR.
-    const cli = await promisify(execFile)(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli.ts', 'create-user', '--email', 'cli@example.com', '--organization', 'CLI org', '--json'],
-      { cwd: SERVER_DIR, env: embeddedEnv() },
-    )
+    const cli = await runCli(['create-user', '--email', 'cli@example.com', '--organization', 'CLI org', '--json'])
     const account = JSON.parse(cli.stdout.trim()) as Record<string, string | number>
     expect(account).toMatchObject({ personal_api_key: expect.stringMatching(/^phx_/), user_id: expect.any(Number) })
     expect(account.organization_id).toMatch(/^[0-9a-f-]{36}$/)
@@ -86,11 +91,7 @@ describe('the service process on embedded defaults', () => {
  */
 async function killMidLoadAndRestart(email: string, firstEnv: NodeJS.ProcessEnv, secondEnv: NodeJS.ProcessEnv): Promise<void> {
   const first = await startService(firstEnv)
-  const cli = await promisify(execFile)(
-    process.execPath,
-    ['--import', 'tsx', 'src/cli.ts', 'create-user', '--email', email, '--organization', 'Load org', '--json'],
-    { cwd: SERVER_DIR, env: embeddedEnv() },
-  )
+  const cli = await runCli(['create-user', '--email', email, '--organization', 'Load org', '--json'])
   const account = JSON.parse(cli.stdout.trim()) as { project_api_key: string; personal_api_key: string; project_id: number }
 
   const acknowledged = new Set<string>()

@@ -1,5 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
 import path from 'node:path'
+import { promisify } from 'node:util'
 
 export const SERVER_DIR = path.resolve(import.meta.dirname, '..')
 
@@ -9,9 +11,26 @@ export interface ServiceProcess {
   output: () => string
 }
 
-/** The service as `npm start` runs it, in a child process with this environment; resolves once it is ready. */
-export function startServiceProcess(env: NodeJS.ProcessEnv): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: SERVER_DIR, env })
+/** The server built as `npm start` builds it, in a directory of its own inside the workspace (where its packages resolve). */
+export interface BuiltServer {
+  main: string
+  cli: string
+  remove: () => void
+}
+
+export async function buildServer(): Promise<BuiltServer> {
+  const dir = mkdtempSync(path.join(SERVER_DIR, '.build-'))
+  await promisify(execFile)(process.execPath, ['scripts/build.mjs', dir], { cwd: SERVER_DIR })
+  return { main: path.join(dir, 'main.mjs'), cli: path.join(dir, 'cli.mjs'), remove: () => rmSync(dir, { recursive: true, force: true }) }
+}
+
+/**
+ * The service in a child process with this environment, from its TypeScript sources or, given
+ * `built`, as `npm start` runs it; resolves once it is ready.
+ */
+export function startServiceProcess(env: NodeJS.ProcessEnv, built?: BuiltServer): Promise<ServiceProcess> {
+  const args = built ? [built.main] : ['--import', 'tsx', 'src/main.ts']
+  const child = spawn(process.execPath, args, { cwd: SERVER_DIR, env })
   let output = ''
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`service did not become ready:\n${output}`)), 90_000)

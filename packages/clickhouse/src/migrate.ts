@@ -1,9 +1,11 @@
 import { readdir, readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { ClickHouseClient } from '@clickhouse/client'
 
-const SCHEMA_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'schema')
+// Found through the package rather than this file's place, so that the built server (one bundle
+// elsewhere) reads the same files as the sources do.
+const SCHEMA_DIR = path.join(path.dirname(createRequire(import.meta.url).resolve('@burrow/clickhouse/package.json')), 'schema')
 
 /**
  * Applies schema/NNN_name.sql in order, each once, recording them in schema_migrations.

@@ -1,9 +1,11 @@
 import { readdir, readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type postgres from 'postgres'
 
-const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'migrations')
+// Found through the package rather than this file's place, so that the built server (one bundle
+// elsewhere) reads the same files as the sources do.
+const MIGRATIONS_DIR = path.join(path.dirname(createRequire(import.meta.url).resolve('@burrow/postgres/package.json')), 'migrations')
 /** Arbitrary constant: serialises migration runs of several processes starting at once. */
 const MIGRATION_LOCK_KEY = 7_210_934_411
 

@@ -71,8 +71,14 @@ interface Thread {
   lane: Lane
 }
 
-const BOOTSTRAP = new URL('./bootstrap.mjs', import.meta.url)
-const ENTRY = new URL('./thread.ts', import.meta.url).href
+/**
+ * What a thread runs. The built server (dist/) has the thread as a module of its own beside this
+ * one; from the TypeScript sources (tests, development) a bootstrap first registers the loader,
+ * which a worker does not inherit from the main thread, then imports the thread's module.
+ */
+const THREAD = import.meta.url.endsWith('.ts')
+  ? { script: new URL('./bootstrap.mjs', import.meta.url), entry: new URL('./thread.ts', import.meta.url).href }
+  : { script: new URL('./captureThread.mjs', import.meta.url), entry: undefined }
 
 function notReady(): never {
   throw new Error('the service is not ready')
@@ -114,8 +120,7 @@ export async function startCaptureThreads(options: CaptureThreadsOptions): Promi
   let stopping = false
   const threads: Thread[] = []
   for (let i = 0; i < options.count; i++) {
-    // The bootstrap registers TypeScript in the thread: a worker does not inherit the main thread's loader.
-    const worker = new Worker(BOOTSTRAP, { workerData: { ...data, entry: ENTRY } satisfies CaptureThreadData, execArgv: [] })
+    const worker = new Worker(THREAD.script, { workerData: { ...data, entry: THREAD.entry } satisfies CaptureThreadData, execArgv: [] })
     const lane: Lane = { spool: undefined, activeSeq: 0 }
     const peer = connectPeer(
       worker,

@@ -2,8 +2,8 @@ import type { FrameContent } from '@burrow/spool'
 
 /** What a capture thread is started with. */
 export interface CaptureThreadData {
-  /** The module the thread runs (the bootstrap registers TypeScript, then imports it). */
-  entry: string
+  /** From the sources: the module the bootstrap imports once it has registered TypeScript. */
+  entry: string | undefined
   host: string
   maxBodyBytes: number
   maxDecompressedBytes: number
