@@ -159,7 +159,7 @@ describe('CSV', () => {
       ],
     })
     await service.eventsOf(fresh, 2)
-    for (const init of [{ query: '?format=csv', headers: {} }, { query: '', headers: { accept: 'text/csv' } }]) {
+    for (const init of [{ query: '?format=csv', headers: {} as Record<string, string> }, { query: '', headers: { accept: 'text/csv' } }]) {
       const res = await service.api(fresh, `/api/projects/${fresh.projectId}/events/${init.query}`, { headers: init.headers })
       expect(res.status).toBe(200)
       expect(res.headers.get('content-type')).toMatch(/^text\/csv/)

@@ -30,7 +30,7 @@ const PATHS = ['/capture/', '/batch/', '/e/', '/i/v0/e/', '/track/', '/engage/']
 const CONTENT_TYPES = ['application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/octet-stream', '', 'multipart/form-data']
 
 async function post(path: string, body: Buffer | string, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${service.baseUrl}${path}`, { method: 'POST', body, headers })
+  return fetch(`${service.baseUrl}${path}`, { method: 'POST', body: typeof body === 'string' ? body : new Uint8Array(body), headers })
 }
 
 async function healthy(): Promise<void> {

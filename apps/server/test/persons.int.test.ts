@@ -119,9 +119,10 @@ describe('persons from events', () => {
     // which persons are processed for in slices: the merges must find the earlier slices' persons.
     const users = Array.from({ length: 300 }, (_, i) => i)
     for (let part = 0; part < 3; part++) {
-      await send(account, users.flatMap((i) => [{ event: 'browse', distinct_id: `slice-anon-${i}`, properties: { $set: { n: i, part } } }]).concat(
-        users.slice(0, 100 * part).map((i) => ({ event: 'again', distinct_id: `slice-anon-${i}` })),
-      ))
+      await send(account, [
+        ...users.map((i) => ({ event: 'browse', distinct_id: `slice-anon-${i}`, properties: { $set: { n: i, part } } })),
+        ...users.slice(0, 100 * part).map((i) => ({ event: 'again', distinct_id: `slice-anon-${i}` })),
+      ])
     }
     for (const half of [users.slice(0, 150), users.slice(150)]) {
       await send(account, half.map((i) => ({ event: '$identify', distinct_id: `slice-user-${i}`, properties: { $anon_distinct_id: `slice-anon-${i}` } })))

@@ -74,8 +74,8 @@ describe('persons written by two server instances at once', () => {
       expect(owner.ids).toEqual([`anon-${k}`, `user-${k}`])
       expect(owner.properties).toEqual({ landing: `/a/${k}`, plan: 'pro' })
     }
-    const [{ n }] = await sql<{ n: number }[]>`select count(*)::int as n from persons where project_id = ${account.projectId}`
-    expect(n).toBe(USERS)
+    const [persons] = await sql<{ n: number }[]>`select count(*)::int as n from persons where project_id = ${account.projectId}`
+    expect(persons?.n).toBe(USERS)
   })
 })
 
@@ -107,7 +107,7 @@ async function duringMerge<T>(names: { anon: string; user: string }, waitsAs: st
   const result = statement(anon)
   await waitFor(
     async () => {
-      const [{ waiting }] = await sql<{ waiting: number }[]>`
+      const [{ waiting } = { waiting: 0 }] = await sql<{ waiting: number }[]>`
         select count(*)::int as waiting from pg_stat_activity where wait_event_type = 'Lock' and query like ${`%${waitsAs}%`}`
       return waiting > 0 || undefined
     },

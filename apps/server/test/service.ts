@@ -40,7 +40,7 @@ export async function startTestService(overrides: Partial<Record<keyof Config, s
       fetch(`${baseUrl}${path}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...headers },
-        body: typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body),
+        body: typeof body === 'string' ? body : Buffer.isBuffer(body) ? new Uint8Array(body) : JSON.stringify(body),
       }),
     async eventsOf(account, count, query = '') {
       return waitFor(

@@ -49,6 +49,6 @@ describe('GET /api/users/@me/', () => {
   it('answers through tRPC as users.me', async () => {
     const res = await fetch(`${service.baseUrl}/trpc/users.me`, { headers: { authorization: `Bearer ${account.personalApiKey}` } })
     expect(res.status).toBe(200)
-    expect(((await res.json()) as any).result.data.id).toBe(account.userId)
+    expect(((await res.json())).result.data.id).toBe(account.userId)
   })
 })

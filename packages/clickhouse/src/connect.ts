@@ -66,8 +66,8 @@ function connectServer(url: string, options: ClickHouseOptions): ClickHouse {
 async function connectEmbedded(dir: string): Promise<ClickHouse> {
   await mkdir(dir, { recursive: true })
   const writerConnection = createChdbConnection({ path: dir })
-  const writer = createClient({ connection: writerConnection } as never) as ClickHouseClient
-  const reader = createClient({ connection: createChdbConnection({ path: dir }) } as never) as ClickHouseClient
+  const writer = createClient({ connection: writerConnection } as never)
+  const reader = createClient({ connection: createChdbConnection({ path: dir }) } as never)
   return {
     reader,
     writer,

@@ -67,7 +67,7 @@ const formJson = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => {
     if (typeof v !== 'string') return v
     try {
-      return JSON.parse(v)
+      return JSON.parse(v) as unknown
     } catch {
       return v
     }

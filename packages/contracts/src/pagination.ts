@@ -7,11 +7,14 @@ export const MAX_PAGE_LIMIT = 1000
  * `limit` and `offset` as PostHog reads them: a missing, non-numeric or non-positive limit
  * means the default, a larger one is capped; a bad offset means 0, a huge one the largest safe integer.
  */
+/** A query value as text; a repeated parameter counts by its first occurrence. */
+const queryText = (v: unknown): string => (Array.isArray(v) ? queryText(v[0]) : typeof v === 'string' || typeof v === 'number' ? String(v) : '')
+
 export const pageQuerySchema = z.object({
   limit: z
     .unknown()
     .transform((v) => {
-      const n = Number.parseInt(String(v ?? ''), 10)
+      const n = Number.parseInt(queryText(v), 10)
       return Number.isFinite(n) && n > 0 ? Math.min(n, MAX_PAGE_LIMIT) : DEFAULT_PAGE_LIMIT
     })
     .optional()
@@ -20,7 +23,7 @@ export const pageQuerySchema = z.object({
   offset: z
     .unknown()
     .transform((v) => {
-      const n = Number.parseInt(String(v ?? ''), 10)
+      const n = Number.parseInt(queryText(v), 10)
       // Beyond the integers that survive JSON and the database drivers, no page has items anyway.
       return Number.isFinite(n) && n > 0 ? Math.min(n, Number.MAX_SAFE_INTEGER) : 0
     })

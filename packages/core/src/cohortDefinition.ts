@@ -17,7 +17,7 @@ const DAYS_PER = { day: 1, week: 7, month: 30, year: 365 } as const
 type Pending = { type: 'cohort'; cohortId: number; version: number; negated: boolean }
 
 function behaviour(item: Record<string, unknown>): BehaviouralCondition {
-  const event = String(item.key ?? '')
+  const event = typeof item.key === 'string' || typeof item.key === 'number' ? String(item.key) : ''
   const unit = (item.time_interval ?? 'day') as keyof typeof DAYS_PER
   const amount = Number(item.time_value ?? 30)
   if (!DAYS_PER[unit] || !Number.isFinite(amount) || amount <= 0) {

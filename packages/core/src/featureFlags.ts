@@ -2,7 +2,6 @@ import type { FeatureFlag, FeatureFlagCreate, FeatureFlagUpdate, LocalEvaluation
 import { cohorts, featureFlags, groupTypes, projects, type FeatureFlagRow, type UserRow } from '@burrow/postgres'
 import type { CoreDeps } from './deps'
 import { cohortsOfFlags, hasBehaviour } from './flagCohorts'
-import type { FlagDefinition } from '@burrow/flags'
 import { serialId, serialIdOrNotFound } from './ids'
 import { problems } from './problems'
 import { userSummaries } from './users'
@@ -16,7 +15,7 @@ interface Condition {
 export const flagDefinitionsCacheKey = (projectId: number) => `project-flags:${projectId}`
 
 function conditionsOf(row: FeatureFlagRow): Condition[] {
-  return ((row.filters as { groups?: Condition[] }).groups ?? []) as Condition[]
+  return ((row.filters as { groups?: Condition[] }).groups ?? [])
 }
 
 /** One condition, no properties anywhere, no group aggregation: a plain percentage rollout. */
@@ -160,7 +159,7 @@ export async function localEvaluation(
   const rows = await featureFlags.liveFeatureFlags(deps.sql, id)
   // Dynamic cohorts go with the flags; static ones do not, and SDKs ask the server for flags naming them.
   const { dynamic } = options.sendCohorts
-    ? await cohortsOfFlags(deps.sql, id, rows.filter((r) => r.active).map((r) => ({ id: r.id, key: r.key, filters: r.filters as FlagDefinition['filters'] })))
+    ? await cohortsOfFlags(deps.sql, id, rows.filter((r) => r.active).map((r) => ({ id: r.id, key: r.key, filters: r.filters })))
     : { dynamic: {} }
   return {
     flags: rows.map((row) => ({

@@ -80,7 +80,7 @@ async function loadProjectFlags(deps: CoreDeps, projectId: number): Promise<Proj
   const flags: FlagDefinition[] = rows.map((row) => ({
     id: row.id,
     key: row.key,
-    filters: row.filters as FlagDefinition['filters'],
+    filters: row.filters,
     ensure_experience_continuity: row.ensure_experience_continuity,
     version: row.version,
   }))

@@ -6,7 +6,7 @@ export function mapJsonText(value: unknown, map: (text: string) => string): unkn
   if (typeof value === 'string') return map(value)
   if (value === null || typeof value !== 'object') return value
   if (Array.isArray(value)) return value.map((entry) => mapJsonText(entry, map))
-  const copy: Record<string, unknown> = Object.create(null)
+  const copy = Object.create(null) as Record<string, unknown>
   for (const [key, entry] of Object.entries(value)) copy[map(key)] = mapJsonText(entry, map)
   return Object.setPrototypeOf(copy, Object.prototype)
 }

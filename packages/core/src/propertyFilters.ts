@@ -108,10 +108,10 @@ function topLevel(value: unknown): PropertyExpression {
  */
 export function parsePropertyFilters(raw: unknown): PropertyExpression | undefined {
   if (raw === undefined || raw === null || raw === '') return undefined
-  let value = raw
+  let value: unknown = raw
   if (typeof raw === 'string') {
     try {
-      value = JSON.parse(raw)
+      value = JSON.parse(raw) as unknown
     } catch {
       throw invalid('Properties are unparsable!')
     }

@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto'
 
 /** 2^60 − 1, as PostHog writes it (the SDKs divide by this exact double). */
+// eslint-disable-next-line no-loss-of-precision -- the rounded double is the one every SDK divides by
 const LONG_SCALE = 0xfffffffffffffff
 
 /**

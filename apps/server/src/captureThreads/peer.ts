@@ -7,6 +7,8 @@ export interface MessageEnd {
 }
 
 /** What one side of a channel offers the other; a call's answer may be a promise. */
+// The arguments are whatever the other side sent: each handler states the types it was written for.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Handlers = Record<string, (...args: any[]) => unknown>
 
 type Message =
@@ -30,7 +32,7 @@ export interface Peer {
  * handled before it.
  */
 export function connectPeer(end: MessageEnd, handlers: Handlers, log: (msg: string) => void): Peer {
-  const waiting = new Map<number, { resolve: (value: any) => void; reject: (err: Error) => void }>()
+  const waiting = new Map<number, { resolve: (value: unknown) => void; reject: (err: Error) => void }>()
   let nextId = 1
 
   const reply = (id: number, run: () => unknown) => {
@@ -73,7 +75,7 @@ export function connectPeer(end: MessageEnd, handlers: Handlers, log: (msg: stri
     call<T>(method: string, ...args: unknown[]): Promise<T> {
       const id = nextId++
       return new Promise<T>((resolve, reject) => {
-        waiting.set(id, { resolve, reject })
+        waiting.set(id, { resolve: resolve as (value: unknown) => void, reject })
         end.postMessage({ kind: 'call', id, method, args } satisfies Message)
       })
     },

@@ -89,7 +89,7 @@ export class PersonStage {
     const byTeam = new Map<number, Row[]>()
     const ids: (string | undefined)[][] = []
     for (const frame of frames) {
-      const frameIds: (string | undefined)[] = new Array(frame.persons?.length ?? 0).fill(undefined)
+      const frameIds = new Array<string | undefined>(frame.persons?.length ?? 0).fill(undefined)
       ids.push(frameIds)
       if (!frame.persons || frame.teamId === 0) continue
       let rows = byTeam.get(frame.teamId)
@@ -215,7 +215,7 @@ export class PersonStage {
         if (!person) continue
         let change = changes.get(person.id)
         // Keys like `__proto__` are ordinary property names here.
-        if (!change) changes.set(person.id, (change = { set: Object.create(null), setOnce: Object.create(null), unset: [] }))
+        if (!change) changes.set(person.id, (change = { set: Object.create(null) as Record<string, unknown>, setOnce: Object.create(null) as Record<string, unknown>, unset: [] }))
         foldPropertyChange(change, intent)
       }
       // PostgreSQL cannot hold U+0000, which events may carry: it becomes U+FFFD, as in PostHog.
