@@ -27,11 +27,18 @@ export default tseslint.config(
       // a rejection; that is wanted here, not a mistake.
       '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
       // Configuration is parsed once, with every problem listed, by packages/config.
       'no-restricted-properties': [
         'error',
-        { object: 'process', property: 'env', message: 'Read configuration through @burrow/config (loadConfig), the only reader of process.env.' },
+        {
+          object: 'process',
+          property: 'env',
+          message: 'Read configuration through @burrow/config (loadConfig), the only reader of process.env.',
+        },
       ],
     },
   },

@@ -27,7 +27,16 @@ await migrateClickHouse(ch.writer)
 const registry = new Registry()
 const metrics = createServerMetrics(registry)
 const sink = new EventSink({ ch, metrics, log: console.error })
-const spool = await EventSpool.open({ dir: path.join(root, 'spool'), sink, metrics, maxRows: 10_000, maxAgeMs: 500, maxBytes: 1 << 30, segmentBytes: 16 << 20, log: console.error })
+const spool = await EventSpool.open({
+  dir: path.join(root, 'spool'),
+  sink,
+  metrics,
+  maxRows: 10_000,
+  maxAgeMs: 500,
+  maxBytes: 1 << 30,
+  segmentBytes: 16 << 20,
+  log: console.error,
+})
 const project = { id: 1, anonymizeIps: false }
 const token = 'phc_benchmark'
 const projects = {
@@ -88,7 +97,9 @@ function floorUs(): number {
   let bytes = 0
   for (let i = 0; i < REQUESTS; i++) {
     const event = JSON.parse(body.toString()) as { event: string; distinct_id: string; properties: Record<string, unknown> }
-    bytes += Buffer.byteLength(events.encodeEventRow({ ...fixed, event: event.event, distinct_id: event.distinct_id, properties: event.properties }))
+    bytes += Buffer.byteLength(
+      events.encodeEventRow({ ...fixed, event: event.event, distinct_id: event.distinct_id, properties: event.properties }),
+    )
   }
   if (bytes === 0) throw new Error('nothing encoded')
   return (mainThreadCpuUs() - started) / REQUESTS
@@ -98,7 +109,11 @@ function floorUs(): number {
 async function allocatedPerRequest(): Promise<number> {
   const session = new Session()
   session.connect()
-  await session.post('HeapProfiler.startSampling', { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true })
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: 256,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  })
   await send(REQUESTS / 2)
   const { profile } = await session.post('HeapProfiler.stopSampling')
   session.disconnect()
@@ -124,7 +139,11 @@ await spool.close(60_000)
 await ch.close()
 rmSync(root, { recursive: true, force: true })
 
-console.log(`\nmedians of ${capture.length} runs of ${REQUESTS} single-event requests, ${CONNECTIONS} in flight, main-thread CPU per request:`)
+console.log(
+  `\nmedians of ${capture.length} runs of ${REQUESTS} single-event requests, ${CONNECTIONS} in flight, main-thread CPU per request:`,
+)
 console.log(`  capture, dispatcher to acknowledged spool write, consumer included   ${median(capture).toFixed(2)} µs`)
-console.log(`  parse the body and encode the row, nothing else                      ${median(floor).toFixed(2)} µs   capture's ratio to it ${ratio(median(capture), median(floor))}`)
+console.log(
+  `  parse the body and encode the row, nothing else                      ${median(floor).toFixed(2)} µs   capture's ratio to it ${ratio(median(capture), median(floor))}`,
+)
 console.log(`  allocated per capture request                                        ${(allocated / 1024).toFixed(1)} KB`)

@@ -2,12 +2,25 @@
 // defaults with 50 flags of mixed kinds, drives POST /decide/ with autocannon at full speed and
 // with h2load evenly paced at half that rate, and prints requests/s and latency, with the
 // ratio to a bare uWebSockets.js handler measured in the same run. BENCH_RUNS (default 3) and BENCH_SECONDS (default 10) as for bench:ingest.
-import { bareUwsRequestsPerSec, CONNECTIONS, h2load, load, medianOfRuns, percentile, ratio, RUNS, SECONDS, stop, withService } from './bench/harness'
+import {
+  bareUwsRequestsPerSec,
+  CONNECTIONS,
+  h2load,
+  load,
+  medianOfRuns,
+  percentile,
+  ratio,
+  RUNS,
+  SECONDS,
+  stop,
+  withService,
+} from './bench/harness'
 
 /** 50 flags: plain rollouts, person-property targeting, multivariate with payloads, several conditions. */
 function flags(): Array<Record<string, unknown>> {
   const out: Array<Record<string, unknown>> = []
-  for (let i = 0; i < 20; i++) out.push({ key: `rollout-${i}`, filters: { groups: [{ properties: [], rollout_percentage: (i * 5) % 100 }] } })
+  for (let i = 0; i < 20; i++)
+    out.push({ key: `rollout-${i}`, filters: { groups: [{ properties: [], rollout_percentage: (i * 5) % 100 }] } })
   for (let i = 0; i < 15; i++) {
     const property = [
       { key: 'email', value: '@acme.com', operator: 'icontains', type: 'person' },
@@ -21,7 +34,13 @@ function flags(): Array<Record<string, unknown>> {
       key: `experiment-${i}`,
       filters: {
         groups: [{ properties: [], rollout_percentage: 100 }],
-        multivariate: { variants: [{ key: 'control', rollout_percentage: 34 }, { key: 'a', rollout_percentage: 33 }, { key: 'b', rollout_percentage: 33 }] },
+        multivariate: {
+          variants: [
+            { key: 'control', rollout_percentage: 34 },
+            { key: 'a', rollout_percentage: 33 },
+            { key: 'b', rollout_percentage: 33 },
+          ],
+        },
         payloads: { a: '{"color":"blue"}', b: '{"color":"green"}' },
       },
     })
@@ -60,7 +79,8 @@ function run(): Promise<RunFigures> {
       person_properties: { email: 'ann@acme.com', plan: 'pro', seats: 12 },
     })
     const check = await (await fetch(`${service.base}/decide/?v=3`, { method: 'POST', body })).json()
-    if (Object.keys(check.featureFlags ?? {}).length !== 50) throw new Error(`expected 50 evaluated flags, got ${JSON.stringify(check).slice(0, 300)}`)
+    if (Object.keys(check.featureFlags ?? {}).length !== 50)
+      throw new Error(`expected 50 evaluated flags, got ${JSON.stringify(check).slice(0, 300)}`)
     const full = await load(`${service.base}/decide/?v=3`, body)
     const half = await h2load(`${service.base}/decide/?v=3`, body, { rate: Math.round(full.requests.average / 2) })
     await stop(service.child)
@@ -79,5 +99,7 @@ function run(): Promise<RunFigures> {
 const m = await medianOfRuns(run)
 console.log(`\nmedians of ${RUNS} runs, ${SECONDS} s of load each, ${CONNECTIONS} connections, 50 flags of mixed kinds:`)
 console.log(`/decide/?v=3   ${m('decideReqPerSec')} req/s   ratio to bare uWebSockets.js ${m('ratio')} (median of the runs' own ratios)`)
-console.log(`  latency      p50 ${m('decideP50Ms')} ms, p99 ${m('decideP99Ms')} ms at full rate; p99 ${m('decideP99AtHalfRateMs')} ms at half rate, evenly paced (target < 5)`)
+console.log(
+  `  latency      p50 ${m('decideP50Ms')} ms, p99 ${m('decideP99Ms')} ms at full rate; p99 ${m('decideP99AtHalfRateMs')} ms at half rate, evenly paced (target < 5)`,
+)
 console.log(`baseline       bare uWebSockets.js ${m('bareUwsReqPerSec')} req/s`)

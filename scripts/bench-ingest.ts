@@ -54,7 +54,11 @@ async function probeLag(service: Service, during: Promise<unknown>): Promise<num
 
 /** A reference handler under the loads /capture/ got: closed-loop with each generator, then paced at `rate`. */
 async function underCaptureLoads(url: string, pid: number, body: string, rate: number) {
-  const { result, cpu } = await cpuPerRequest(pid, () => load(url, body), (r) => r.requests.total)
+  const { result, cpu } = await cpuPerRequest(
+    pid,
+    () => load(url, body),
+    (r) => r.requests.total,
+  )
   return {
     autocannon: Math.round(result.requests.average),
     cpu,
@@ -134,7 +138,11 @@ function run(): Promise<RunFigures> {
     const batchLoop = await service.loopStalls()
 
     // /capture/: single events at full speed, with each load generator...
-    const { result: capture, cpu: captureCpu } = await cpuPerRequest(service.child.process.pid!, () => load(`${service.base}/capture/`, captureBody), (r) => r.requests.total)
+    const { result: capture, cpu: captureCpu } = await cpuPerRequest(
+      service.child.process.pid!,
+      () => load(`${service.base}/capture/`, captureBody),
+      (r) => r.requests.total,
+    )
     const captureH2load = await h2load(`${service.base}/capture/`, captureBody)
     const saturatedLoop = await service.loopStalls()
     // ...then at half the autocannon maximum, evenly paced: latency and the event loop, then the
@@ -149,13 +157,18 @@ function run(): Promise<RunFigures> {
     // Baseline (b): the bare uWebSockets.js handler, same body, same loads; and reference (c),
     // the same handler answering only once the body is durable, as capture does.
     const bare = await withBareUws('/capture/', (url, pid) => underCaptureLoads(url, pid, captureBody, halfRate))
-    const durable = await withDurableUws(path.join(dataDir, 'durable'), '/capture/', (url, pid) => underCaptureLoads(url, pid, captureBody, halfRate))
+    const durable = await withDurableUws(path.join(dataDir, 'durable'), '/capture/', (url, pid) =>
+      underCaptureLoads(url, pid, captureBody, halfRate),
+    )
 
     // Baseline (a): as many rows as landed, inserted the plain way into a fresh embedded ClickHouse.
-    const plain = await start(['--import', 'tsx', 'scripts/bench/plainInsert.ts', path.join(dataDir, 'plain'), String(Math.max(accepted, 100_000))], {
-      cwd: ROOT,
-      ready: /"rowsPerSecond":(\d+)/,
-    })
+    const plain = await start(
+      ['--import', 'tsx', 'scripts/bench/plainInsert.ts', path.join(dataDir, 'plain'), String(Math.max(accepted, 100_000))],
+      {
+        cwd: ROOT,
+        ready: /"rowsPerSecond":(\d+)/,
+      },
+    )
     const plainRowsPerSec = Number(plain.match[1])
 
     const figures: RunFigures = {
@@ -173,7 +186,12 @@ function run(): Promise<RunFigures> {
       halfRateLagP50Ms: Math.round(percentile(halfRateLags, 50)),
       halfRateLagP99Ms: Math.round(percentile(halfRateLags, 99)),
       peakRssMb: rss,
-      loopMaxSaturatedMs: Math.max(batchLoop.mainDelayMs, batchLoop.captureDelayMs, saturatedLoop.mainDelayMs, saturatedLoop.captureDelayMs),
+      loopMaxSaturatedMs: Math.max(
+        batchLoop.mainDelayMs,
+        batchLoop.captureDelayMs,
+        saturatedLoop.mainDelayMs,
+        saturatedLoop.captureDelayMs,
+      ),
       loopBusySaturatedMs: Math.max(batchLoop.mainBusyMs, batchLoop.captureBusyMs, saturatedLoop.mainBusyMs, saturatedLoop.captureBusyMs),
       loopMaxHalfRateMs: Math.max(halfRateLoop.mainDelayMs, halfRateLoop.captureDelayMs),
       loopDelayMainHalfRateMs: halfRateLoop.mainDelayMs,
@@ -206,23 +224,45 @@ function run(): Promise<RunFigures> {
 
 const m = await medianOfRuns(run)
 
-console.log(`\nmedians of ${RUNS} runs (each ratio is the median of the runs' own ratios), ${SECONDS} s of load each, ${CONNECTIONS} connections:`)
+console.log(
+  `\nmedians of ${RUNS} runs (each ratio is the median of the runs' own ratios), ${SECONDS} s of load each, ${CONNECTIONS} connections:`,
+)
 console.log(`/batch/ (100 events of ~300 B per request)`)
 console.log(`  events accepted        ${m('batchEventsAcceptedPerSec')} /s`)
-console.log(`  events landed          ${m('batchEventsLandedPerSec')} /s   ratio to plain client.insert ${m('landedRatio')} (target >= 0.7)`)
+console.log(
+  `  events landed          ${m('batchEventsLandedPerSec')} /s   ratio to plain client.insert ${m('landedRatio')} (target >= 0.7)`,
+)
 console.log(`  request latency        p50 ${m('batchP50Ms')} ms, p99 ${m('batchP99Ms')} ms`)
 console.log(`/capture/ (single events)`)
 console.log(`  requests (autocannon)  ${m('captureMaxReqPerSec')} /s   ratio to bare uWebSockets.js ${m('captureRatio')} (target >= 0.5)`)
 console.log(`  requests (h2load)      ${m('captureMaxReqPerSecH2load')} /s   ratio to bare uWebSockets.js ${m('captureRatioH2load')}`)
-console.log(`  CPU per request        service ${m('captureMainUs')} µs on its event loop + ${m('captureOtherThreadsUs')} µs on other threads, autocannon ${m('captureLoadGeneratorUs')} µs; bare handler ${m('bareMainUs')} µs, autocannon ${m('bareLoadGeneratorUs')} µs`)
-console.log(`  at half the autocannon rate, paced: p50 ${m('captureP50AtHalfRateMs')} ms, p99 ${m('captureP99AtHalfRateMs')} ms (target < 5); bare handler p99 ${m('bareP99AtHalfRateMs')} ms`)
-console.log(`ingestion lag            p50 ${m('halfRateLagP50Ms')} ms, p99 ${m('halfRateLagP99Ms')} ms at half the /capture/ rate (target p99 < 2000)`)
+console.log(
+  `  CPU per request        service ${m('captureMainUs')} µs on its event loop + ${m('captureOtherThreadsUs')} µs on other threads, autocannon ${m('captureLoadGeneratorUs')} µs; bare handler ${m('bareMainUs')} µs, autocannon ${m('bareLoadGeneratorUs')} µs`,
+)
+console.log(
+  `  at half the autocannon rate, paced: p50 ${m('captureP50AtHalfRateMs')} ms, p99 ${m('captureP99AtHalfRateMs')} ms (target < 5); bare handler p99 ${m('bareP99AtHalfRateMs')} ms`,
+)
+console.log(
+  `ingestion lag            p50 ${m('halfRateLagP50Ms')} ms, p99 ${m('halfRateLagP99Ms')} ms at half the /capture/ rate (target p99 < 2000)`,
+)
 console.log(`                         p50 ${m('lagP50Ms')} ms, p99 ${m('lagP99Ms')} ms under saturating /batch/ load`)
 console.log(`peak RSS                 ${m('peakRssMb')} MB`)
 console.log(`longest event-loop delay ${m('loopMaxHalfRateMs')} ms at half rate (target <= 20), ${m('loopMaxSaturatedMs')} ms saturated`)
-console.log(`                         at half rate: main thread ${m('loopDelayMainHalfRateMs')} ms, capture thread ${m('loopDelayCaptureHalfRateMs')} ms of wall time;`)
-console.log(`                         held by the thread's own work (its CPU time): main ${m('loopBusyMainHalfRateMs')} ms, capture ${m('loopBusyCaptureHalfRateMs')} ms; saturated ${m('loopBusySaturatedMs')} ms`)
-console.log(`baselines                plain client.insert ${m('plainInsertRowsPerSec')} rows/s, bare uWebSockets.js ${m('bareUwsReqPerSec')} req/s (autocannon), ${m('bareUwsReqPerSecH2load')} req/s (h2load)`)
-console.log(`durable reference        the bare handler answering once the body is in the spool: ${m('durableUwsReqPerSec')} req/s (autocannon), ratio to bare ${m('durableRatio')}; ${m('durableUwsReqPerSecH2load')} req/s (h2load), ratio ${m('durableRatioH2load')}`)
-console.log(`                         its CPU ${m('durableMainUs')} µs per request; p99 at the half rate above ${m('durableP99AtHalfRateMs')} ms`)
-console.log(`                         /capture/ against it: ${m('captureToDurableRatio')} (autocannon), ${m('captureToDurableRatioH2load')} (h2load)`)
+console.log(
+  `                         at half rate: main thread ${m('loopDelayMainHalfRateMs')} ms, capture thread ${m('loopDelayCaptureHalfRateMs')} ms of wall time;`,
+)
+console.log(
+  `                         held by the thread's own work (its CPU time): main ${m('loopBusyMainHalfRateMs')} ms, capture ${m('loopBusyCaptureHalfRateMs')} ms; saturated ${m('loopBusySaturatedMs')} ms`,
+)
+console.log(
+  `baselines                plain client.insert ${m('plainInsertRowsPerSec')} rows/s, bare uWebSockets.js ${m('bareUwsReqPerSec')} req/s (autocannon), ${m('bareUwsReqPerSecH2load')} req/s (h2load)`,
+)
+console.log(
+  `durable reference        the bare handler answering once the body is in the spool: ${m('durableUwsReqPerSec')} req/s (autocannon), ratio to bare ${m('durableRatio')}; ${m('durableUwsReqPerSecH2load')} req/s (h2load), ratio ${m('durableRatioH2load')}`,
+)
+console.log(
+  `                         its CPU ${m('durableMainUs')} µs per request; p99 at the half rate above ${m('durableP99AtHalfRateMs')} ms`,
+)
+console.log(
+  `                         /capture/ against it: ${m('captureToDurableRatio')} (autocannon), ${m('captureToDurableRatioH2load')} (h2load)`,
+)

@@ -59,7 +59,9 @@ await withService('burrow-soak-', async (service) => {
       inserted: metric('burrow_events_inserted_total'),
     }
     samples.push(sample)
-    console.log(`  ${sample.minute.toFixed(1)} min: RSS ${sample.rssMb} MB, main heap ${sample.heapMb} MB, spool ${sample.spoolMb} MB, ${sample.inserted} events inserted`)
+    console.log(
+      `  ${sample.minute.toFixed(1)} min: RSS ${sample.rssMb} MB, main heap ${sample.heapMb} MB, spool ${sample.spoolMb} MB, ${sample.inserted} events inserted`,
+    )
   }
   const [captured, batched] = await loads
 
@@ -75,7 +77,9 @@ await withService('burrow-soak-', async (service) => {
   const firstHalfPeak = Math.max(...samples.filter((s) => s.minute < MINUTES / 2).map((s) => s.rssMb))
   const secondHalfPeak = Math.max(...secondHalf.map((s) => s.rssMb))
   console.log(`\nevents acknowledged ${acknowledged}, stored ${stored}${stored === acknowledged ? '' : '  (NOT ALL STORED)'}`)
-  console.log(`resident memory: peak ${firstHalfPeak} MB in the first half, ${secondHalfPeak} MB in the second; over the second half ${slope(secondHalf.map((s) => [s.minute, s.rssMb])).toFixed(1)} MB/min`)
+  console.log(
+    `resident memory: peak ${firstHalfPeak} MB in the first half, ${secondHalfPeak} MB in the second; over the second half ${slope(secondHalf.map((s) => [s.minute, s.rssMb])).toFixed(1)} MB/min`,
+  )
 
   // /capture/ latency minute by minute: a service that degrades over time shows it here.
   const t0 = captured.sentAtMs.reduce((min, at) => Math.min(min, at), Number.POSITIVE_INFINITY)
@@ -86,6 +90,8 @@ await withService('burrow-soak-', async (service) => {
     byMinute.get(minute)!.push(captured.latenciesMs[i]!)
   })
   console.log('/capture/ latency by minute (p50 / p99 ms):')
-  console.log(`  ${[...byMinute.entries()].map(([minute, ms]) => `${minute}: ${percentile(ms, 50).toFixed(2)}/${percentile(ms, 99).toFixed(1)}`).join('  ')}`)
+  console.log(
+    `  ${[...byMinute.entries()].map(([minute, ms]) => `${minute}: ${percentile(ms, 50).toFixed(2)}/${percentile(ms, 99).toFixed(1)}`).join('  ')}`,
+  )
   if (stored !== acknowledged) process.exitCode = 1
 })

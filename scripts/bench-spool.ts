@@ -49,10 +49,14 @@ const disk: number[] = []
 for (let i = 0; i < RUNS; i++) {
   disk.push(await run(path.join(root, `disk-${i}`), 0))
   memory.push(await run(path.join(root, `memory-${i}`), undefined))
-  console.log(`run ${i + 1}: frames from memory ${memory.at(-1)!.toFixed(1)} µs/event, read back from disk ${disk.at(-1)!.toFixed(1)} µs/event`)
+  console.log(
+    `run ${i + 1}: frames from memory ${memory.at(-1)!.toFixed(1)} µs/event, read back from disk ${disk.at(-1)!.toFixed(1)} µs/event`,
+  )
 }
 await ch.close()
 rmSync(root, { recursive: true, force: true })
-console.log(`\nmedians of ${RUNS} runs, ${EVENTS} single-event frames, ${PER_COMMIT} appends per commit, main-thread CPU per event (appends and consumer):`)
+console.log(
+  `\nmedians of ${RUNS} runs, ${EVENTS} single-event frames, ${PER_COMMIT} appends per commit, main-thread CPU per event (appends and consumer):`,
+)
 console.log(`  frames kept in memory   ${median(memory).toFixed(1)} µs`)
 console.log(`  read back from disk     ${median(disk).toFixed(1)} µs   ratio ${ratio(median(memory), median(disk))}`)

@@ -19,7 +19,10 @@ export interface Child {
 }
 
 /** Starts node with `args` and resolves once its output matches `ready`. */
-export function start(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; ready: RegExp }): Promise<Child & { match: RegExpExecArray }> {
+export function start(
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; ready: RegExp },
+): Promise<Child & { match: RegExpExecArray }> {
   const child = spawn(process.execPath, args, { cwd: options.cwd, env: options.env ?? process.env })
   let output = ''
   return new Promise((resolve, reject) => {
@@ -48,7 +51,15 @@ export async function stop(child: Child): Promise<void> {
 export function load(url: string, body: string, options: { overallRate?: number } = {}): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
     autocannon(
-      { url, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections: CONNECTIONS, duration: SECONDS, ...options },
+      {
+        url,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        connections: CONNECTIONS,
+        duration: SECONDS,
+        ...options,
+      },
       (err, result) => {
         if (err) reject(err instanceof Error ? err : new Error(String(err)))
         else if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
@@ -86,21 +97,45 @@ export async function h2load(
     // Connections start rate/1000 per millisecond, which spreads their start over one interval
     // of a connection's sending: requests then arrive about evenly, millisecond by millisecond.
     const load = options.rate
-      ? ['-c', String(PACED_CONNECTIONS), '-r', String(Math.max(1, Math.round(options.rate / 1000))), '--rate-period', '1ms', '-n', String(Math.round(options.rate * seconds)), '--rps', (options.rate / PACED_CONNECTIONS).toFixed(3), '--log-file', logFile]
+      ? [
+          '-c',
+          String(PACED_CONNECTIONS),
+          '-r',
+          String(Math.max(1, Math.round(options.rate / 1000))),
+          '--rate-period',
+          '1ms',
+          '-n',
+          String(Math.round(options.rate * seconds)),
+          '--rps',
+          (options.rate / PACED_CONNECTIONS).toFixed(3),
+          '--log-file',
+          logFile,
+        ]
       : ['-c', String(CONNECTIONS), '-D', String(seconds)]
     const output = await new Promise<string>((resolve, reject) => {
-      execFile('h2load', ['--h1', ...load, '-d', bodyFile, '-H', 'content-type: application/json', url], { maxBuffer: 1 << 20 }, (err, stdout) => {
-        if ((err as NodeJS.ErrnoException | null)?.code === 'ENOENT') reject(new Error('h2load is missing: install Debian\'s nghttp2-client (apt-get install nghttp2-client)'))
-        else if (err) reject(new Error(err.message, { cause: err }))
-        else resolve(stdout)
-      })
+      execFile(
+        'h2load',
+        ['--h1', ...load, '-d', bodyFile, '-H', 'content-type: application/json', url],
+        { maxBuffer: 1 << 20 },
+        (err, stdout) => {
+          if ((err as NodeJS.ErrnoException | null)?.code === 'ENOENT')
+            reject(new Error("h2load is missing: install Debian's nghttp2-client (apt-get install nghttp2-client)"))
+          else if (err) reject(new Error(err.message, { cause: err }))
+          else resolve(stdout)
+        },
+      )
     })
     const done = Number(/requests: \d+ total, \d+ started, (\d+) done/.exec(output)?.[1])
     const ok = Number(/status codes: (\d+) 2xx/.exec(output)?.[1])
     if (!(done > 0) || ok !== done) throw new Error(`${url}: ${ok} of ${done} answers were 2xx:\n${output}`)
     const requestsPerSec = Number(/finished in [\d.]+s, ([\d.]+) req\/s/.exec(output)?.[1] ?? Number.NaN)
     // The log's lines: the time a request was sent (µs since the epoch), its status, its latency (µs).
-    const logged = options.rate ? readFileSync(logFile, 'utf8').trim().split('\n').map((line) => line.split('\t')) : []
+    const logged = options.rate
+      ? readFileSync(logFile, 'utf8')
+          .trim()
+          .split('\n')
+          .map((line) => line.split('\t'))
+      : []
     const latenciesMs = logged.map((fields) => Number(fields[2]) / 1000)
     const sentAtMs = logged.map((fields) => Number(fields[0]) / 1000)
     return { requestsPerSec, latenciesMs, sentAtMs }
@@ -149,7 +184,11 @@ export interface CpuPerRequest {
 }
 
 /** Runs a load against the server `pid` and tells the CPU each request cost, where. */
-export async function cpuPerRequest<T>(pid: number, body: () => Promise<T>, requests: (result: T) => number): Promise<{ result: T; cpu: CpuPerRequest }> {
+export async function cpuPerRequest<T>(
+  pid: number,
+  body: () => Promise<T>,
+  requests: (result: T) => number,
+): Promise<{ result: T; cpu: CpuPerRequest }> {
   const before = threadCpuUs(pid)
   const ownBefore = process.cpuUsage()
   const result = await body()
@@ -159,13 +198,18 @@ export async function cpuPerRequest<T>(pid: number, body: () => Promise<T>, requ
   const perRequest = (us: number) => Math.round((us / n) * 10) / 10
   return {
     result,
-    cpu: { mainUs: perRequest(after.main - before.main), otherThreadsUs: perRequest(after.others - before.others), loadGeneratorUs: perRequest(own.user + own.system) },
+    cpu: {
+      mainUs: perRequest(after.main - before.main),
+      otherThreadsUs: perRequest(after.others - before.others),
+      loadGeneratorUs: perRequest(own.user + own.system),
+    },
   }
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN
-export const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? Number.NaN
+export const percentile = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? Number.NaN
 
 /** A memory figure of a process from /proc, in MB. */
 function memoryMb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
@@ -210,13 +254,27 @@ export async function startService(dataDir: string): Promise<Service> {
     cwd: ROOT,
     // The loop is sampled every millisecond, so that the longest delay reported is the longest
     // stall to within 1 ms (at the default 10 ms, an idle loop already reads 10 ms).
-    env: { ...env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', BOOTSTRAP_PERSONAL_API_KEY: KEY, EVENT_LOOP_SAMPLE_MS: '1' },
+    env: {
+      ...env,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      BOOTSTRAP_PERSONAL_API_KEY: KEY,
+      EVENT_LOOP_SAMPLE_MS: '1',
+    },
     ready: /"msg":"ready"/,
   })
   const port = /listening on [^:]+:(\d+)/.exec(child.output())![1]
   const token = /"project_api_key":"(phc_\w+)"/.exec(child.output())![1]!
   const base = `http://127.0.0.1:${port}`
-  while (!(await fetch(`${base}/_health`).then((r) => r.ok, () => false))) await sleep(50)
+  while (
+    !(await fetch(`${base}/_health`).then(
+      (r) => r.ok,
+      () => false,
+    ))
+  )
+    await sleep(50)
   const api = async (p: string, init: { method?: string; body?: unknown } = {}) =>
     (
       await fetch(`${base}${p}`, {

@@ -14,7 +14,9 @@ const outdir = process.argv[2] ?? `${serverDir}/dist`
 const thirdPartyExternal = {
   name: 'third-party-external',
   setup(pluginBuild) {
-    pluginBuild.onResolve({ filter: /^[^./]/ }, (args) => (args.path.startsWith('@burrow/') ? undefined : { path: args.path, external: true }))
+    pluginBuild.onResolve({ filter: /^[^./]/ }, (args) =>
+      args.path.startsWith('@burrow/') ? undefined : { path: args.path, external: true },
+    )
   },
 }
 

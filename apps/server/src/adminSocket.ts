@@ -31,7 +31,11 @@ function filterFrom(body: Record<string, unknown>): DeadLetterFilter {
   }
 }
 
-export async function startAdminSocket(dataDir: string, commands: AdminCommands, log: (msg: string) => void): Promise<{ close(): Promise<void> }> {
+export async function startAdminSocket(
+  dataDir: string,
+  commands: AdminCommands,
+  log: (msg: string) => void,
+): Promise<{ close(): Promise<void> }> {
   const socket = adminSocketPath(dataDir)
   // A socket file left by a crashed run would make listen fail.
   if (existsSync(socket)) await rm(socket, { force: true })
@@ -81,7 +85,9 @@ export async function sendAdminCommand(dataDir: string, command: string, body: u
       })
     })
     // A socket file nobody listens on (the service was killed): open the storage directly.
-    req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNREFUSED' || err.code === 'ENOENT' ? resolve(undefined) : reject(err)))
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      err.code === 'ECONNREFUSED' || err.code === 'ENOENT' ? resolve(undefined) : reject(err),
+    )
     req.end(JSON.stringify(body))
   })
 }

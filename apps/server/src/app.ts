@@ -3,7 +3,15 @@ import { createRestHandler, createTrpcHandler } from '@burrow/api'
 import { createSharedCache } from '@burrow/cache'
 import { migrateClickHouse } from '@burrow/clickhouse'
 import type { Config } from '@burrow/config'
-import { accounts, CohortCalculator, EventDefinitionTracker, findIngestionProject, FlagDefinitionsResolver, ProjectTokenResolver, type CoreDeps } from '@burrow/core'
+import {
+  accounts,
+  CohortCalculator,
+  EventDefinitionTracker,
+  findIngestionProject,
+  FlagDefinitionsResolver,
+  ProjectTokenResolver,
+  type CoreDeps,
+} from '@burrow/core'
 import type { CaptureDeps, DecideDeps } from '@burrow/capture'
 import { EventSink, EventSpool, framesOfExistingProjects, PersonStage, listDeadLetters, replayDeadLetters } from '@burrow/ingestion'
 import { connectPostgres, migratePostgres, persons as personQueries } from '@burrow/postgres'
@@ -177,7 +185,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       cleanups.unshift(() => Promise.all(spools.map((spool) => spool.close(config.SHUTDOWN_TIMEOUT_MS))).then(() => undefined))
       const projectTokens = ProjectTokenResolver.fromStorage(deps)
       const projectFlags = FlagDefinitionsResolver.fromStorage(deps)
-      const flagPerson: DecideDeps['flagPerson'] = (projectId, distinctId, continuity) => personQueries.flagPersonOf(pg.sql, projectId, distinctId, continuity)
+      const flagPerson: DecideDeps['flagPerson'] = (projectId, distinctId, continuity) =>
+        personQueries.flagPersonOf(pg.sql, projectId, distinctId, continuity)
       decide = { projects: projectTokens, flags: projectFlags, flagPerson, maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES, log: warn }
       if (captureThreads) {
         projectTokens.onInvalidation((token) => captureThreads.invalidate(token))
@@ -190,14 +199,25 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
           flagPerson,
         }
       } else {
-        capture = { projects: projectTokens, spool: spools[0]!, sink, metrics, maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES, log: warn }
+        capture = {
+          projects: projectTokens,
+          spool: spools[0]!,
+          sink,
+          metrics,
+          maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES,
+          log: warn,
+        }
       }
     }
     const admin = await startAdminSocket(
       config.DATA_DIR,
       {
         dlqList: (filter) => listDeadLetters(ch, filter),
-        dlqReplay: (filter) => replayDeadLetters({ ch, projectById: (id) => findIngestionProject(deps, id), assignPersons: (frames) => persons.assign(frames) }, filter),
+        dlqReplay: (filter) =>
+          replayDeadLetters(
+            { ch, projectById: (id) => findIngestionProject(deps, id), assignPersons: (frames) => persons.assign(frames) },
+            filter,
+          ),
       },
       warn,
     )

@@ -40,7 +40,13 @@ async function createUser(args: string[]): Promise<number> {
       project_id: account.project.id,
       project_api_key: account.project.api_token,
     }
-    console.log(values.json ? JSON.stringify(result) : Object.entries(result).map(([k, v]) => `${k}: ${v}`).join('\n'))
+    console.log(
+      values.json
+        ? JSON.stringify(result)
+        : Object.entries(result)
+            .map(([k, v]) => `${k}: ${v}`)
+            .join('\n'),
+    )
     return 0
   } catch (err) {
     if (err instanceof ApiProblem) {
@@ -68,7 +74,10 @@ async function withDeadLetters<T>(config: Config, command: string, filter: DeadL
   try {
     if (command === '/dlq/list') return (await listDeadLetters(ch, filter)) as T
     const persons = new PersonStage({ sql: pg.sql, ch, cache, log })
-    return (await replayDeadLetters({ ch, projectById: (id) => findIngestionProject(pg, id), assignPersons: (frames) => persons.assign(frames) }, filter)) as T
+    return (await replayDeadLetters(
+      { ch, projectById: (id) => findIngestionProject(pg, id), assignPersons: (frames) => persons.assign(frames) },
+      filter,
+    )) as T
   } finally {
     await cache.close()
     await ch.close()

@@ -88,9 +88,15 @@ type Answer = OutgoingResponse | Promise<OutgoingResponse>
  * An endpoint browsers call from other origins with a project key: CORS on every answer, the
  * preflight answered (with `{"status": 1}` where PostHog answers it so), 503 unless ready.
  */
-function publicEndpoint(req: IncomingRequest, lifecycle: Lifecycle, preflightStatusBody: boolean, answer: () => Promise<OutgoingResponse>): Answer {
+function publicEndpoint(
+  req: IncomingRequest,
+  lifecycle: Lifecycle,
+  preflightStatusBody: boolean,
+  answer: () => Promise<OutgoingResponse>,
+): Answer {
   const cors = corsHeaders(req)
-  if (req.method === 'OPTIONS') return withCors(preflightStatusBody ? json(200, { status: 1 }) : { status: 200, headers: {}, body: '' }, cors)
+  if (req.method === 'OPTIONS')
+    return withCors(preflightStatusBody ? json(200, { status: 1 }) : { status: 200, headers: {}, body: '' }, cors)
   if (lifecycle !== 'ready') return withCors(unavailable(lifecycle), cors)
   return cors ? answer().then((response) => withCors(response, cors)) : answer()
 }
@@ -143,12 +149,16 @@ export function createDispatcher(deps: DispatchDeps) {
 
     const capture = deps.capture
     if (isCapturePath(path) && capture) {
-      return publicEndpoint(req, lifecycle, true, () => handleCapture(publicInput(req, req.body, deps.trustProxy), capture).then(captureResponse))
+      return publicEndpoint(req, lifecycle, true, () =>
+        handleCapture(publicInput(req, req.body, deps.trustProxy), capture).then(captureResponse),
+      )
     }
     const decide = deps.decide
     if (DECIDE_PATHS.has(path) && decide) {
       const body = req.method === 'GET' ? Buffer.alloc(0) : req.body
-      return publicEndpoint(req, lifecycle, true, async () => jsonResult(await handleDecide(publicInput(req, body, deps.trustProxy), decide, path.startsWith('/flags'))))
+      return publicEndpoint(req, lifecycle, true, async () =>
+        jsonResult(await handleDecide(publicInput(req, body, deps.trustProxy), decide, path.startsWith('/flags'))),
+      )
     }
     const remoteConfig = decide ? remoteConfigRequest(path) : undefined
     if (remoteConfig && decide) {
@@ -160,13 +170,20 @@ export function createDispatcher(deps: DispatchDeps) {
 
     const featureList = decide ? clientFeatureList(path) : undefined
     if (featureList && decide) {
-      return publicEndpoint(req, lifecycle, false, async () => jsonResult(await answerClientFeatureList(featureList, new URLSearchParams(req.query), decide)))
+      return publicEndpoint(req, lifecycle, false, async () =>
+        jsonResult(await answerClientFeatureList(featureList, new URLSearchParams(req.query), decide)),
+      )
     }
     const bundle = deps.bundles?.answer(req)
     if (bundle) return bundle
 
     // `/flags/definitions` is PostHog's path for a private-API resource (local evaluation).
-    const api = path.startsWith('/api/') || path === '/flags/definitions' || path === '/flags/definitions/' ? deps.rest : path === TRPC_ENDPOINT || path.startsWith(`${TRPC_ENDPOINT}/`) ? deps.trpc : undefined
+    const api =
+      path.startsWith('/api/') || path === '/flags/definitions' || path === '/flags/definitions/'
+        ? deps.rest
+        : path === TRPC_ENDPOINT || path.startsWith(`${TRPC_ENDPOINT}/`)
+          ? deps.trpc
+          : undefined
     if (api) {
       if (req.method === 'OPTIONS') return withCors({ status: 200, headers: {}, body: '' }, corsHeaders(req))
       if (lifecycle !== 'ready') return unavailable(lifecycle)

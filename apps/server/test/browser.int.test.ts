@@ -67,9 +67,20 @@ beforeAll(async () => {
   siteUrl = `http://localhost:${(site.address() as AddressInfo).port}`
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   })
-  for (const [key, rollout] of [['browser-on', 100], ['browser-off', 0]] as const) {
+  for (const [key, rollout] of [
+    ['browser-on', 100],
+    ['browser-off', 0],
+  ] as const) {
     const res = await service.api(account, `/api/projects/${account.projectId}/feature_flags/`, {
       method: 'POST',
       body: JSON.stringify({ key, filters: { groups: [{ rollout_percentage: rollout }] } }),
@@ -97,8 +108,12 @@ async function visit(
     if (r.url().startsWith(service.baseUrl)) sent.push(r)
   })
   await tab.goto(`${siteUrl}/?script=${scriptFrom}&options=${encodeURIComponent(JSON.stringify(options))}`)
-  const flags = (await (await tab.waitForFunction(() => (window as unknown as { __flags?: unknown }).__flags, undefined, { timeout: 15_000 })).jsonValue()) as Record<string, boolean>
-  const earlyAccess = await (await tab.waitForFunction(() => (window as unknown as { __earlyAccess?: unknown }).__earlyAccess, undefined, { timeout: 15_000 })).jsonValue()
+  const flags = (await (
+    await tab.waitForFunction(() => (window as unknown as { __flags?: unknown }).__flags, undefined, { timeout: 15_000 })
+  ).jsonValue()) as Record<string, boolean>
+  const earlyAccess = await (
+    await tab.waitForFunction(() => (window as unknown as { __earlyAccess?: unknown }).__earlyAccess, undefined, { timeout: 15_000 })
+  ).jsonValue()
   const distinctId = await tab.evaluate(() => (window as unknown as { posthog: { get_distinct_id(): string } }).posthog.get_distinct_id())
   // Leaving the page sends $pageleave as a beacon.
   await tab.goto('about:blank')
@@ -109,7 +124,9 @@ async function visit(
 /** The bodies of the capture requests among those sent to the service. */
 function captureBodies(sent: Request[]): Buffer[] {
   return sent
-    .filter((r) => r.method() === 'POST' && /\/(e|i\/v0\/e|batch|capture)\/?(\?|$)/.test(new URL(r.url()).pathname + new URL(r.url()).search))
+    .filter(
+      (r) => r.method() === 'POST' && /\/(e|i\/v0\/e|batch|capture)\/?(\?|$)/.test(new URL(r.url()).pathname + new URL(r.url()).search),
+    )
     .flatMap((r) => r.postDataBuffer() ?? [])
 }
 

@@ -86,7 +86,9 @@ describe('every body form lands', () => {
 describe('batches ClickHouse partitions', () => {
   it('stores a batch whose events span more than a hundred months, and what follows it', async () => {
     const fresh = await service.account()
-    const months = Array.from({ length: 150 }, (_, i) => event(`month ${i}`, 'backfill', { timestamp: new Date(Date.UTC(2010, i, 15)).toISOString() }))
+    const months = Array.from({ length: 150 }, (_, i) =>
+      event(`month ${i}`, 'backfill', { timestamp: new Date(Date.UTC(2010, i, 15)).toISOString() }),
+    )
     expect((await service.post('/batch/', { api_key: fresh.projectToken, batch: months })).status).toBe(200)
     expect((await service.post('/capture/', event('after the backfill', 'backfill', { api_key: fresh.projectToken }))).status).toBe(200)
     const stored = await service.eventsOf(fresh, 151, '&after=2000-01-01T00:00:00Z')
@@ -103,14 +105,25 @@ describe('text ClickHouse cannot take as it is', () => {
       event('clean neighbour', 'neighbour'),
     ]
     expect((await service.post('/batch/', { api_key: fresh.projectToken, batch: lonely })).status).toBe(200)
-    const lz64 = LZString.compressToBase64(JSON.stringify({ api_key: fresh.projectToken, batch: [event('lz\ud800', 'lz-user')] }).replace('\\ud800', '\ud800'))
-    expect((await service.post('/batch/?compression=lz64', `data=${encodeURIComponent(lz64)}`, { 'content-type': 'application/x-www-form-urlencoded' })).status).toBe(200)
+    const lz64 = LZString.compressToBase64(
+      JSON.stringify({ api_key: fresh.projectToken, batch: [event('lz\ud800', 'lz-user')] }).replace('\\ud800', '\ud800'),
+    )
+    expect(
+      (
+        await service.post('/batch/?compression=lz64', `data=${encodeURIComponent(lz64)}`, {
+          'content-type': 'application/x-www-form-urlencoded',
+        })
+      ).status,
+    ).toBe(200)
     expect((await service.post('/capture/', event('after them', 'neighbour', { api_key: fresh.projectToken }))).status).toBe(200)
 
     const stored = await service.eventsOf(fresh, 4)
     const byName = Object.fromEntries(stored.map((e) => [e.event, e]))
     expect(Object.keys(byName).sort()).toEqual(['after them', 'clean neighbour', 'lone\uFFFDname', 'lz\uFFFD'])
-    expect(byName['lone\uFFFDname']).toMatchObject({ distinct_id: 'lone\uFFFDid', properties: { 'key\uFFFD': ['v\uFFFD', 'pair \ud83d\ude00'] } })
+    expect(byName['lone\uFFFDname']).toMatchObject({
+      distinct_id: 'lone\uFFFDid',
+      properties: { 'key\uFFFD': ['v\uFFFD', 'pair \ud83d\ude00'] },
+    })
   })
 })
 
@@ -279,7 +292,10 @@ describe('browsers and operations', () => {
 
   it('creates event definitions for new event names and marks the project as ingesting', async () => {
     const fresh = await service.account()
-    await service.post('/batch/', { api_key: fresh.projectToken, batch: [event('signed up', 'a'), event('signed up', 'b'), event('paid', 'a')] })
+    await service.post('/batch/', {
+      api_key: fresh.projectToken,
+      batch: [event('signed up', 'a'), event('signed up', 'b'), event('paid', 'a')],
+    })
     await service.eventsOf(fresh, 3)
     // Definitions are written once their batch is stored, so they may trail the events by a moment.
     const sql = service.app.deps.sql
@@ -329,7 +345,13 @@ describe('browsers and operations', () => {
     const health = await fetch(`${service.baseUrl}/_health`)
     expect(health.status).toBe(200)
     const metrics = await (await fetch(`${service.baseUrl}/_metrics`)).text()
-    for (const name of ['burrow_events_accepted_total', 'burrow_batch_size_rows', 'burrow_flush_duration_seconds', 'burrow_buffer_depth_rows', 'burrow_http_requests_total']) {
+    for (const name of [
+      'burrow_events_accepted_total',
+      'burrow_batch_size_rows',
+      'burrow_flush_duration_seconds',
+      'burrow_buffer_depth_rows',
+      'burrow_http_requests_total',
+    ]) {
       expect(metrics).toContain(name)
     }
     // Sampled every 2 ms (EVENT_LOOP_SAMPLE_MS), the shortest gap between samples is well under

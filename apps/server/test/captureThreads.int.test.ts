@@ -18,7 +18,13 @@ useTestService(
 )
 
 const metricsText = async () => (await fetch(`${service.baseUrl}/_metrics`)).text()
-const metricValue = (text: string, series: string) => Number(text.split('\n').find((line) => line.startsWith(`${series} `))?.split(' ')[1] ?? 0)
+const metricValue = (text: string, series: string) =>
+  Number(
+    text
+      .split('\n')
+      .find((line) => line.startsWith(`${series} `))
+      ?.split(' ')[1] ?? 0,
+  )
 
 describe('with capture served by threads of their own', () => {
   it('stores the events of many connections, spread over the threads and their spool lanes, each once', async () => {
@@ -92,7 +98,11 @@ describe('with capture served by threads of their own', () => {
     let refused: Response | undefined
     try {
       for (let i = 0; i < 100 && !refused; i++) {
-        const batch = Array.from({ length: 20 }, (_, j) => ({ event: 'bounded', distinct_id: `b-${i}-${j}`, properties: { pad: 'x'.repeat(200) } }))
+        const batch = Array.from({ length: 20 }, (_, j) => ({
+          event: 'bounded',
+          distinct_id: `b-${i}-${j}`,
+          properties: { pad: 'x'.repeat(200) },
+        }))
         const res = await fetch(`${service.baseUrl}/batch/`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', connection: 'close' },

@@ -38,7 +38,13 @@ describe('posthog-node 5.x', () => {
 describe('@segment/analytics-node', () => {
   it('delivers track, identify, page and alias to /batch/ with the project key as write key', async () => {
     const fresh = await service.account()
-    const analytics = new Analytics({ writeKey: fresh.projectToken, host: service.baseUrl, path: '/batch/', flushAt: 10, flushInterval: 50 })
+    const analytics = new Analytics({
+      writeKey: fresh.projectToken,
+      host: service.baseUrl,
+      path: '/batch/',
+      flushAt: 10,
+      flushInterval: 50,
+    })
     analytics.track({ userId: 'seg-1', event: 'Song Played', properties: { title: 'Blue' } })
     analytics.identify({ userId: 'seg-1', anonymousId: 'anon-1', traits: { name: 'Ada' } })
     analytics.page({ userId: 'seg-1', name: 'Pricing', category: 'Marketing' })

@@ -22,8 +22,19 @@ afterAll(async () => {
 })
 
 const COHORT_FIELDS = [
-  'count', 'created_at', 'created_by', 'deleted', 'description', 'errors_calculating', 'filters', 'groups', 'id',
-  'is_calculating', 'is_static', 'last_calculation', 'name',
+  'count',
+  'created_at',
+  'created_by',
+  'deleted',
+  'description',
+  'errors_calculating',
+  'filters',
+  'groups',
+  'id',
+  'is_calculating',
+  'is_static',
+  'last_calculation',
+  'name',
 ]
 
 const filters = {
@@ -89,9 +100,17 @@ describe('cohorts', () => {
   })
 
   it.each([
-    ['a condition of an unknown type', { filters: { properties: { type: 'AND', values: [{ key: 'x', type: 'planet' }] } } }, 'filters__properties__values__0'],
+    [
+      'a condition of an unknown type',
+      { filters: { properties: { type: 'AND', values: [{ key: 'x', type: 'planet' }] } } },
+      'filters__properties__values__0',
+    ],
     ['a group that is neither AND nor OR', { filters: { properties: { type: 'XOR', values: [] } } }, 'filters__properties__type'],
-    ['an unknown operator', { filters: { properties: { type: 'AND', values: [{ key: 'x', type: 'person', operator: 'near' }] } } }, 'filters__properties__values__0'],
+    [
+      'an unknown operator',
+      { filters: { properties: { type: 'AND', values: [{ key: 'x', type: 'person', operator: 'near' }] } } },
+      'filters__properties__values__0',
+    ],
     ['groups that are not a list', { groups: { a: 1 } }, 'groups'],
     ['a name that is not text', { name: 42 }, 'name'],
     ['a too long name', { name: 'n'.repeat(401) }, 'name'],
@@ -106,7 +125,9 @@ describe('cohorts', () => {
     const { body: cohort } = await createCohort({ name: 'Before' }, fresh)
     const path = `/api/projects/${fresh.projectId}/cohorts/${cohort.id}/`
     await calculated(cohort.id, fresh)
-    const renamed = await (await service.api(fresh, path, { method: 'PATCH', body: JSON.stringify({ name: 'After', is_calculating: true }) })).json()
+    const renamed = await (
+      await service.api(fresh, path, { method: 'PATCH', body: JSON.stringify({ name: 'After', is_calculating: true }) })
+    ).json()
     expect(renamed).toMatchObject({ name: 'After', is_calculating: false })
 
     const deleted = await service.api(fresh, path, { method: 'PATCH', body: JSON.stringify({ deleted: true }) })
@@ -156,7 +177,11 @@ describe('cohorts', () => {
 describe('cohort members', () => {
   let project: TestAccount
   const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString()
-  const person = (distinctId: string, properties: Record<string, unknown>) => ({ event: 'seen', distinct_id: distinctId, properties: { $set: properties } })
+  const person = (distinctId: string, properties: Record<string, unknown>) => ({
+    event: 'seen',
+    distinct_id: distinctId,
+    properties: { $set: properties },
+  })
 
   beforeAll(async () => {
     project = await service.account()
@@ -181,7 +206,10 @@ describe('cohort members', () => {
   const group = (...values: unknown[]) => ({ properties: { type: 'AND', values } })
 
   it('calculates a person-property cohort in the background and lists its members as JSON and CSV', async () => {
-    const cohort = await create({ name: 'Acme', filters: group({ key: 'email', value: 'acme.com', operator: 'icontains', type: 'person' }) })
+    const cohort = await create({
+      name: 'Acme',
+      filters: group({ key: 'email', value: 'acme.com', operator: 'icontains', type: 'person' }),
+    })
     expect(cohort).toMatchObject({ is_calculating: true, count: null, last_calculation: null })
     const done = await calculated(cohort.id, project)
     expect(done).toMatchObject({ count: 2, errors_calculating: 0 })
@@ -210,7 +238,15 @@ describe('cohort members', () => {
   it('calculates behavioural conditions over a time window, negations and AND/OR groups', async () => {
     const twice = await create({
       name: 'Bought twice this month',
-      filters: group({ key: 'purchase', type: 'behavioral', value: 'performed_event_multiple', operator: 'gte', operator_value: 2, time_value: 30, time_interval: 'day' }),
+      filters: group({
+        key: 'purchase',
+        type: 'behavioral',
+        value: 'performed_event_multiple',
+        operator: 'gte',
+        operator_value: 2,
+        time_value: 30,
+        time_interval: 'day',
+      }),
     })
     const once = await create({
       name: 'Bought recently',
@@ -245,7 +281,10 @@ describe('cohort members', () => {
   })
 
   it('calculates legacy groups and cohorts made of other cohorts', async () => {
-    const legacy = await create({ name: 'Legacy', groups: [{ properties: [{ key: 'plan', value: 'free', type: 'person' }] }, { event_id: 'purchase', days: 90, count: 1 }] })
+    const legacy = await create({
+      name: 'Legacy',
+      groups: [{ properties: [{ key: 'plan', value: 'free', type: 'person' }] }, { event_id: 'purchase', days: 90, count: 1 }],
+    })
     await calculated(legacy.id, project)
     expect(await members(legacy.id)).toEqual(['ann', 'bob', 'cat', 'dan'])
 
@@ -288,11 +327,19 @@ describe('cohort members', () => {
     const cohort = await create({ name: 'Plan', filters: group({ key: 'plan', value: 'free', type: 'person' }) })
     expect((await calculated(cohort.id, project)).count).toBe(1)
     const path = `/api/projects/${project.projectId}/cohorts/${cohort.id}/`
-    await service.api(project, path, { method: 'PATCH', body: JSON.stringify({ filters: group({ key: 'plan', value: 'pro', type: 'person' }) }) })
+    await service.api(project, path, {
+      method: 'PATCH',
+      body: JSON.stringify({ filters: group({ key: 'plan', value: 'pro', type: 'person' }) }),
+    })
     await calculated(cohort.id, project, (c) => c.count === 2)
     expect(await members(cohort.id)).toEqual(['ann', 'cat'])
 
-    await service.post('/capture/', { api_key: project.projectToken, event: 'upgraded', distinct_id: 'dan', properties: { $set: { plan: 'pro' } } })
+    await service.post('/capture/', {
+      api_key: project.projectToken,
+      event: 'upgraded',
+      distinct_id: 'dan',
+      properties: { $set: { plan: 'pro' } },
+    })
     await calculated(cohort.id, project, (c) => c.count === 3)
     expect(await members(cohort.id)).toEqual(['ann', 'cat', 'dan'])
   })

@@ -36,7 +36,12 @@ describe('/decide/', () => {
       key: 'pricing',
       filters: {
         groups: [{ properties: [{ key: 'plan', value: 'pro', type: 'person' }], rollout_percentage: 100, variant: 'annual' }],
-        multivariate: { variants: [{ key: 'monthly', rollout_percentage: 50 }, { key: 'annual', rollout_percentage: 50 }] },
+        multivariate: {
+          variants: [
+            { key: 'monthly', rollout_percentage: 50 },
+            { key: 'annual', rollout_percentage: 50 },
+          ],
+        },
         payloads: { annual: '{"discount":20}' },
       },
     })
@@ -53,14 +58,23 @@ describe('/decide/', () => {
   })
 
   it('answers v2 with values, variants included, and v3 and v4 with every flag, reasons and payloads', async () => {
-    expect((await decide({ api_key: account.projectToken, ...user }, '?v=2')).body.featureFlags).toEqual({ everyone: true, pricing: 'annual' })
+    expect((await decide({ api_key: account.projectToken, ...user }, '?v=2')).body.featureFlags).toEqual({
+      everyone: true,
+      pricing: 'annual',
+    })
     const v3 = (await decide({ api_key: account.projectToken, ...user }, '?v=3')).body
     expect(v3.featureFlags).toEqual({ everyone: true, nobody: false, pricing: 'annual' })
     expect(v3.featureFlagPayloads).toEqual({ pricing: '{"discount":20}' })
     const v4 = (await decide({ api_key: account.projectToken, distinct_id: 'user-1', person_properties: { plan: 'free' } }, '?v=4')).body
     expect(v4.flags.nobody).toMatchObject({ enabled: false, variant: null, reason: { code: 'out_of_rollout_bound', condition_index: 0 } })
-    expect(v4.flags.pricing).toMatchObject({ enabled: false, reason: { code: 'no_condition_match', description: 'No matching condition set' } })
-    expect(v4.flags.everyone).toMatchObject({ enabled: true, reason: { code: 'condition_match', condition_index: 0, description: 'Matched condition set 1' } })
+    expect(v4.flags.pricing).toMatchObject({
+      enabled: false,
+      reason: { code: 'no_condition_match', description: 'No matching condition set' },
+    })
+    expect(v4.flags.everyone).toMatchObject({
+      enabled: true,
+      reason: { code: 'condition_match', condition_index: 0, description: 'Matched condition set 1' },
+    })
     expect(v4.flags).not.toHaveProperty('switched-off')
   })
 
@@ -79,7 +93,10 @@ describe('/decide/', () => {
   it('answers 401 for a missing or unknown key and 400 without a distinct_id', async () => {
     expect(await decide({ distinct_id: 'u' })).toMatchObject({ status: 401, body: { type: 'authentication_error', code: 'no_api_key' } })
     expect(await decide({ api_key: 'phc_unknown', distinct_id: 'u' })).toMatchObject({ status: 401, body: { code: 'invalid_api_key' } })
-    expect(await decide({ api_key: account.projectToken })).toMatchObject({ status: 400, body: { type: 'validation_error', code: 'missing_distinct_id' } })
+    expect(await decide({ api_key: account.projectToken })).toMatchObject({
+      status: 400,
+      body: { type: 'validation_error', code: 'missing_distinct_id' },
+    })
   })
 
   it('evaluates for a personal API key with project_id, as capture accepts it', async () => {
@@ -116,11 +133,20 @@ describe('/decide/', () => {
         key: 'three-way',
         filters: {
           groups: [{ rollout_percentage: 80 }],
-          multivariate: { variants: [{ key: 'a', rollout_percentage: 20 }, { key: 'b', rollout_percentage: 30 }, { key: 'c', rollout_percentage: 50 }] },
+          multivariate: {
+            variants: [
+              { key: 'a', rollout_percentage: 20 },
+              { key: 'b', rollout_percentage: 30 },
+              { key: 'c', rollout_percentage: 50 },
+            ],
+          },
         },
       },
       { key: 'acme', filters: { groups: [{ properties: [person('email', '@acme.com', 'icontains')], rollout_percentage: 100 }] } },
-      { key: 'big-teams', filters: { groups: [{ properties: [person('seats', 10, 'gt'), person('plan', ['free'], 'is_not')], rollout_percentage: 60 }] } },
+      {
+        key: 'big-teams',
+        filters: { groups: [{ properties: [person('seats', 10, 'gt'), person('plan', ['free'], 'is_not')], rollout_percentage: 60 }] },
+      },
       {
         key: 'layered',
         filters: {
@@ -128,7 +154,12 @@ describe('/decide/', () => {
             { properties: [person('email', '^[a-m]', 'regex')], rollout_percentage: 50 },
             { properties: [person('beta', '', 'is_set')], rollout_percentage: 100, variant: 'beta' },
           ],
-          multivariate: { variants: [{ key: 'control', rollout_percentage: 50 }, { key: 'beta', rollout_percentage: 50 }] },
+          multivariate: {
+            variants: [
+              { key: 'control', rollout_percentage: 50 },
+              { key: 'beta', rollout_percentage: 50 },
+            ],
+          },
         },
       },
     ]
@@ -145,13 +176,23 @@ describe('/decide/', () => {
           ...(i % 7 === 0 ? { beta: true } : {}),
         }
         const expected = Object.fromEntries(
-          await Promise.all(flagSet.map(async (f) => [f.key, (await local.getFeatureFlag(f.key, id, { personProperties, onlyEvaluateLocally: true })) ?? false])),
+          await Promise.all(
+            flagSet.map(async (f) => [
+              f.key,
+              (await local.getFeatureFlag(f.key, id, { personProperties, onlyEvaluateLocally: true })) ?? false,
+            ]),
+          ),
         ) as Record<string, string | boolean>
-        const on = Object.keys(expected).filter((k) => expected[k] !== false).sort()
+        const on = Object.keys(expected)
+          .filter((k) => expected[k] !== false)
+          .sort()
         const request = { api_key: fresh.projectToken, distinct_id: id, person_properties: personProperties }
         expect((await decide(request)).body.featureFlags.sort(), id).toEqual(on)
         expect((await decide(request, '?v=2')).body.featureFlags, id).toEqual(Object.fromEntries(on.map((k) => [k, expected[k]])))
-        const details = (await decide(request, '?v=2', '/flags/')).body.flags as Record<string, { enabled: boolean; variant: string | null }>
+        const details = (await decide(request, '?v=2', '/flags/')).body.flags as Record<
+          string,
+          { enabled: boolean; variant: string | null }
+        >
         const values = Object.fromEntries(Object.entries(details).map(([k, d]) => [k, d.enabled ? (d.variant ?? true) : false]))
         expect(values, id).toEqual(expected)
       }
@@ -174,7 +215,9 @@ describe('/decide/', () => {
       expect(await client.getFeatureFlag('pricing', 'user-1', { personProperties: { plan: 'pro' } })).toBe('annual')
       expect(await client.isFeatureEnabled('everyone', 'someone')).toBe(true)
       expect(await client.isFeatureEnabled('nobody', 'someone')).toBe(false)
-      expect(await client.getFeatureFlagPayload('pricing', 'user-1', undefined, { personProperties: { plan: 'pro' } })).toEqual({ discount: 20 })
+      expect(await client.getFeatureFlagPayload('pricing', 'user-1', undefined, { personProperties: { plan: 'pro' } })).toEqual({
+        discount: 20,
+      })
     } finally {
       await client.shutdown()
     }
@@ -201,7 +244,9 @@ describe('/decide/', () => {
       for (let i = 0; i < 20; i++) {
         const props = { plan: i % 2 === 0 ? 'pro' : 'free' }
         const locally = await local.getFeatureFlag('pricing', `local-${i}`, { personProperties: props, onlyEvaluateLocally: true })
-        const remote = (await decide({ api_key: account.projectToken, distinct_id: `local-${i}`, person_properties: props }, '?v=2', '/flags/')).body
+        const remote = (
+          await decide({ api_key: account.projectToken, distinct_id: `local-${i}`, person_properties: props }, '?v=2', '/flags/')
+        ).body
         expect(locally ?? false).toEqual(remote.flags.pricing.enabled ? (remote.flags.pricing.variant ?? true) : false)
       }
     } finally {
@@ -212,11 +257,20 @@ describe('/decide/', () => {
   it('matches regex conditions in time linear in the value, with RE2 syntax', async () => {
     const fresh = await service.account()
     const regexFlag = (key: string, value: string) =>
-      createFlag({ key, filters: { groups: [{ properties: [{ key: 'name', value, operator: 'regex', type: 'person' }], rollout_percentage: 100 }] } }, fresh)
+      createFlag(
+        {
+          key,
+          filters: { groups: [{ properties: [{ key: 'name', value, operator: 'regex', type: 'person' }], rollout_percentage: 100 }] },
+        },
+        fresh,
+      )
     await regexFlag('nested-quantifiers', '^(a+)+$')
     await regexFlag('case-insensitive', '(?i)^ADA')
     // Against a backtracking engine this value would hold the server for longer than the test may run.
-    const flags = await decide({ api_key: fresh.projectToken, distinct_id: 'x', person_properties: { name: `${'a'.repeat(100_000)}!` } }, '?v=2')
+    const flags = await decide(
+      { api_key: fresh.projectToken, distinct_id: 'x', person_properties: { name: `${'a'.repeat(100_000)}!` } },
+      '?v=2',
+    )
     expect(flags.body.featureFlags).toEqual({})
     const ada = await decide({ api_key: fresh.projectToken, distinct_id: 'y', person_properties: { name: 'ada lovelace' } }, '?v=2')
     expect(ada.body.featureFlags).toEqual({ 'case-insensitive': true })
@@ -226,7 +280,12 @@ describe('/decide/', () => {
     const json = await fetch(`${service.baseUrl}/array/${account.projectToken}/config`, { headers: { origin: 'https://app.example.com' } })
     expect(json.status).toBe(200)
     expect(json.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
-    expect(await json.json()).toMatchObject({ token: account.projectToken, hasFeatureFlags: true, sessionRecording: false, analytics: { endpoint: '/i/v0/e/' } })
+    expect(await json.json()).toMatchObject({
+      token: account.projectToken,
+      hasFeatureFlags: true,
+      sessionRecording: false,
+      analytics: { endpoint: '/i/v0/e/' },
+    })
     const script = await fetch(`${service.baseUrl}/array/${account.projectToken}/config.js`)
     expect(script.headers.get('content-type')).toMatch(/javascript/)
     const window: { _POSTHOG_REMOTE_CONFIG?: Record<string, { config: { token: string }; siteApps: unknown[] }> } = {}
@@ -271,15 +330,28 @@ describe('what else posthog-js loads from its api_host', () => {
     expect(versioned.status).toBe(200)
     expect(versioned.headers.get('cache-control')).toMatch(/immutable/)
 
-    for (const missing of ['/static/1.0.0/array.js', '/static/no-such-bundle.js', '/static/array.js.map', '/static/..%2Fpackage.json', '/static/']) {
+    for (const missing of [
+      '/static/1.0.0/array.js',
+      '/static/no-such-bundle.js',
+      '/static/array.js.map',
+      '/static/..%2Fpackage.json',
+      '/static/',
+    ]) {
       expect((await fetch(`${service.baseUrl}${missing}`)).status, missing).toBe(404)
     }
   })
 
   it('answers the token-authenticated feature lists with none, and refuses a wrong or missing key', async () => {
-    const lists = { surveys: 'surveys', early_access_features: 'earlyAccessFeatures', product_tours: 'product_tours', web_experiments: 'experiments' }
+    const lists = {
+      surveys: 'surveys',
+      early_access_features: 'earlyAccessFeatures',
+      product_tours: 'product_tours',
+      web_experiments: 'experiments',
+    }
     for (const [path, key] of Object.entries(lists)) {
-      const res = await fetch(`${service.baseUrl}/api/${path}/?token=${account.projectToken}`, { headers: { origin: 'https://app.example.com' } })
+      const res = await fetch(`${service.baseUrl}/api/${path}/?token=${account.projectToken}`, {
+        headers: { origin: 'https://app.example.com' },
+      })
       expect(res.status, path).toBe(200)
       expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
       expect(await res.json()).toEqual({ [key]: [] })
@@ -298,7 +370,8 @@ describe('flags on stored persons and cohorts', () => {
   const send = async (batch: Array<Record<string, unknown>>) => {
     expect((await service.post('/batch/', { api_key: project.projectToken, batch })).status).toBe(200)
   }
-  const flagsOf = async (body: Record<string, unknown>) => (await decide({ api_key: project.projectToken, ...body }, '?v=2')).body.featureFlags as Record<string, unknown>
+  const flagsOf = async (body: Record<string, unknown>) =>
+    (await decide({ api_key: project.projectToken, ...body }, '?v=2')).body.featureFlags as Record<string, unknown>
   const personExists = (distinctId: string, ready?: (p: Record<string, any>) => boolean) => service.personOf(project, distinctId, ready)
   const createCohort = async (body: Record<string, unknown>) => {
     const res = await service.api(project, `/api/projects/${project.projectId}/cohorts/`, { method: 'POST', body: JSON.stringify(body) })
@@ -325,7 +398,13 @@ describe('flags on stored persons and cohorts', () => {
   })
 
   it('matches conditions on the stored person properties, which the request overrides', async () => {
-    await createFlag({ key: 'enterprise-only', filters: { groups: [{ properties: [{ key: 'plan', value: 'enterprise', type: 'person' }], rollout_percentage: 100 }] } }, project)
+    await createFlag(
+      {
+        key: 'enterprise-only',
+        filters: { groups: [{ properties: [{ key: 'plan', value: 'enterprise', type: 'person' }], rollout_percentage: 100 }] },
+      },
+      project,
+    )
     expect((await flagsOf({ distinct_id: 'ada' }))['enterprise-only']).toBe(true)
     expect((await flagsOf({ distinct_id: 'bea' }))['enterprise-only']).toBeUndefined()
     expect((await flagsOf({ distinct_id: 'ada', person_properties: { plan: 'free' } }))['enterprise-only']).toBeUndefined()
@@ -333,7 +412,13 @@ describe('flags on stored persons and cohorts', () => {
   })
 
   it('finds the stored person of a distinct id holding U+0000, as capture stored it', async () => {
-    await createFlag({ key: 'stored-plan', filters: { groups: [{ properties: [{ key: 'plan', value: 'business', type: 'person' }], rollout_percentage: 100 }] } }, project)
+    await createFlag(
+      {
+        key: 'stored-plan',
+        filters: { groups: [{ properties: [{ key: 'plan', value: 'business', type: 'person' }], rollout_percentage: 100 }] },
+      },
+      project,
+    )
     await send([{ event: 'signed up', distinct_id: 'nul\u0000id', properties: { $set: { plan: 'business' } } }])
     await personExists('nul\uFFFDid', (p) => p.properties.plan === 'business')
     const res = await decide({ api_key: project.projectToken, distinct_id: 'nul\u0000id', $anon_distinct_id: 'anon\u0000' }, '?v=3')
@@ -342,14 +427,25 @@ describe('flags on stored persons and cohorts', () => {
   })
 
   it('matches dynamic cohorts by their conditions, for /decide/ and for posthog-node evaluating locally', async () => {
-    const acme = await createCohort({ name: 'Acme', filters: { properties: { type: 'AND', values: [{ key: 'email', value: '@acme.com', operator: 'icontains', type: 'person' }] } } })
-    await createFlag({ key: 'acme-beta', filters: { groups: [{ properties: [{ key: 'id', value: acme.id, type: 'cohort' }], rollout_percentage: 100 }] } }, project)
+    const acme = await createCohort({
+      name: 'Acme',
+      filters: { properties: { type: 'AND', values: [{ key: 'email', value: '@acme.com', operator: 'icontains', type: 'person' }] } },
+    })
+    await createFlag(
+      { key: 'acme-beta', filters: { groups: [{ properties: [{ key: 'id', value: acme.id, type: 'cohort' }], rollout_percentage: 100 }] } },
+      project,
+    )
     expect((await flagsOf({ distinct_id: 'ada' }))['acme-beta']).toBe(true)
     expect((await flagsOf({ distinct_id: 'bea' }))['acme-beta']).toBeUndefined()
 
     const auth = { authorization: `Bearer ${project.personalApiKey}` }
-    const definitions = await (await fetch(`${service.baseUrl}/api/feature_flag/local_evaluation/?token=${project.projectToken}&send_cohorts`, { headers: auth })).json()
-    expect(definitions.cohorts[String(acme.id)]).toMatchObject({ type: 'AND', values: [{ key: 'email', operator: 'icontains', type: 'person' }] })
+    const definitions = await (
+      await fetch(`${service.baseUrl}/api/feature_flag/local_evaluation/?token=${project.projectToken}&send_cohorts`, { headers: auth })
+    ).json()
+    expect(definitions.cohorts[String(acme.id)]).toMatchObject({
+      type: 'AND',
+      values: [{ key: 'email', operator: 'icontains', type: 'person' }],
+    })
     const local = new PostHog(project.projectToken, { host: service.baseUrl, personalApiKey: project.personalApiKey, flushAt: 1 })
     try {
       await local.reloadFeatureFlags()
@@ -365,17 +461,31 @@ describe('flags on stored persons and cohorts', () => {
 
   it('matches static cohorts by membership, and refuses cohorts of behaviour', async () => {
     const listed = await createCohort({ name: 'Listed', is_static: true, distinct_ids: ['bea'] })
-    await createFlag({ key: 'listed-only', filters: { groups: [{ properties: [{ key: 'id', value: listed.id, type: 'cohort' }], rollout_percentage: 100 }] } }, project)
+    await createFlag(
+      {
+        key: 'listed-only',
+        filters: { groups: [{ properties: [{ key: 'id', value: listed.id, type: 'cohort' }], rollout_percentage: 100 }] },
+      },
+      project,
+    )
     expect((await flagsOf({ distinct_id: 'bea' }))['listed-only']).toBe(true)
     expect((await flagsOf({ distinct_id: 'ada' }))['listed-only']).toBeUndefined()
 
     const buyers = await createCohort({
       name: 'Buyers',
-      filters: { properties: { type: 'AND', values: [{ key: 'purchase', type: 'behavioral', value: 'performed_event', time_value: 30, time_interval: 'day' }] } },
+      filters: {
+        properties: {
+          type: 'AND',
+          values: [{ key: 'purchase', type: 'behavioral', value: 'performed_event', time_value: 30, time_interval: 'day' }],
+        },
+      },
     })
     const res = await service.api(project, `/api/projects/${project.projectId}/feature_flags/`, {
       method: 'POST',
-      body: JSON.stringify({ key: 'buyers', filters: { groups: [{ properties: [{ key: 'id', value: buyers.id, type: 'cohort' }], rollout_percentage: 100 }] } }),
+      body: JSON.stringify({
+        key: 'buyers',
+        filters: { groups: [{ properties: [{ key: 'id', value: buyers.id, type: 'cohort' }], rollout_percentage: 100 }] },
+      }),
     })
     expect(res.status).toBe(400)
     expect(await res.json()).toMatchObject({ type: 'validation_error', code: 'behavioral_cohort_found', attr: 'filters' })
@@ -422,7 +532,12 @@ describe('flags on stored persons and cohorts', () => {
     await createFlag(
       {
         key: 'big-companies',
-        filters: { aggregation_group_type_index: 0, groups: [{ properties: [{ key: 'size', value: 10, operator: 'gt', type: 'group', group_type_index: 0 }], rollout_percentage: 100 }] },
+        filters: {
+          aggregation_group_type_index: 0,
+          groups: [
+            { properties: [{ key: 'size', value: 10, operator: 'gt', type: 'group', group_type_index: 0 }], rollout_percentage: 100 },
+          ],
+        },
       },
       project,
     )
@@ -438,8 +553,24 @@ describe('flags on stored persons and cohorts', () => {
     const fresh = await service.account()
     const types = Array.from({ length: 2_000 }, (_, i) => `type-${String(i).padStart(4, '0')}`)
     const groups = Object.fromEntries(types.map((type) => [type, 'acme']))
-    expect((await service.post('/batch/', { api_key: fresh.projectToken, batch: [{ event: 'grouped', distinct_id: 'g', properties: { $groups: groups } }] })).status).toBe(200)
-    expect((await service.post('/capture/', { api_key: fresh.projectToken, event: 'later', distinct_id: 'g', properties: { $groups: { latecomer: 'x' } } })).status).toBe(200)
+    expect(
+      (
+        await service.post('/batch/', {
+          api_key: fresh.projectToken,
+          batch: [{ event: 'grouped', distinct_id: 'g', properties: { $groups: groups } }],
+        })
+      ).status,
+    ).toBe(200)
+    expect(
+      (
+        await service.post('/capture/', {
+          api_key: fresh.projectToken,
+          event: 'later',
+          distinct_id: 'g',
+          properties: { $groups: { latecomer: 'x' } },
+        })
+      ).status,
+    ).toBe(200)
     await service.eventsOf(fresh, 2)
     const url = `${service.baseUrl}/api/feature_flag/local_evaluation/?token=${fresh.projectToken}`
     const mapping = await waitFor(

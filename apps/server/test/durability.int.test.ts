@@ -52,7 +52,8 @@ describe('while ClickHouse cannot store events', () => {
 
     // Room again: the spool emptied as its rows were stored.
     await waitFor(
-      async () => ((await service.post('/batch/', { api_key: account.projectToken, batch: batchOf('after', 1) })).status === 200 ? true : undefined),
+      async () =>
+        (await service.post('/batch/', { api_key: account.projectToken, batch: batchOf('after', 1) })).status === 200 ? true : undefined,
       { what: 'capture accepting again', timeoutMs: 10_000 },
     )
   })
@@ -73,12 +74,31 @@ describe('npm run cli -- dlq', () => {
     const fresh = await service.account()
     const lostUuid = randomUUID()
     const subject = { uuid: lostUuid, event: 'lost', distinctId: 'dl-user', teamId: fresh.projectId, ip: '' }
-    const recoverable = deadLetter(subject, JSON.stringify({ event: 'lost', distinct_id: 'dl-user', uuid: lostUuid, properties: { plan: 'pro', $set: { email: 'dl@example.com' } } }), {
-      location: 'ingestion:properties',
-      reason: 'step_failed',
-      error: 'Error: a bug since fixed',
+    const recoverable = deadLetter(
+      subject,
+      JSON.stringify({
+        event: 'lost',
+        distinct_id: 'dl-user',
+        uuid: lostUuid,
+        properties: { plan: 'pro', $set: { email: 'dl@example.com' } },
+      }),
+      {
+        location: 'ingestion:properties',
+        reason: 'step_failed',
+        error: 'Error: a bug since fixed',
+      },
+    )
+    const refusedRow = JSON.stringify({
+      uuid: randomUUID(),
+      event: 'bad',
+      properties: '{}',
+      timestamp: 'not a time',
+      team_id: fresh.projectId,
+      distinct_id: 'x',
+      elements_chain: '',
+      created_at: '2025-01-01 00:00:00.000000',
+      person_id: randomUUID(),
     })
-    const refusedRow = JSON.stringify({ uuid: randomUUID(), event: 'bad', properties: '{}', timestamp: 'not a time', team_id: fresh.projectId, distinct_id: 'x', elements_chain: '', created_at: '2025-01-01 00:00:00.000000', person_id: randomUUID() })
     const unrecoverable = deadLetter({ ...subject, uuid: '', event: 'bad' }, refusedRow, {
       location: 'clickhouse_insert',
       reason: 'clickhouse_rejected_row',
@@ -88,9 +108,15 @@ describe('npm run cli -- dlq', () => {
 
     const listed = await cli('list', '--project', String(fresh.projectId))
     expect(listed.code).toBe(0)
-    const letters = listed.stdout.trim().split('\n').map((l) => JSON.parse(l))
+    const letters = listed.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     expect(letters.map((l: { id: string }) => l.id).sort()).toEqual([recoverable.id, unrecoverable.id].sort())
-    expect(letters.find((l: { id: string }) => l.id === recoverable.id)).toMatchObject({ error_location: 'ingestion:properties', tags: ['step_failed'] })
+    expect(letters.find((l: { id: string }) => l.id === recoverable.id)).toMatchObject({
+      error_location: 'ingestion:properties',
+      tags: ['step_failed'],
+    })
 
     const replay = await cli('replay', '--project', String(fresh.projectId))
     expect(replay.code).toBe(1)
@@ -107,6 +133,11 @@ describe('npm run cli -- dlq', () => {
       person: { distinct_ids: ['dl-user'], properties: { email: 'dl@example.com' } },
     })
     const left = await cli('list', '--project', String(fresh.projectId))
-    expect(left.stdout.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual([unrecoverable.id])
+    expect(
+      left.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).id),
+    ).toEqual([unrecoverable.id])
   })
 })

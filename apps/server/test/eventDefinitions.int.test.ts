@@ -13,9 +13,27 @@ useTestService((s, a) => {
 })
 
 const DEFINITION_FIELDS = [
-  'action_id', 'created_at', 'created_by', 'description', 'id', 'is_action', 'is_calculating', 'last_calculated_at',
-  'last_seen_at', 'last_updated_at', 'name', 'owner', 'post_to_chat', 'query_usage_30_day', 'tags', 'updated_at',
-  'updated_by', 'verified', 'verified_at', 'verified_by', 'volume_30_day',
+  'action_id',
+  'created_at',
+  'created_by',
+  'description',
+  'id',
+  'is_action',
+  'is_calculating',
+  'last_calculated_at',
+  'last_seen_at',
+  'last_updated_at',
+  'name',
+  'owner',
+  'post_to_chat',
+  'query_usage_30_day',
+  'tags',
+  'updated_at',
+  'updated_by',
+  'verified',
+  'verified_at',
+  'verified_by',
+  'volume_30_day',
 ]
 
 const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString()
@@ -40,10 +58,13 @@ describe('event definitions', () => {
     ].map((e, i) => ({ ...e, distinct_id: `u${i}` }))
     await service.post('/batch/', { api_key: account.projectToken, batch })
     await service.eventsOf(account, batch.length)
-    const page = await waitFor(async () => {
-      const p = await definitions(account)
-      return p.count === 3 ? p : undefined
-    }, { what: 'three event definitions', timeoutMs: 10_000 })
+    const page = await waitFor(
+      async () => {
+        const p = await definitions(account)
+        return p.count === 3 ? p : undefined
+      },
+      { what: 'three event definitions', timeoutMs: 10_000 },
+    )
     byName = new Map(page.results.map((d) => [d.name, d]))
   })
 

@@ -96,8 +96,25 @@ describe('the properties filter', () => {
     ['is_not_set', [{ key: 'email', operator: 'is_not_set' }], ['cat', 'dan']],
     ['is_date_before', [{ key: 'signed_up', value: '2024-04-01', operator: 'is_date_before' }], ['ann']],
     ['is_date_after', [{ key: 'signed_up', value: '2024-04-01', operator: 'is_date_after' }], ['bob']],
-    ['several, AND-ed', [{ key: 'plan', value: 'pro', operator: 'icontains' }, { key: 'seats', value: 10, operator: 'gt' }], ['cat']],
-    ['an OR group', { type: 'OR', values: [{ key: 'plan', value: 'free' }, { key: 'beta', operator: 'is_set' }] }, ['bob', 'cat']],
+    [
+      'several, AND-ed',
+      [
+        { key: 'plan', value: 'pro', operator: 'icontains' },
+        { key: 'seats', value: 10, operator: 'gt' },
+      ],
+      ['cat'],
+    ],
+    [
+      'an OR group',
+      {
+        type: 'OR',
+        values: [
+          { key: 'plan', value: 'free' },
+          { key: 'beta', operator: 'is_set' },
+        ],
+      },
+      ['bob', 'cat'],
+    ],
     ['the legacy dict form', { plan: 'free' }, ['bob']],
     ['the legacy dict form with an operator', { email__icontains: 'ACME' }, ['ann']],
     ['a value with quotes', [{ key: 'quote', value: 'it\'s "fine"' }], ['ann']],
@@ -159,7 +176,10 @@ describe('CSV', () => {
       ],
     })
     await service.eventsOf(fresh, 2)
-    for (const init of [{ query: '?format=csv', headers: {} as Record<string, string> }, { query: '', headers: { accept: 'text/csv' } }]) {
+    for (const init of [
+      { query: '?format=csv', headers: {} as Record<string, string> },
+      { query: '', headers: { accept: 'text/csv' } },
+    ]) {
       const res = await service.api(fresh, `/api/projects/${fresh.projectId}/events/${init.query}`, { headers: init.headers })
       expect(res.status).toBe(200)
       expect(res.headers.get('content-type')).toMatch(/^text\/csv/)

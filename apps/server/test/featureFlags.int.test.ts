@@ -11,8 +11,20 @@ useTestService((s, a) => {
 })
 
 const FLAG_FIELDS = [
-  'active', 'created_at', 'created_by', 'deleted', 'ensure_experience_continuity', 'filters', 'id', 'is_remote_configuration',
-  'is_simple_flag', 'key', 'name', 'rollout_percentage', 'updated_at', 'version',
+  'active',
+  'created_at',
+  'created_by',
+  'deleted',
+  'ensure_experience_continuity',
+  'filters',
+  'id',
+  'is_remote_configuration',
+  'is_simple_flag',
+  'key',
+  'name',
+  'rollout_percentage',
+  'updated_at',
+  'version',
 ]
 
 async function call(owner: TestAccount, method: string, path: string, body?: unknown) {
@@ -25,14 +37,26 @@ async function call(owner: TestAccount, method: string, path: string, body?: unk
 }
 
 const multivariate = {
-  groups: [{ properties: [{ key: 'email', value: '@acme.com', operator: 'icontains', type: 'person' }], rollout_percentage: 100, variant: 'test' }],
-  multivariate: { variants: [{ key: 'control', rollout_percentage: 50 }, { key: 'test', rollout_percentage: 50 }] },
+  groups: [
+    { properties: [{ key: 'email', value: '@acme.com', operator: 'icontains', type: 'person' }], rollout_percentage: 100, variant: 'test' },
+  ],
+  multivariate: {
+    variants: [
+      { key: 'control', rollout_percentage: 50 },
+      { key: 'test', rollout_percentage: 50 },
+    ],
+  },
   payloads: { test: '{"discount": 10}' },
 }
 
 describe('feature flags', () => {
   it('creates a flag (201) with every field, the creator, version 1, and the simple-flag figures', async () => {
-    const created = await call(account, 'POST', '', { key: 'new-checkout', name: 'New checkout', filters: { groups: [{ properties: [], rollout_percentage: 30 }] }, version: 9 })
+    const created = await call(account, 'POST', '', {
+      key: 'new-checkout',
+      name: 'New checkout',
+      filters: { groups: [{ properties: [], rollout_percentage: 30 }] },
+      version: 9,
+    })
     expect(created.status).toBe(201)
     expect(Object.keys(created.body).sort()).toEqual(FLAG_FIELDS)
     expect(created.body).toMatchObject({
@@ -55,15 +79,46 @@ describe('feature flags', () => {
   it.each([
     ['a key with other characters', { key: 'new checkout!' }, 'key'],
     ['a key taken by a live flag', { key: 'taken' }, 'key'],
-    ['variants that do not add up to 100', { key: 'v1', filters: { groups: [{}], multivariate: { variants: [{ key: 'a', rollout_percentage: 60 }, { key: 'b', rollout_percentage: 30 }] } } }, 'filters'],
-    ['an override naming no variant', { key: 'v2', filters: { groups: [{ variant: 'nope' }], multivariate: { variants: [{ key: 'a', rollout_percentage: 100 }] } } }, 'filters'],
-    ['an unknown operator', { key: 'v3', filters: { groups: [{ properties: [{ key: 'plan', value: 'x', operator: 'sounds_like' }] }] } }, 'filters__groups__0__properties__0__operator'],
+    [
+      'variants that do not add up to 100',
+      {
+        key: 'v1',
+        filters: {
+          groups: [{}],
+          multivariate: {
+            variants: [
+              { key: 'a', rollout_percentage: 60 },
+              { key: 'b', rollout_percentage: 30 },
+            ],
+          },
+        },
+      },
+      'filters',
+    ],
+    [
+      'an override naming no variant',
+      { key: 'v2', filters: { groups: [{ variant: 'nope' }], multivariate: { variants: [{ key: 'a', rollout_percentage: 100 }] } } },
+      'filters',
+    ],
+    [
+      'an unknown operator',
+      { key: 'v3', filters: { groups: [{ properties: [{ key: 'plan', value: 'x', operator: 'sounds_like' }] }] } },
+      'filters__groups__0__properties__0__operator',
+    ],
     ['gt with a word', { key: 'v4', filters: { groups: [{ properties: [{ key: 'seats', value: 'many', operator: 'gt' }] }] } }, 'filters'],
     ['a rollout over 100', { key: 'v5', filters: { groups: [{ rollout_percentage: 120 }] } }, 'filters__groups__0__rollout_percentage'],
-    ['a cohort that does not exist', { key: 'v6', filters: { groups: [{ properties: [{ key: 'id', value: 999999, type: 'cohort' }] }] } }, 'filters'],
+    [
+      'a cohort that does not exist',
+      { key: 'v6', filters: { groups: [{ properties: [{ key: 'id', value: 999999, type: 'cohort' }] }] } },
+      'filters',
+    ],
     ['a payload for no value of the flag', { key: 'v7', filters: { groups: [{}], payloads: { false: '1' } } }, 'filters'],
     ['a payload that is not JSON', { key: 'v8', filters: { groups: [{}], payloads: { true: '{nope' } } }, 'filters'],
-    ['a pattern RE2 cannot read (lookahead)', { key: 'v9', filters: { groups: [{ properties: [{ key: 'email', value: 'a(?=b)', operator: 'regex', type: 'person' }] }] } }, 'filters'],
+    [
+      'a pattern RE2 cannot read (lookahead)',
+      { key: 'v9', filters: { groups: [{ properties: [{ key: 'email', value: 'a(?=b)', operator: 'regex', type: 'person' }] }] } },
+      'filters',
+    ],
   ])('answers 400 validation_error for %s', async (_name, body, attr) => {
     const fresh = await service.account()
     await call(fresh, 'POST', '', { key: 'taken' })

@@ -27,7 +27,14 @@ afterAll(() => {
 })
 
 const PATHS = ['/capture/', '/batch/', '/e/', '/i/v0/e/', '/track/', '/engage/']
-const CONTENT_TYPES = ['application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/octet-stream', '', 'multipart/form-data']
+const CONTENT_TYPES = [
+  'application/json',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'application/octet-stream',
+  '',
+  'multipart/form-data',
+]
 
 async function post(path: string, body: Buffer | string, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(`${service.baseUrl}${path}`, { method: 'POST', body: typeof body === 'string' ? body : new Uint8Array(body), headers })
@@ -59,10 +66,17 @@ const nastyJson = fc.letrec((tie) => ({
 const validEvent = (name: string) =>
   fc.record({
     event: fc.constant(name),
-    distinct_id: fc.oneof(fc.string({ minLength: 1, maxLength: 60 }), nastyString, fc.integer({ min: 1 })).filter((id) => typeof id !== 'string' || id.trim() !== ''),
+    distinct_id: fc
+      .oneof(fc.string({ minLength: 1, maxLength: 60 }), nastyString, fc.integer({ min: 1 }))
+      .filter((id) => typeof id !== 'string' || id.trim() !== ''),
     properties: fc.dictionary(nastyString, nastyJson, { maxKeys: 6 }),
     uuid: fc.uuid({ version: 7 }),
-    timestamp: fc.oneof(fc.constant(undefined), fc.date({ min: new Date('2000-01-01'), max: new Date('2030-01-01'), noInvalidDate: true }).map((d) => d.toISOString()), fc.constant('not a time'), fc.integer()),
+    timestamp: fc.oneof(
+      fc.constant(undefined),
+      fc.date({ min: new Date('2000-01-01'), max: new Date('2030-01-01'), noInvalidDate: true }).map((d) => d.toISOString()),
+      fc.constant('not a time'),
+      fc.integer(),
+    ),
   })
 
 /** Anything at all where an event should be. */
@@ -70,7 +84,14 @@ const hostileEvent = fc.oneof(
   nastyJson,
   fc.record({
     event: fc.oneof(fc.integer(), fc.constant(null), fc.object(), fc.constant(''), fc.constant('hostile')),
-    distinct_id: fc.oneof(fc.constant(null), fc.object(), fc.constant(''), fc.constant('x'.repeat(10_000)), fc.double(), fc.constant('hostile')),
+    distinct_id: fc.oneof(
+      fc.constant(null),
+      fc.object(),
+      fc.constant(''),
+      fc.constant('x'.repeat(10_000)),
+      fc.double(),
+      fc.constant('hostile'),
+    ),
     uuid: fc.oneof(fc.constant('not-a-uuid'), fc.constant('00000000-0000-0000-0000-000000000000'), fc.string()),
     timestamp: fc.oneof(fc.constant('9999-99-99'), fc.constant(-1e20), fc.constant('3000-01-01T00:00:00Z'), fc.constant({})),
     properties: fc.oneof(nastyJson, fc.constant('not an object')),
@@ -95,7 +116,11 @@ function encode(payload: unknown, encoding: Encoding): { path: string; body: Buf
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
       }
     case 'lz64':
-      return { path: '?compression=lz64', body: `data=${encodeURIComponent(LZString.compressToBase64(json))}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } }
+      return {
+        path: '?compression=lz64',
+        body: `data=${encodeURIComponent(LZString.compressToBase64(json))}`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }
     case 'base64':
       return { path: '', body: Buffer.from(json).toString('base64'), headers: { 'content-type': 'text/plain' } }
   }
@@ -107,7 +132,10 @@ describe('fuzzing capture', () => {
       fc.asyncProperty(
         fc.constantFrom(...PATHS),
         fc.constantFrom(...CONTENT_TYPES),
-        fc.oneof(fc.uint8Array({ maxLength: 3000 }), fc.string({ unit: 'binary', maxLength: 3000 }).map((s) => Buffer.from(s))),
+        fc.oneof(
+          fc.uint8Array({ maxLength: 3000 }),
+          fc.string({ unit: 'binary', maxLength: 3000 }).map((s) => Buffer.from(s)),
+        ),
         fc.constantFrom('', '?compression=gzip-js', '?compression=lz64', '?compression=base64', '?ver=1.2'),
         async (path, contentType, bytes, query) => {
           const res = await post(`${path}${query}`, Buffer.from(bytes), contentType ? { 'content-type': contentType } : {})
@@ -125,7 +153,13 @@ describe('fuzzing capture', () => {
     const name = `fuzz-valid-${randomUUID()}`
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.oneof(validEvent(name).map((e) => ({ valid: true as const, e })), hostileEvent.map((e) => ({ valid: false as const, e }))), { maxLength: 25 }),
+        fc.array(
+          fc.oneof(
+            validEvent(name).map((e) => ({ valid: true as const, e })),
+            hostileEvent.map((e) => ({ valid: false as const, e })),
+          ),
+          { maxLength: 25 },
+        ),
         fc.constantFrom<Encoding>('json', 'gzip', 'gzip-hinted', 'form-base64', 'lz64', 'base64'),
         async (items, encoding) => {
           // Valid events get uuids of their own, so that retried cases are new events.
@@ -142,7 +176,9 @@ describe('fuzzing capture', () => {
     )
     const stored = await waitFor(
       async () => {
-        const page = await (await service.api(account, `/api/projects/${account.projectId}/events/?event=${encodeURIComponent(name)}&limit=1`)).json()
+        const page = await (
+          await service.api(account, `/api/projects/${account.projectId}/events/?event=${encodeURIComponent(name)}&limit=1`)
+        ).json()
         return page.count >= expected ? page.count : undefined
       },
       { what: `${expected} valid events`, timeoutMs: 20_000 },
@@ -172,22 +208,46 @@ describe('hostile requests', () => {
 
   it('answers JSON nested 10,000 deep, megabyte strings and NUL bytes without a 5xx, storing what is valid', async () => {
     const deep = `${'['.repeat(10_000)}${']'.repeat(10_000)}`
-    expect((await post('/capture/', `{"api_key":"${account.projectToken}","event":"deep","distinct_id":"d","properties":{"x":${deep}}}`)).status).toBeLessThan(500)
-    const nested = (await post('/capture/', `{"api_key":"${account.projectToken}","event":"deep","distinct_id":"d","properties":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}`)).status
+    expect(
+      (await post('/capture/', `{"api_key":"${account.projectToken}","event":"deep","distinct_id":"d","properties":{"x":${deep}}}`)).status,
+    ).toBeLessThan(500)
+    const nested = (
+      await post(
+        '/capture/',
+        `{"api_key":"${account.projectToken}","event":"deep","distinct_id":"d","properties":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}`,
+      )
+    ).status
     expect(nested).toBeLessThan(500)
 
     const big = 'x'.repeat(1024 * 1024)
     const bigUuid = randomUUID()
-    expect((await service.post('/capture/', { api_key: account.projectToken, event: 'big', distinct_id: 'd\u0000nul', uuid: bigUuid, properties: { big } })).status).toBe(200)
-    const stored = await waitFor(async () => {
-      const res = await service.api(account, `/api/projects/${account.projectId}/events/${bigUuid}/`)
-      return res.status === 200 ? ((await res.json()) as { distinct_id: string; properties: { big: string } }) : undefined
-    }, { what: 'the megabyte event', timeoutMs: 15_000 })
+    expect(
+      (
+        await service.post('/capture/', {
+          api_key: account.projectToken,
+          event: 'big',
+          distinct_id: 'd\u0000nul',
+          uuid: bigUuid,
+          properties: { big },
+        })
+      ).status,
+    ).toBe(200)
+    const stored = await waitFor(
+      async () => {
+        const res = await service.api(account, `/api/projects/${account.projectId}/events/${bigUuid}/`)
+        return res.status === 200 ? ((await res.json()) as { distinct_id: string; properties: { big: string } }) : undefined
+      },
+      { what: 'the megabyte event', timeoutMs: 15_000 },
+    )
     expect(stored.properties.big).toHaveLength(big.length)
     // NUL cannot be stored in every database downstream: PostHog turns it into U+FFFD, and so do we.
     expect(stored.distinct_id).toBe('d\uFFFDnul')
 
-    const invalidUtf8 = Buffer.concat([Buffer.from(`{"api_key":"${account.projectToken}","event":"bad utf8","distinct_id":"`), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}')])
+    const invalidUtf8 = Buffer.concat([
+      Buffer.from(`{"api_key":"${account.projectToken}","event":"bad utf8","distinct_id":"`),
+      Buffer.from([0xff, 0xfe, 0xc3]),
+      Buffer.from('"}'),
+    ])
     expect((await post('/capture/', invalidUtf8, { 'content-type': 'application/json' })).status).toBeLessThan(500)
     await healthy()
   })
@@ -197,10 +257,13 @@ describe('hostile requests', () => {
     expect((await service.post('/batch/', { api_key: fresh.projectToken, batch: [] })).status).toBe(200)
     const batch = Array.from({ length: 10_000 }, (_, i) => ({ event: 'bulk', distinct_id: `u${i}` }))
     expect((await service.post('/batch/', { api_key: fresh.projectToken, batch })).status).toBe(200)
-    const count = await waitFor(async () => {
-      const page = await (await service.api(fresh, `/api/projects/${fresh.projectId}/events/?limit=1`)).json()
-      return page.count === 10_000 ? page.count : undefined
-    }, { what: '10,000 events', timeoutMs: 20_000 })
+    const count = await waitFor(
+      async () => {
+        const page = await (await service.api(fresh, `/api/projects/${fresh.projectId}/events/?limit=1`)).json()
+        return page.count === 10_000 ? page.count : undefined
+      },
+      { what: '10,000 events', timeoutMs: 20_000 },
+    )
     expect(count).toBe(10_000)
   })
 
@@ -208,7 +271,9 @@ describe('hostile requests', () => {
     for (let i = 0; i < 20; i++) {
       await new Promise<void>((resolve) => {
         const socket = connect(Number(new URL(service.baseUrl).port), '127.0.0.1', () => {
-          socket.write(`POST /batch/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"api_key":"${account.projectToken}","batch":[`)
+          socket.write(
+            `POST /batch/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"api_key":"${account.projectToken}","batch":[`,
+          )
           setTimeout(() => {
             socket.destroy()
             resolve()

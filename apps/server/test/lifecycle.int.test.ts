@@ -73,12 +73,20 @@ describe('the service process on embedded defaults', () => {
 
   it('loses no acknowledged event and stores none twice when killed with SIGKILL in the middle of a load', async () => {
     // Small, frequent inserts, so that the kill finds some rows stored and some only on disk.
-    await killMidLoadAndRestart('load@example.com', { CAPTURE_THREADS: '0', BATCH_MAX_AGE_MS: '20', BATCH_MAX_ROWS: '200' }, { CAPTURE_THREADS: '0' })
+    await killMidLoadAndRestart(
+      'load@example.com',
+      { CAPTURE_THREADS: '0', BATCH_MAX_AGE_MS: '20', BATCH_MAX_ROWS: '200' },
+      { CAPTURE_THREADS: '0' },
+    )
   }, 180_000)
 
   it('stores every lane of capture threads killed mid-load, after a restart with fewer threads', async () => {
     // The restart has no capture threads: the spool lane of the second thread is only drained.
-    await killMidLoadAndRestart('threads@example.com', { CAPTURE_THREADS: '2', BATCH_MAX_AGE_MS: '20', BATCH_MAX_ROWS: '200' }, { CAPTURE_THREADS: '0' })
+    await killMidLoadAndRestart(
+      'threads@example.com',
+      { CAPTURE_THREADS: '2', BATCH_MAX_AGE_MS: '20', BATCH_MAX_ROWS: '200' },
+      { CAPTURE_THREADS: '0' },
+    )
     const lane = path.join(dataDir, 'spool', 'lane-1')
     expect(existsSync(lane) ? readdirSync(lane).filter((f) => f.endsWith('.seg')) : []).toEqual([])
   }, 180_000)
@@ -129,7 +137,9 @@ async function killMidLoadAndRestart(email: string, firstEnv: NodeJS.ProcessEnv,
       listed.length = 0
       let count = 0
       for (let offset = 0; ; offset += 1000) {
-        const page = await (await fetch(`${second.baseUrl}/api/projects/${account.project_id}/events/?limit=1000&offset=${offset}`, { headers })).json()
+        const page = await (
+          await fetch(`${second.baseUrl}/api/projects/${account.project_id}/events/?limit=1000&offset=${offset}`, { headers })
+        ).json()
         count = page.count
         listed.push(...page.results.map((e: { id: string }) => e.id))
         if (!page.next) break

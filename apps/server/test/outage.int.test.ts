@@ -30,7 +30,10 @@ beforeAll(async () => {
     stopEmbedded = () => embedded.stop()
   }
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
-  const target = (url: string, defaultPort: number) => ({ host: new URL(url).hostname || '127.0.0.1', port: Number(new URL(url).port || defaultPort) })
+  const target = (url: string, defaultPort: number) => ({
+    host: new URL(url).hostname || '127.0.0.1',
+    port: Number(new URL(url).port || defaultPort),
+  })
   pgProxy = await startTcpProxy(target(pgUrl, 5432))
   redisProxy = await startTcpProxy(target(redisUrl, 6379))
   service = await startTestService({ DATABASE_URL: viaProxy(pgUrl, pgProxy), REDIS_URL: viaProxy(redisUrl, redisProxy) })

@@ -8,7 +8,15 @@ useTestService((s) => {
   service = s
 })
 
-type Person = { id: number; uuid: string; name: string; distinct_ids: string[]; properties: Record<string, unknown>; is_identified: boolean; created_at: string }
+type Person = {
+  id: number
+  uuid: string
+  name: string
+  distinct_ids: string[]
+  properties: Record<string, unknown>
+  is_identified: boolean
+  created_at: string
+}
 
 const secondsAgo = (n: number) => new Date(Date.now() - n * 1000).toISOString()
 
@@ -60,7 +68,11 @@ describe('persons from events', () => {
 
   it('applies $set, $set_once and $unset in event order, from properties and from the top level', async () => {
     await send(account, [
-      { event: 'a', distinct_id: 'props', properties: { $set: { plan: 'free', email: 'p@example.com' }, $set_once: { first_seen: 'monday' } } },
+      {
+        event: 'a',
+        distinct_id: 'props',
+        properties: { $set: { plan: 'free', email: 'p@example.com' }, $set_once: { first_seen: 'monday' } },
+      },
       { event: 'b', distinct_id: 'props', $set: { plan: 'pro' }, $set_once: { first_seen: 'tuesday', source: 'ad' } },
       { event: 'c', distinct_id: 'props', properties: { $unset: ['email'], $set_once: { plan: 'ignored' } } },
     ])
@@ -79,14 +91,17 @@ describe('persons from events', () => {
 
   it('merges the anonymous person into the identified one on $identify, keeping both histories', async () => {
     await send(account, [
-      { event: '$pageview', distinct_id: 'anon-1', properties: { $set_once: { landing: '/pricing' }, $set: { plan: 'trial' } }, timestamp: secondsAgo(5) },
+      {
+        event: '$pageview',
+        distinct_id: 'anon-1',
+        properties: { $set_once: { landing: '/pricing' }, $set: { plan: 'trial' } },
+        timestamp: secondsAgo(5),
+      },
       { event: 'login', distinct_id: 'user-1', properties: { $set: { email: 'one@example.com', plan: 'old' } }, timestamp: secondsAgo(4) },
     ])
     await personOf(account, 'user-1')
     await personOf(account, 'anon-1')
-    await send(account, [
-      { event: '$identify', distinct_id: 'user-1', properties: { $anon_distinct_id: 'anon-1', $set: { name: 'One' } } },
-    ])
+    await send(account, [{ event: '$identify', distinct_id: 'user-1', properties: { $anon_distinct_id: 'anon-1', $set: { name: 'One' } } }])
     const person = await personOf(account, 'anon-1', (p) => p.distinct_ids.length === 2)
     expect(person.distinct_ids.sort()).toEqual(['anon-1', 'user-1'])
     expect(person.is_identified).toBe(true)
@@ -125,7 +140,10 @@ describe('persons from events', () => {
       ])
     }
     for (const half of [users.slice(0, 150), users.slice(150)]) {
-      await send(account, half.map((i) => ({ event: '$identify', distinct_id: `slice-user-${i}`, properties: { $anon_distinct_id: `slice-anon-${i}` } })))
+      await send(
+        account,
+        half.map((i) => ({ event: '$identify', distinct_id: `slice-user-${i}`, properties: { $anon_distinct_id: `slice-anon-${i}` } })),
+      )
     }
     for (const i of [0, 149, 150, 299]) {
       const person = await personOf(account, `slice-user-${i}`, (p) => p.distinct_ids.length === 2)
@@ -167,10 +185,18 @@ describe('persons from events', () => {
   it('stores U+0000 in person properties, ids and event names as U+FFFD, without failing the events beside them', async () => {
     const fresh = await service.account()
     await send(fresh, [
-      { event: 'signed up', distinct_id: 'nul-props', properties: { $set: { 'na\u0000me': 'a\u0000b', nested: { deep: ['x\u0000'] } }, $set_once: { first: '\u0000' } } },
+      {
+        event: 'signed up',
+        distinct_id: 'nul-props',
+        properties: { $set: { 'na\u0000me': 'a\u0000b', nested: { deep: ['x\u0000'] } }, $set_once: { first: '\u0000' } },
+      },
       { event: 'signed up', distinct_id: 'clean', properties: { $set: { plan: 'pro' } } },
       { event: 'clicked\u0000button', distinct_id: 'clean' },
-      { event: '$identify', distinct_id: 'nul-props', properties: { $anon_distinct_id: 'anon\u0000device', $groups: { 'org\u0000type': 'acme' } } },
+      {
+        event: '$identify',
+        distinct_id: 'nul-props',
+        properties: { $anon_distinct_id: 'anon\u0000device', $groups: { 'org\u0000type': 'acme' } },
+      },
     ])
     const clean = await service.personOf(fresh, 'clean', (p) => p.properties.plan === 'pro')
     expect(clean.properties).toEqual({ plan: 'pro' })
@@ -213,7 +239,12 @@ describe('the persons endpoints', () => {
     account = await service.account()
     await send(account, [
       { event: 'e', distinct_id: 'ann', properties: { $set: { email: 'ann@acme.com', plan: 'pro', seats: 5 } }, timestamp: secondsAgo(3) },
-      { event: 'e', distinct_id: 'bob', properties: { $set: { email: 'bob@other.org', plan: 'free', seats: 1 } }, timestamp: secondsAgo(2) },
+      {
+        event: 'e',
+        distinct_id: 'bob',
+        properties: { $set: { email: 'bob@other.org', plan: 'free', seats: 1 } },
+        timestamp: secondsAgo(2),
+      },
       { event: 'e', distinct_id: 'cat', properties: { $set: { name: 'Cat', plan: 'pro' } }, timestamp: secondsAgo(1) },
     ])
     await waitFor(async () => ((await personsPage(account)).count === 3 ? true : undefined), { what: 'three persons', timeoutMs: 15_000 })
@@ -269,7 +300,9 @@ describe('the persons endpoints', () => {
     expect(await service.eventsOf(account, 1, '&distinct_id=bob')).toHaveLength(1)
 
     const cat = await personOf(account, 'cat')
-    const withEvents = await service.api(account, `/api/projects/${account.projectId}/persons/${cat.uuid}/?delete_events=true`, { method: 'DELETE' })
+    const withEvents = await service.api(account, `/api/projects/${account.projectId}/persons/${cat.uuid}/?delete_events=true`, {
+      method: 'DELETE',
+    })
     expect(withEvents.status).toBe(204)
     const left = await (await service.api(account, `/api/projects/${account.projectId}/events/?distinct_id=cat`)).json()
     expect(left.count).toBe(0)

@@ -24,7 +24,16 @@ chmodSync(childDir, 0o755)
 
 beforeAll(async () => {
   a = await startTestService({ DATABASE_URL, REDIS_URL, BATCH_MAX_AGE_MS: 20 })
-  b = await startServiceProcess({ ...process.env, DATABASE_URL, REDIS_URL, DATA_DIR: childDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', BATCH_MAX_AGE_MS: '20' })
+  b = await startServiceProcess({
+    ...process.env,
+    DATABASE_URL,
+    REDIS_URL,
+    DATA_DIR: childDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    BATCH_MAX_AGE_MS: '20',
+  })
   account = await createTestAccount(a.app.deps.sql)
 }, 120_000)
 
@@ -48,13 +57,21 @@ describe('persons written by two server instances at once', () => {
     const users = Array.from({ length: USERS }, (_, k) => k)
     // Both instances see each anonymous id for the first time at once.
     await Promise.all([
-      ...users.map((k) => batch(a.baseUrl, [{ event: '$pageview', distinct_id: `anon-${k}`, properties: { $set_once: { landing: `/a/${k}` } } }])),
+      ...users.map((k) =>
+        batch(a.baseUrl, [{ event: '$pageview', distinct_id: `anon-${k}`, properties: { $set_once: { landing: `/a/${k}` } } }]),
+      ),
       ...users.map((k) => batch(b.baseUrl, [{ event: '$pageview', distinct_id: `anon-${k}` }])),
     ])
     // One instance identifies while the other sees the identified id's first event.
     await Promise.all([
-      ...users.map((k) => batch(k % 2 ? a.baseUrl : b.baseUrl, [{ event: '$identify', distinct_id: `user-${k}`, properties: { $anon_distinct_id: `anon-${k}` } }])),
-      ...users.map((k) => batch(k % 2 ? b.baseUrl : a.baseUrl, [{ event: 'upgraded', distinct_id: `user-${k}`, properties: { $set: { plan: 'pro' } } }])),
+      ...users.map((k) =>
+        batch(k % 2 ? a.baseUrl : b.baseUrl, [
+          { event: '$identify', distinct_id: `user-${k}`, properties: { $anon_distinct_id: `anon-${k}` } },
+        ]),
+      ),
+      ...users.map((k) =>
+        batch(k % 2 ? b.baseUrl : a.baseUrl, [{ event: 'upgraded', distinct_id: `user-${k}`, properties: { $set: { plan: 'pro' } } }]),
+      ),
     ])
 
     const sql = a.app.deps.sql
@@ -142,7 +159,9 @@ describe('a static cohort upload racing a merge', () => {
       cohortQueries.addStaticMembers(a.app.deps.sql, account.projectId, cohort.id, ['listed-anon']),
     )
     expect(result).toBe(1)
-    const members = await a.app.deps.sql<{ person_id: number }[]>`select person_id::int as person_id from cohort_people where cohort_id = ${cohort.id}`
+    const members = await a.app.deps.sql<
+      { person_id: number }[]
+    >`select person_id::int as person_id from cohort_people where cohort_id = ${cohort.id}`
     expect(members).toEqual([{ person_id: user.id }])
   })
 })

@@ -21,10 +21,20 @@ const configsPath = (owner: TestAccount) => `/api/projects/${owner.projectId}/pl
 async function call(owner: TestAccount, method: string, path: string, body?: unknown) {
   const res = await service.api(owner, path, { method, body: body === undefined ? undefined : JSON.stringify(body) })
   const text = await res.text()
-  return { status: res.status, headers: res.headers, text, body: text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : undefined }
+  return {
+    status: res.status,
+    headers: res.headers,
+    text,
+    body: text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : undefined,
+  }
 }
 
-async function logsOf(owner: TestAccount, id: number, query = '', atLeast = 1): Promise<{ count: number; results: Array<Record<string, any>> }> {
+async function logsOf(
+  owner: TestAccount,
+  id: number,
+  query = '',
+  atLeast = 1,
+): Promise<{ count: number; results: Array<Record<string, any>> }> {
   return waitFor(
     async () => {
       const { body } = await call(owner, 'GET', `${configsPath(owner)}${id}/logs/${query}`)
@@ -79,7 +89,9 @@ describe('plugin configs', () => {
 
     // A masked secret sent back keeps the stored value; a new one replaces it.
     const id = created.body.id
-    const kept = await call(fresh, 'PATCH', `${configsPath(fresh)}${id}/`, { config: { url: 'https://hooks.example.com/y', secret: SECRET_MASK } })
+    const kept = await call(fresh, 'PATCH', `${configsPath(fresh)}${id}/`, {
+      config: { url: 'https://hooks.example.com/y', secret: SECRET_MASK },
+    })
     expect(kept.body.config).toMatchObject({ url: 'https://hooks.example.com/y', secret: SECRET_MASK })
     const [row] = await service.app.deps.sql<{ config: Record<string, unknown> }[]>`select config from plugin_configs where id = ${id}`
     expect(row!.config.secret).toBe('s3cret')
@@ -142,15 +154,33 @@ describe('plugin configs', () => {
     await call(fresh, 'PATCH', `${configsPath(fresh)}${config.id}/`, { enabled: false })
     const logs = await logsOf(fresh, config.id, '', 3)
     expect(logs.results.map((e) => e.message)).toEqual(['Plugin disabled.', 'Plugin enabled.', 'Config created (disabled).'])
-    expect(Object.keys(logs.results[0] ?? {}).sort()).toEqual(
-      ['id', 'instance_id', 'message', 'plugin_config_id', 'plugin_id', 'source', 'team_id', 'timestamp', 'type'],
-    )
-    expect(logs.results[0]).toMatchObject({ team_id: fresh.projectId, plugin_id: 1, plugin_config_id: config.id, source: 'SYSTEM', type: 'INFO' })
+    expect(Object.keys(logs.results[0] ?? {}).sort()).toEqual([
+      'id',
+      'instance_id',
+      'message',
+      'plugin_config_id',
+      'plugin_id',
+      'source',
+      'team_id',
+      'timestamp',
+      'type',
+    ])
+    expect(logs.results[0]).toMatchObject({
+      team_id: fresh.projectId,
+      plugin_id: 1,
+      plugin_config_id: config.id,
+      source: 'SYSTEM',
+      type: 'INFO',
+    })
 
     expect((await logsOf(fresh, config.id, '?search=ENABLED')).results.map((e) => e.message)).toEqual(['Plugin enabled.'])
     const none = await call(fresh, 'GET', `${configsPath(fresh)}${config.id}/logs/?type_filter=ERROR&type_filter=WARN`)
     expect(none.body).toMatchObject({ count: 0, results: [] })
-    const later = await call(fresh, 'GET', `${configsPath(fresh)}${config.id}/logs/?after=${encodeURIComponent(logs.results[1]?.timestamp ?? '')}`)
+    const later = await call(
+      fresh,
+      'GET',
+      `${configsPath(fresh)}${config.id}/logs/?after=${encodeURIComponent(logs.results[1]?.timestamp ?? '')}`,
+    )
     expect(later.body.results.map((e: { message: string }) => e.message)).toEqual(['Plugin disabled.'])
     const page = await call(fresh, 'GET', `${configsPath(fresh)}${config.id}/logs/?limit=1`)
     expect(page.body.next).toContain('offset=1')
@@ -174,12 +204,18 @@ describe('plugin configs', () => {
     const noPayload = await call(fresh, 'POST', jobPath, { job: { type: 'Export historical events', payload: { dateFrom: '2024-01-01' } } })
     expect(noPayload.body).toMatchObject({ attr: 'job__payload__dateTo' })
 
-    const ok = await call(fresh, 'POST', jobPath, { job: { type: 'Export historical events', payload: { dateFrom: '2024-01-01', dateTo: '2024-02-01' } } })
+    const ok = await call(fresh, 'POST', jobPath, {
+      job: { type: 'Export historical events', payload: { dateFrom: '2024-01-01', dateTo: '2024-02-01' } },
+    })
     expect(ok.status).toBe(200)
     const jobs = await service.app.deps.sql<{ type: string; payload: Record<string, unknown>; status: string }[]>`
       select type, payload, status from plugin_jobs where plugin_config_id = ${config.id}`
     expect(jobs).toEqual([
-      { type: 'Export historical events', payload: { dateFrom: '2024-01-01', dateTo: '2024-02-01', $operation: 'start' }, status: 'queued' },
+      {
+        type: 'Export historical events',
+        payload: { dateFrom: '2024-01-01', dateTo: '2024-02-01', $operation: 'start' },
+        status: 'queued',
+      },
     ])
     const logs = await logsOf(fresh, config.id, '?search=job')
     expect(logs.results[0]?.message).toBe('Job "Export historical events" enqueued (start).')

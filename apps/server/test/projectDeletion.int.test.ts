@@ -31,7 +31,9 @@ describe('a project deleted while its acknowledged events wait to be stored', ()
     const [stored] = await service.eventsOf(kept, 1)
     expect(stored!.event).toBe('behind it')
     expect(await storedEventsOf(doomed)).toBe(0)
-    const [persons] = await service.app.deps.sql<{ n: number }[]>`select count(*)::int as n from persons where project_id = ${doomed.projectId}`
+    const [persons] = await service.app.deps.sql<
+      { n: number }[]
+    >`select count(*)::int as n from persons where project_id = ${doomed.projectId}`
     expect(persons?.n).toBe(0)
   })
 })

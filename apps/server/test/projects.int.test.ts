@@ -26,23 +26,58 @@ describe('projects', () => {
     expect(project.id).not.toBe(999)
     expect(Object.keys(project).sort()).toEqual(
       [
-        'id', 'uuid', 'organization', 'api_token', 'app_urls', 'name', 'chat_incoming_webhook', 'created_at', 'updated_at',
-        'anonymize_ips', 'completed_snippet_onboarding', 'ingested_event', 'test_account_filters',
-        'test_account_filters_default_checked', 'path_cleaning_filters', 'is_demo', 'timezone', 'data_attributes',
-        'person_display_name_properties', 'correlation_config', 'session_recording_opt_in', 'capture_console_log_opt_in',
-        'effective_membership_level', 'access_control', 'has_group_types', 'primary_dashboard', 'live_events_columns',
+        'id',
+        'uuid',
+        'organization',
+        'api_token',
+        'app_urls',
+        'name',
+        'chat_incoming_webhook',
+        'created_at',
+        'updated_at',
+        'anonymize_ips',
+        'completed_snippet_onboarding',
+        'ingested_event',
+        'test_account_filters',
+        'test_account_filters_default_checked',
+        'path_cleaning_filters',
+        'is_demo',
+        'timezone',
+        'data_attributes',
+        'person_display_name_properties',
+        'correlation_config',
+        'session_recording_opt_in',
+        'capture_console_log_opt_in',
+        'effective_membership_level',
+        'access_control',
+        'has_group_types',
+        'primary_dashboard',
+        'live_events_columns',
         'recording_domains',
       ].sort(),
     )
     const list = await (await service.api(account, '/api/projects/')).json()
     expect(list.count).toBe(2)
-    expect(Object.keys(list.results[0]).sort()).toEqual(
-      ['access_control', 'api_token', 'completed_snippet_onboarding', 'effective_membership_level', 'id', 'ingested_event', 'is_demo', 'name', 'organization', 'timezone', 'uuid'],
-    )
+    expect(Object.keys(list.results[0]).sort()).toEqual([
+      'access_control',
+      'api_token',
+      'completed_snippet_onboarding',
+      'effective_membership_level',
+      'id',
+      'ingested_event',
+      'is_demo',
+      'name',
+      'organization',
+      'timezone',
+      'uuid',
+    ])
   })
 
   it('answers 400 validation_error with the field for a time zone outside the list', async () => {
-    const res = await service.api(account, '/api/projects/', { method: 'POST', body: JSON.stringify({ name: 'x', timezone: 'Mars/Olympus' }) })
+    const res = await service.api(account, '/api/projects/', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'x', timezone: 'Mars/Olympus' }),
+    })
     expect(res.status).toBe(400)
     expect(await res.json()).toMatchObject({ type: 'validation_error', code: 'invalid_choice', attr: 'timezone' })
   })
@@ -95,12 +130,21 @@ describe('projects', () => {
 
   it('says has_group_types once an event names a group type, also in the answer to an update', async () => {
     const fresh = await service.account()
-    const project = async () => (await (await service.api(fresh, `/api/projects/${fresh.projectId}/`)).json()) as { has_group_types: boolean }
+    const project = async () =>
+      (await (await service.api(fresh, `/api/projects/${fresh.projectId}/`)).json()) as { has_group_types: boolean }
     expect((await project()).has_group_types).toBe(false)
-    const res = await service.post('/capture/', { api_key: fresh.projectToken, event: 'signed up', distinct_id: 'u1', properties: { $groups: { company: 'acme' } } })
+    const res = await service.post('/capture/', {
+      api_key: fresh.projectToken,
+      event: 'signed up',
+      distinct_id: 'u1',
+      properties: { $groups: { company: 'acme' } },
+    })
     expect(res.status).toBe(200)
     await waitFor(async () => ((await project()).has_group_types ? true : undefined), { what: 'has_group_types' })
-    const updated = await service.api(fresh, `/api/projects/${fresh.projectId}/`, { method: 'PATCH', body: JSON.stringify({ name: 'Renamed' }) })
+    const updated = await service.api(fresh, `/api/projects/${fresh.projectId}/`, {
+      method: 'PATCH',
+      body: JSON.stringify({ name: 'Renamed' }),
+    })
     expect(await updated.json()).toMatchObject({ name: 'Renamed', has_group_types: true })
   })
 

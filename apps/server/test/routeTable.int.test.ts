@@ -114,7 +114,10 @@ describe('authorization, for every route of the table', () => {
 
   const withParams = cases.filter(([, path]) => /\/:(id|parent_lookup_plugin_config_id)\//.test(path))
   it.each(withParams)('%s %s answers 404 when a path parameter is not valid percent-encoding', async (method, path) => {
-    const malformed = pathFor(path.replace(/:(id|parent_lookup_plugin_config_id)\b/, '%E0%A4%A'), { project: account.projectId, organization: account.organizationId })
+    const malformed = pathFor(path.replace(/:(id|parent_lookup_plugin_config_id)\b/, '%E0%A4%A'), {
+      project: account.projectId,
+      organization: account.organizationId,
+    })
     const res = await service.api(account, malformed, { method, body: bodyFor(method) })
     expect(res.status).toBe(404)
   })
@@ -126,10 +129,15 @@ describe('authorization, for every route of the table', () => {
 })
 
 describe('pagination, for every list of the table', () => {
-  const lists = cases.filter(([method, path]) => method === 'GET' && restRoutes.find((r) => r.path === path)?.paginated && !/:(id|parent_lookup)/.test(path))
+  const lists = cases.filter(
+    ([method, path]) => method === 'GET' && restRoutes.find((r) => r.path === path)?.paginated && !/:(id|parent_lookup)/.test(path),
+  )
   it.each(lists)('%s %s answers an empty page for an offset past every item, however large', async (_method, path) => {
     for (const offset of ['1000000', '99999999999999999999']) {
-      const res = await service.api(account, `${pathFor(path, { project: account.projectId, organization: account.organizationId })}?offset=${offset}`)
+      const res = await service.api(
+        account,
+        `${pathFor(path, { project: account.projectId, organization: account.organizationId })}?offset=${offset}`,
+      )
       expect(res.status, offset).toBe(200)
       expect(await res.json()).toMatchObject({ next: null, results: [] })
     }
@@ -141,9 +149,16 @@ describe('U+0000 in the input', () => {
     const scoped = `/api/projects/${account.projectId}`
     const created = await service.api(account, `${scoped}/cohorts/`, { method: 'POST', body: JSON.stringify({ name: 'a\u0000b' }) })
     expect(created.status).toBe(400)
-    expect(await created.json()).toEqual({ type: 'validation_error', code: 'null_characters_not_allowed', detail: 'Null characters are not allowed.', attr: 'name' })
+    expect(await created.json()).toEqual({
+      type: 'validation_error',
+      code: 'null_characters_not_allowed',
+      detail: 'Null characters are not allowed.',
+      attr: 'name',
+    })
 
-    const flag = await (await service.api(account, `${scoped}/feature_flags/`, { method: 'POST', body: JSON.stringify({ key: 'nul-check' }) })).json()
+    const flag = await (
+      await service.api(account, `${scoped}/feature_flags/`, { method: 'POST', body: JSON.stringify({ key: 'nul-check' }) })
+    ).json()
     const patched = await service.api(account, `${scoped}/feature_flags/${flag.id}/`, {
       method: 'PATCH',
       body: JSON.stringify({ filters: { groups: [{ properties: [{ key: 'email', value: 'x\u0000', type: 'person' }] }] } }),
@@ -173,8 +188,12 @@ describe('the OpenAPI document at /api/schema/', () => {
     const list = doc.paths['/api/projects/{project_id}/cohorts/']!.get
     expect(list.responses['200'].content['application/json'].schema.required).toEqual(['count', 'next', 'previous', 'results'])
     const update = doc.paths['/api/projects/{project_id}/event_definitions/{id}/']!.patch
-    expect(Object.keys(update.requestBody.content['application/json'].schema.properties).sort()).toEqual(
-      ['description', 'owner', 'post_to_chat', 'tags', 'verified'],
-    )
+    expect(Object.keys(update.requestBody.content['application/json'].schema.properties).sort()).toEqual([
+      'description',
+      'owner',
+      'post_to_chat',
+      'tags',
+      'verified',
+    ])
   })
 })

@@ -19,7 +19,11 @@ describe('GET /api/users/@me/', () => {
     expect(me).toMatchObject({
       id: account.userId,
       team: { id: account.projectId, api_token: account.projectToken, app_urls: [], event_names: [], event_properties: [] },
-      organization: { id: account.organizationId, membership_level: 15, teams: [{ id: account.projectId, api_token: account.projectToken }] },
+      organization: {
+        id: account.organizationId,
+        membership_level: 15,
+        teams: [{ id: account.projectId, api_token: account.projectToken }],
+      },
       organizations: [{ id: account.organizationId, membership_level: 15 }],
     })
     expect(me.email).toMatch(/@example\.com$/)
@@ -36,10 +40,13 @@ describe('GET /api/users/@me/', () => {
       ],
     })
     await service.eventsOf(fresh, 2)
-    const me = await waitFor(async () => {
-      const body = await (await service.api(fresh, '/api/users/@me')).json()
-      return body.team.event_names.length === 2 ? body : undefined
-    }, { what: 'event names in @me', timeoutMs: 10_000 })
+    const me = await waitFor(
+      async () => {
+        const body = await (await service.api(fresh, '/api/users/@me')).json()
+        return body.team.event_names.length === 2 ? body : undefined
+      },
+      { what: 'event names in @me', timeoutMs: 10_000 },
+    )
     expect(me.team.event_names).toEqual(['purchase', 'refund'])
     expect(me.team.event_properties).toEqual(['$ip', 'amount', 'currency'])
     expect(me.team.event_properties_numerical).toContain('amount')
@@ -49,6 +56,6 @@ describe('GET /api/users/@me/', () => {
   it('answers through tRPC as users.me', async () => {
     const res = await fetch(`${service.baseUrl}/trpc/users.me`, { headers: { authorization: `Bearer ${account.personalApiKey}` } })
     expect(res.status).toBe(200)
-    expect(((await res.json())).result.data.id).toBe(account.userId)
+    expect((await res.json()).result.data.id).toBe(account.userId)
   })
 })

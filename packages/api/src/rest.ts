@@ -117,7 +117,11 @@ function respond(route: RestRoute, result: unknown, req: HttpRequest): HttpRespo
   if (route.contentType) return { status, headers: { ...headers, 'content-type': route.contentType }, body: String(result) }
   if (route.csv && wantsCsv(req.url, req.headers.accept)) {
     const rows = route.paginated ? (result as Page<unknown>).results : [result]
-    return { status, headers: { ...headers, 'content-type': 'text/csv; charset=utf-8' }, body: toCsv(rows, outputFields(route.procedure, route.paginated ?? false)) }
+    return {
+      status,
+      headers: { ...headers, 'content-type': 'text/csv; charset=utf-8' },
+      body: toCsv(rows, outputFields(route.procedure, route.paginated ?? false)),
+    }
   }
   return jsonResponse(status, route.paginated ? toEnvelope(result as Page<unknown>, req.url) : result, headers)
 }

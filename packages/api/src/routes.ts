@@ -47,9 +47,22 @@ export const restRoutes: RestRoute[] = [
   { method: 'DELETE', path: '/api/projects/:id/', procedure: 'projects.delete', summary: 'Delete a project and its events', status: 204 },
 
   { method: 'GET', path: `${projectScoped}/cohorts/`, procedure: 'cohorts.list', summary: 'List cohorts', query: true, paginated: true },
-  { method: 'POST', path: `${projectScoped}/cohorts/`, procedure: 'cohorts.create', summary: 'Create a cohort', body: 'fields', status: 201 },
+  {
+    method: 'POST',
+    path: `${projectScoped}/cohorts/`,
+    procedure: 'cohorts.create',
+    summary: 'Create a cohort',
+    body: 'fields',
+    status: 201,
+  },
   { method: 'GET', path: `${projectScoped}/cohorts/:id/`, procedure: 'cohorts.get', summary: 'Retrieve a cohort' },
-  { method: 'PATCH', path: `${projectScoped}/cohorts/:id/`, procedure: 'cohorts.update', summary: 'Update or soft-delete a cohort', body: 'data' },
+  {
+    method: 'PATCH',
+    path: `${projectScoped}/cohorts/:id/`,
+    procedure: 'cohorts.update',
+    summary: 'Update or soft-delete a cohort',
+    body: 'data',
+  },
   {
     method: 'GET',
     path: `${projectScoped}/cohorts/:id/persons/`,
@@ -68,7 +81,12 @@ export const restRoutes: RestRoute[] = [
     query: true,
     paginated: true,
   },
-  { method: 'GET', path: `${projectScoped}/event_definitions/:id/`, procedure: 'eventDefinitions.get', summary: 'Retrieve an event definition' },
+  {
+    method: 'GET',
+    path: `${projectScoped}/event_definitions/:id/`,
+    procedure: 'eventDefinitions.get',
+    summary: 'Retrieve an event definition',
+  },
   {
     method: 'PATCH',
     path: `${projectScoped}/event_definitions/:id/`,
@@ -77,8 +95,22 @@ export const restRoutes: RestRoute[] = [
     body: 'data',
   },
 
-  { method: 'GET', path: `${projectScoped}/events/`, procedure: 'events.list', summary: 'List events', query: true, paginated: true, csv: true },
-  { method: 'GET', path: `${projectScoped}/events/values/`, procedure: 'events.values', summary: "Values of an event property", query: true },
+  {
+    method: 'GET',
+    path: `${projectScoped}/events/`,
+    procedure: 'events.list',
+    summary: 'List events',
+    query: true,
+    paginated: true,
+    csv: true,
+  },
+  {
+    method: 'GET',
+    path: `${projectScoped}/events/values/`,
+    procedure: 'events.values',
+    summary: 'Values of an event property',
+    query: true,
+  },
   { method: 'GET', path: `${projectScoped}/events/:id/`, procedure: 'events.get', summary: 'Retrieve an event', query: true, csv: true },
 
   {
@@ -108,7 +140,14 @@ export const restRoutes: RestRoute[] = [
     query: true,
     paginated: true,
   },
-  { method: 'POST', path: `${projectScoped}/feature_flags/`, procedure: 'featureFlags.create', summary: 'Create a feature flag', body: 'fields', status: 201 },
+  {
+    method: 'POST',
+    path: `${projectScoped}/feature_flags/`,
+    procedure: 'featureFlags.create',
+    summary: 'Create a feature flag',
+    body: 'fields',
+    status: 201,
+  },
   { method: 'GET', path: `${projectScoped}/feature_flags/:id/`, procedure: 'featureFlags.get', summary: 'Retrieve a feature flag' },
   {
     method: 'GET',
@@ -150,7 +189,14 @@ export const restRoutes: RestRoute[] = [
     summary: 'Update or soft-delete a feature flag (a new version)',
     body: 'data',
   },
-  { method: 'GET', path: '/api/organizations/:organization_id/plugins/', procedure: 'plugins.list', summary: 'List the plugins available', query: true, paginated: true },
+  {
+    method: 'GET',
+    path: '/api/organizations/:organization_id/plugins/',
+    procedure: 'plugins.list',
+    summary: 'List the plugins available',
+    query: true,
+    paginated: true,
+  },
   {
     method: 'GET',
     path: `${projectScoped}/plugin_configs/`,

@@ -78,14 +78,18 @@ export async function handleCapture(input: CaptureInput, deps: CaptureDeps): Pro
       const e = outcome.event
       const subject = { uuid: e.uuid, event: e.name, distinctId: e.distinctId, teamId: project.id, ip: input.ip ?? '' }
       if (outcome.kind === 'dlq') {
-        letters.push(deadLetter(subject, rawPayloadOf(raw), { location: `ingestion:${outcome.step}`, reason: outcome.reason, error: outcome.error }))
+        letters.push(
+          deadLetter(subject, rawPayloadOf(raw), { location: `ingestion:${outcome.step}`, reason: outcome.reason, error: outcome.error }),
+        )
         continue
       }
       try {
         lines.push(encodeEvent(e, project.id, createdAt))
         intents.push(e.person)
       } catch (err) {
-        letters.push(deadLetter(subject, rawPayloadOf(raw), { location: 'ingestion:encode_row', reason: 'unencodable_event', error: String(err) }))
+        letters.push(
+          deadLetter(subject, rawPayloadOf(raw), { location: 'ingestion:encode_row', reason: 'unencodable_event', error: String(err) }),
+        )
         continue
       }
       const timestampMs = Math.floor(e.timestampUs / 1000)

@@ -12,11 +12,14 @@ export interface DecideDeps {
   /** Also what remote config tells about flags. */
   flags: FlagDefinitionsResolver
   /** The stored person of a distinct id (properties, static cohorts, continuity hash keys). */
-  flagPerson: (projectId: number, distinctId: string, continuity?: { anonId: string; flagKeys: string[] }) => Promise<FlagPerson | undefined>
+  flagPerson: (
+    projectId: number,
+    distinctId: string,
+    continuity?: { anonId: string; flagKeys: string[] },
+  ) => Promise<FlagPerson | undefined>
   maxDecompressedBytes: number
   log: (msg: string) => void
 }
-
 
 /** What the browser SDK configures itself from, in every answer (PostHog's base config). */
 const BASE_CONFIG: Readonly<Record<string, unknown>> = Object.freeze({
@@ -71,12 +74,20 @@ function shape(
   const details = () => Object.fromEntries(results.map((r) => [r.result.key, flagDetails(r.result, r.flag)]))
   if (flagsEndpoint) {
     if (version >= 2) return { flags: details(), errorsWhileComputingFlags: errors }
-    return { featureFlags: Object.fromEntries(results.map((r) => [r.result.key, value(r.result)])), featureFlagPayloads: payloads, errorsWhileComputingFlags: errors }
+    return {
+      featureFlags: Object.fromEntries(results.map((r) => [r.result.key, value(r.result)])),
+      featureFlagPayloads: payloads,
+      errorsWhileComputingFlags: errors,
+    }
   }
   if (version <= 1) return { featureFlags: enabled.map((r) => r.result.key) }
   if (version === 2) return { featureFlags: Object.fromEntries(enabled.map((r) => [r.result.key, value(r.result)])) }
   if (version === 3) {
-    return { featureFlags: Object.fromEntries(results.map((r) => [r.result.key, value(r.result)])), featureFlagPayloads: payloads, errorsWhileComputingFlags: errors }
+    return {
+      featureFlags: Object.fromEntries(results.map((r) => [r.result.key, value(r.result)])),
+      featureFlagPayloads: payloads,
+      errorsWhileComputingFlags: errors,
+    }
   }
   return { flags: details(), errorsWhileComputingFlags: errors }
 }
@@ -141,11 +152,20 @@ export async function handleDecide(input: CaptureInput, deps: DecideDeps, flagsE
     // As capture stores them, so that the stored person is found.
     const distinctId = typeof rawId === 'string' || typeof rawId === 'number' ? storedDistinctId(String(rawId)) : ''
     if (distinctId === '') throw problems.missingDistinctId()
-    const personProperties = isJsonObject(body.person_properties) ? body.person_properties : isJsonObject(body.$properties) ? body.$properties : {}
-    const groups = isJsonObject(body.groups) ? (Object.fromEntries(Object.entries(body.groups).map(([k, v]) => [k, String(v)])) as Record<string, string>) : {}
+    const personProperties = isJsonObject(body.person_properties)
+      ? body.person_properties
+      : isJsonObject(body.$properties)
+        ? body.$properties
+        : {}
+    const groups = isJsonObject(body.groups)
+      ? (Object.fromEntries(Object.entries(body.groups).map(([k, v]) => [k, String(v)])) as Record<string, string>)
+      : {}
     const groupProperties = isJsonObject(body.group_properties) ? (body.group_properties as Record<string, Record<string, unknown>>) : {}
-    const anonId = typeof body.$anon_distinct_id === 'string' && body.$anon_distinct_id !== '' ? replaceNul(body.$anon_distinct_id) : undefined
-    const wanted = Array.isArray(body.flag_keys_to_evaluate ?? body.flag_keys) ? new Set((body.flag_keys_to_evaluate ?? body.flag_keys) as unknown[]) : undefined
+    const anonId =
+      typeof body.$anon_distinct_id === 'string' && body.$anon_distinct_id !== '' ? replaceNul(body.$anon_distinct_id) : undefined
+    const wanted = Array.isArray(body.flag_keys_to_evaluate ?? body.flag_keys)
+      ? new Set((body.flag_keys_to_evaluate ?? body.flag_keys) as unknown[])
+      : undefined
 
     if (body.disable_flags === true) return { status: 200, body: { ...BASE_CONFIG, ...shape([], version, flagsEndpoint) } }
     const projectFlags = await deps.flags.forProject(project.id)
@@ -172,4 +192,3 @@ export async function handleDecide(input: CaptureInput, deps: DecideDeps, flagsE
     return { status: 500, body: problems.serverError().body }
   }
 }
-

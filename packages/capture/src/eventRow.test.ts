@@ -4,7 +4,18 @@ import { encodeEvent, rowStarts, rowTimestampMs, setPersonIds } from './eventRow
 import type { DraftEvent } from './pipeline'
 
 function draft(fields: Partial<DraftEvent>): DraftEvent {
-  return { raw: {}, input: {}, name: 'e', distinctId: 'd', properties: {}, uuid: '0190f0a2-1c5d-7e4b-9d2a-3f1e5b7c9d01', timestampUs: 0, elementsChain: '', person: 'd', ...fields }
+  return {
+    raw: {},
+    input: {},
+    name: 'e',
+    distinctId: 'd',
+    properties: {},
+    uuid: '0190f0a2-1c5d-7e4b-9d2a-3f1e5b7c9d01',
+    timestampUs: 0,
+    elementsChain: '',
+    person: 'd',
+    ...fields,
+  }
 }
 
 describe('encoded event rows', () => {
@@ -19,8 +30,18 @@ describe('encoded event rows', () => {
   const body = Buffer.from(encodeEvent(tricky, 7, '2024-05-01 12:31:00.000000') + encodeEvent(other, 7, '2024-05-01 12:31:00.000000'))
 
   it('are JSON lines with the properties as an object', () => {
-    const [first] = body.toString().trim().split('\n').map((line) => JSON.parse(line))
-    expect(first).toMatchObject({ event: tricky.name, distinct_id: tricky.distinctId, team_id: 7, timestamp: '2024-05-01 12:30:00.123456', person_id: NIL_UUID })
+    const [first] = body
+      .toString()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+    expect(first).toMatchObject({
+      event: tricky.name,
+      distinct_id: tricky.distinctId,
+      team_id: 7,
+      timestamp: '2024-05-01 12:30:00.123456',
+      person_id: NIL_UUID,
+    })
     expect(first.properties).toEqual(tricky.properties)
   })
 
@@ -33,7 +54,11 @@ describe('encoded event rows', () => {
   it('take person ids in place without touching the rest of the row', () => {
     const copy = Buffer.from(body)
     setPersonIds(copy, ['11111111-2222-3333-4444-555555555555', undefined])
-    const [first, second] = copy.toString().trim().split('\n').map((line) => JSON.parse(line))
+    const [first, second] = copy
+      .toString()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
     expect(first.person_id).toBe('11111111-2222-3333-4444-555555555555')
     expect(first.properties).toEqual(tricky.properties)
     expect(second.person_id).toBe(NIL_UUID)

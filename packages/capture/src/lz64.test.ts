@@ -15,7 +15,9 @@ describe('decompressLz64', () => {
   })
 
   it('decodes a long, repetitive event payload as posthog-js compresses it', () => {
-    const payload = JSON.stringify(Array.from({ length: 500 }, (_, i) => ({ event: '$pageview', distinct_id: `u${i % 7}`, properties: { i } })))
+    const payload = JSON.stringify(
+      Array.from({ length: 500 }, (_, i) => ({ event: '$pageview', distinct_id: `u${i % 7}`, properties: { i } })),
+    )
     expect(decompressLz64(LZString.compressToBase64(payload), 10_000_000)).toBe(payload)
   })
 

@@ -49,7 +49,17 @@ export type PipelineOutcome =
  * and its neighbours in the request are unaffected.
  */
 export function runPipeline(steps: readonly Step[], raw: RawEvent, ctx: RequestContext): PipelineOutcome {
-  const event: DraftEvent = { raw, input: raw, name: '', distinctId: '', properties: {}, uuid: '', timestampUs: 0, elementsChain: '', person: '' }
+  const event: DraftEvent = {
+    raw,
+    input: raw,
+    name: '',
+    distinctId: '',
+    properties: {},
+    uuid: '',
+    timestampUs: 0,
+    elementsChain: '',
+    person: '',
+  }
   for (const step of steps) {
     let result: StepResult
     try {

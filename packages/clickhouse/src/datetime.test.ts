@@ -14,7 +14,10 @@ const millis = fc.integer({ min: Date.UTC(1900, 0, 1), max: Date.UTC(2100, 0, 1)
 describe('ClickHouse DateTime64(6) text', () => {
   it('equals the formatting through a Date, for times in any order (the per-second cache is never stale)', () => {
     // Times a few seconds apart, so that seconds repeat and alternate as in a batch of events.
-    const nearby = fc.array(fc.tuple(fc.integer({ min: -3000, max: 3000 }), fc.integer({ min: 0, max: 999 })), { minLength: 1, maxLength: 30 })
+    const nearby = fc.array(fc.tuple(fc.integer({ min: -3000, max: 3000 }), fc.integer({ min: 0, max: 999 })), {
+      minLength: 1,
+      maxLength: 30,
+    })
     fc.assert(
       fc.property(millis, nearby, (base, times) => {
         for (const [offset, micros] of times) {

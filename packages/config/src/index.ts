@@ -42,17 +42,33 @@ export const configSchema = z.object({
   BOOTSTRAP_ORGANIZATION: z.string().default('Default organization'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Request bodies larger than this are refused with 413 (PostHog: "less than 20 MB"). */
-  MAX_BODY_BYTES: z.coerce.number().int().positive().default(20 * 1024 * 1024),
+  MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(20 * 1024 * 1024),
   /** Bound on a body after decompression, so a small gzip cannot expand without limit. */
-  MAX_DECOMPRESSED_BYTES: z.coerce.number().int().positive().default(100 * 1024 * 1024),
+  MAX_DECOMPRESSED_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(100 * 1024 * 1024),
   /** A batch goes to ClickHouse when it holds this many rows... */
   BATCH_MAX_ROWS: z.coerce.number().int().positive().default(10_000),
   /** ...or when its oldest row has waited this long. */
   BATCH_MAX_AGE_MS: z.coerce.number().int().positive().default(500),
   /** Bound on the on-disk spool of acknowledged rows; past it, capture answers 503 so clients retry. */
-  SPOOL_MAX_BYTES: z.coerce.number().int().positive().default(1024 * 1024 * 1024),
+  SPOOL_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024 * 1024),
   /** The spool's segment files are this large before the next one starts. */
-  SPOOL_SEGMENT_BYTES: z.coerce.number().int().positive().default(16 * 1024 * 1024),
+  SPOOL_SEGMENT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(16 * 1024 * 1024),
   /** Spool writes on their way to disk at once: requests arriving during one write need not wait for it. */
   SPOOL_WRITES_IN_FLIGHT: z.coerce.number().int().min(1).max(16).default(2),
   /**

@@ -16,10 +16,12 @@ const cohortConditionSchema = z.looseObject({
 
 type CohortGroup = { type: 'AND' | 'OR'; values: Array<z.infer<typeof cohortConditionSchema> | CohortGroup> }
 
-const cohortGroupSchema: z.ZodType<CohortGroup> = z.object({
-  type: z.enum(['AND', 'OR']),
-  values: z.array(z.union([cohortConditionSchema, z.lazy(() => cohortGroupSchema)])),
-}).meta({ id: 'CohortFilterGroup' })
+const cohortGroupSchema: z.ZodType<CohortGroup> = z
+  .object({
+    type: z.enum(['AND', 'OR']),
+    values: z.array(z.union([cohortConditionSchema, z.lazy(() => cohortGroupSchema)])),
+  })
+  .meta({ id: 'CohortFilterGroup' })
 
 /** `filters`: PostHog's nested AND/OR groups of conditions under `properties`. */
 export const cohortFiltersSchema = z.looseObject({ properties: cohortGroupSchema.optional() })
@@ -75,7 +77,10 @@ const formJson = <T extends z.ZodType>(schema: T) =>
 
 /** The members of a static cohort: an uploaded CSV of distinct ids (first column), or a list of them. */
 const staticMembersSchema = z.object({
-  csv: z.string().max(50 * 1024 * 1024).optional(),
+  csv: z
+    .string()
+    .max(50 * 1024 * 1024)
+    .optional(),
   distinct_ids: z.array(z.string().min(1).max(400)).max(100_000).optional(),
 })
 

@@ -29,8 +29,15 @@ export type EventDefinition = z.infer<typeof eventDefinitionSchema>
 export const eventDefinitionUpdateSchema = z
   .object({
     owner: z.number().int().nullable(),
-    description: z.string().max(10_000).nullable().transform((d) => d ?? ''),
-    tags: z.array(z.string().trim().min(1).max(255)).max(100).transform((tags) => [...new Set(tags)]),
+    description: z
+      .string()
+      .max(10_000)
+      .nullable()
+      .transform((d) => d ?? ''),
+    tags: z
+      .array(z.string().trim().min(1).max(255))
+      .max(100)
+      .transform((tags) => [...new Set(tags)]),
     verified: z.boolean(),
     post_to_chat: z.boolean(),
   })

@@ -8,7 +8,10 @@ const FLAG_OPERATORS = [...PROPERTY_OPERATORS, 'starts_with', 'not_starts_with',
 const flagPropertySchema = z.looseObject({
   key: z.union([z.string().min(1), z.number()]).transform(String),
   value: z.unknown().optional(),
-  operator: z.enum(FLAG_OPERATORS, { error: (issue) => `"${String(issue.input)}" is not a valid operator.` }).nullable().optional(),
+  operator: z
+    .enum(FLAG_OPERATORS, { error: (issue) => `"${String(issue.input)}" is not a valid operator.` })
+    .nullable()
+    .optional(),
   type: z.enum(['person', 'cohort', 'group'], { error: (issue) => `"${String(issue.input)}" is not a valid property type.` }).optional(),
   group_type_index: z.number().int().min(0).max(4).nullable().optional(),
   negation: z.boolean().optional(),
@@ -33,7 +36,10 @@ const DATE_OPERATORS = new Set(['is_date_exact', 'is_date_before', 'is_date_afte
 export const flagFiltersSchema = z
   .looseObject({
     groups: z.array(flagConditionSchema).optional(),
-    multivariate: z.object({ variants: z.array(flagVariantSchema).min(1) }).nullable().optional(),
+    multivariate: z
+      .object({ variants: z.array(flagVariantSchema).min(1) })
+      .nullable()
+      .optional(),
     payloads: z.record(z.string(), z.unknown()).optional(),
     aggregation_group_type_index: z.number().int().min(0).max(4).nullable().optional(),
   })
@@ -47,13 +53,18 @@ export const flagFiltersSchema = z
     }
     const variantKeys = new Set(variants.map((v) => v.key))
     for (const condition of filters.groups ?? []) {
-      if (condition.variant && !variantKeys.has(condition.variant)) fail(`Filters are not valid (variant override "${condition.variant}" does not exist)`)
+      if (condition.variant && !variantKeys.has(condition.variant))
+        fail(`Filters are not valid (variant override "${condition.variant}" does not exist)`)
       for (const property of condition.properties ?? []) {
         const operator = property.operator ?? 'exact'
         if (NUMERIC_OPERATORS.has(operator) && !Number.isFinite(Number(property.value))) {
           fail(`The value of "${property.key}" must be a number for the "${operator}" operator.`)
         }
-        if (DATE_OPERATORS.has(operator) && !/^-?\d+[hdwmy]$/.test(String(property.value)) && Number.isNaN(Date.parse(String(property.value)))) {
+        if (
+          DATE_OPERATORS.has(operator) &&
+          !/^-?\d+[hdwmy]$/.test(String(property.value)) &&
+          Number.isNaN(Date.parse(String(property.value)))
+        ) {
           fail(`The value of "${property.key}" is not a date.`)
         }
         if ((operator === 'regex' || operator === 'not_regex') && !isValidPattern(String(property.value))) {

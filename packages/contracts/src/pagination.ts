@@ -8,7 +8,8 @@ export const MAX_PAGE_LIMIT = 1000
  * means the default, a larger one is capped; a bad offset means 0, a huge one the largest safe integer.
  */
 /** A query value as text; a repeated parameter counts by its first occurrence. */
-const queryText = (v: unknown): string => (Array.isArray(v) ? queryText(v[0]) : typeof v === 'string' || typeof v === 'number' ? String(v) : '')
+const queryText = (v: unknown): string =>
+  Array.isArray(v) ? queryText(v[0]) : typeof v === 'string' || typeof v === 'number' ? String(v) : ''
 
 export const pageQuerySchema = z.object({
   limit: z

@@ -81,8 +81,14 @@ export const pluginJobRequestSchema = z.object({
   job: z.object(
     {
       type: z.string({ error: 'The job type must be specified!' }).min(1, 'The job type must be specified!'),
-      payload: z.record(z.string(), z.unknown()).optional().transform((p) => p ?? {}),
-      operation: z.enum(['start', 'stop']).optional().transform((o) => o ?? 'start'),
+      payload: z
+        .record(z.string(), z.unknown())
+        .optional()
+        .transform((p) => p ?? {}),
+      operation: z
+        .enum(['start', 'stop'])
+        .optional()
+        .transform((o) => o ?? 'start'),
     },
     { error: 'The job type must be specified!' },
   ),

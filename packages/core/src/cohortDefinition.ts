@@ -29,10 +29,13 @@ function behaviour(item: Record<string, unknown>): BehaviouralCondition {
   if (item.value === 'performed_event_multiple') {
     const operator = item.operator === 'lte' ? 'lte' : item.operator === 'exact' || item.operator === 'eq' ? 'eq' : 'gte'
     const value = Number(item.operator_value ?? 1)
-    if (!Number.isInteger(value) || value < 0) throw new UnsupportedCohortDefinition(`"${String(item.operator_value)}" is not a number of times.`)
+    if (!Number.isInteger(value) || value < 0)
+      throw new UnsupportedCohortDefinition(`"${String(item.operator_value)}" is not a number of times.`)
     return { type: 'behavioral', event, days, count: { operator, value }, negated }
   }
-  throw new UnsupportedCohortDefinition(`Behavioural conditions "${String(item.value)}" are not supported; use performed_event or performed_event_multiple.`)
+  throw new UnsupportedCohortDefinition(
+    `Behavioural conditions "${String(item.value)}" are not supported; use performed_event or performed_event_multiple.`,
+  )
 }
 
 /**
@@ -70,7 +73,10 @@ function readTree<T>(node: unknown, depth: number, build: CohortDefinitionBuilde
   if (depth > 10) throw new UnsupportedCohortDefinition('The cohort filters are nested too deeply.')
   if (!isJsonObject(node)) throw new UnsupportedCohortDefinition('Each cohort condition must be an object.')
   if ((node.type === 'AND' || node.type === 'OR') && Array.isArray(node.values)) {
-    return build.group(node.type, node.values.map((v) => readTree(v, depth + 1, build)))
+    return build.group(
+      node.type,
+      node.values.map((v) => readTree(v, depth + 1, build)),
+    )
   }
   return readLeaf(node, build)
 }
@@ -91,7 +97,10 @@ export function readCohortDefinition<T>(row: Pick<CohortRow, 'filters' | 'groups
       if (group.action_id !== undefined) throw new UnsupportedCohortDefinition('Cohorts of actions are not supported; use an event.')
       if (typeof group.event_id === 'string') return build.legacyEvent(group)
       const properties = Array.isArray(group.properties) ? group.properties.filter(isJsonObject) : []
-      return build.group('AND', properties.map((p) => readLeaf({ type: 'person', ...p }, build)))
+      return build.group(
+        'AND',
+        properties.map((p) => readLeaf({ type: 'person', ...p }, build)),
+      )
     }),
   )
 }

@@ -27,7 +27,10 @@ function toCohort(row: CohortRow, createdBy: UserSummary | null): Cohort {
 }
 
 async function toCohorts(deps: CoreDeps, rows: CohortRow[]): Promise<Cohort[]> {
-  const summary = await userSummaries(deps, rows.map((r) => r.created_by_id))
+  const summary = await userSummaries(
+    deps,
+    rows.map((r) => r.created_by_id),
+  )
   return rows.map((row) => toCohort(row, summary(row.created_by_id)))
 }
 

@@ -9,8 +9,15 @@ import { isUuid } from './ids'
 /** Definitions with their volumes and last sighting computed from the stored events. */
 async function toDefinitions(deps: CoreDeps, projectId: number, rows: EventDefinitionRow[]): Promise<EventDefinition[]> {
   const [summary, volumes] = await Promise.all([
-    userSummaries(deps, rows.flatMap((r) => [r.updated_by_id, r.verified_by_id])),
-    eventsTable.eventVolumes(deps.ch, projectId, rows.map((r) => r.name)),
+    userSummaries(
+      deps,
+      rows.flatMap((r) => [r.updated_by_id, r.verified_by_id]),
+    ),
+    eventsTable.eventVolumes(
+      deps.ch,
+      projectId,
+      rows.map((r) => r.name),
+    ),
   ])
   const calculatedAt = new Date().toISOString()
   return rows.map((row) => {

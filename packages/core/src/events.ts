@@ -62,12 +62,7 @@ function checkedTime(attr: 'after' | 'before', value: string | undefined): strin
 }
 
 /** A page of the project's events, newest first. */
-export async function listEvents(
-  deps: CoreDeps,
-  projectId: number,
-  filter: EventsFilter,
-  page: PageQuery,
-): Promise<Page<ApiEvent>> {
+export async function listEvents(deps: CoreDeps, projectId: number, filter: EventsFilter, page: PageQuery): Promise<Page<ApiEvent>> {
   const properties = await pinCohortVersions(deps.sql, projectId, parsePropertyFilters(filter.properties))
   const empty = { count: 0, ...page, results: [] }
   let personId: string | undefined

@@ -15,7 +15,7 @@ interface Condition {
 export const flagDefinitionsCacheKey = (projectId: number) => `project-flags:${projectId}`
 
 function conditionsOf(row: FeatureFlagRow): Condition[] {
-  return ((row.filters as { groups?: Condition[] }).groups ?? [])
+  return (row.filters as { groups?: Condition[] }).groups ?? []
 }
 
 /** One condition, no properties anywhere, no group aggregation: a plain percentage rollout. */
@@ -29,7 +29,10 @@ function isSimple(row: FeatureFlagRow): boolean {
 }
 
 async function toFlags(deps: CoreDeps, rows: FeatureFlagRow[]): Promise<FeatureFlag[]> {
-  const summary = await userSummaries(deps, rows.map((r) => r.created_by_id))
+  const summary = await userSummaries(
+    deps,
+    rows.map((r) => r.created_by_id),
+  )
   return rows.map((row) => {
     const simple = isSimple(row)
     return {
@@ -58,9 +61,14 @@ async function checkCohorts(deps: CoreDeps, projectId: number, filters: FeatureF
       if (property.type !== 'cohort') continue
       const id = Number(property.value)
       const cohort = Number.isInteger(id) ? await cohorts.findCohort(deps.sql, projectId, id) : undefined
-      if (!cohort || cohort.deleted) throw problems.validation('filters', `Cohort with id ${String(property.value)} does not exist`, 'cohort_does_not_exist')
+      if (!cohort || cohort.deleted)
+        throw problems.validation('filters', `Cohort with id ${String(property.value)} does not exist`, 'cohort_does_not_exist')
       if (hasBehaviour(cohort)) {
-        throw problems.validation('filters', `Cohort '${cohort.name ?? cohort.id}' with filters on events cannot be used in feature flags.`, 'behavioral_cohort_found')
+        throw problems.validation(
+          'filters',
+          `Cohort '${cohort.name ?? cohort.id}' with filters on events cannot be used in feature flags.`,
+          'behavioral_cohort_found',
+        )
       }
     }
   }
@@ -125,7 +133,12 @@ export async function createFeatureFlag(deps: CoreDeps, projectId: number, user:
 }
 
 /** Updates a flag (a new version); `deleted: true` is its soft deletion. Filters without `groups` leave the filters as they were. */
-export async function updateFeatureFlag(deps: CoreDeps, projectId: number, idParam: string, input: FeatureFlagUpdate): Promise<FeatureFlag> {
+export async function updateFeatureFlag(
+  deps: CoreDeps,
+  projectId: number,
+  idParam: string,
+  input: FeatureFlagUpdate,
+): Promise<FeatureFlag> {
   const filters = input.filters && 'groups' in input.filters ? input.filters : undefined
   await checkCohorts(deps, projectId, filters)
   const row = await featureFlags.updateFeatureFlag(deps.sql, projectId, serialIdOrNotFound(idParam), { ...input, filters })
@@ -151,7 +164,8 @@ export async function localEvaluation(
   if (token) {
     const byToken = await projects.findProjectByToken(deps.sql, token)
     const visible = byToken && (await projects.findProjectForUser(deps.sql, byToken.id, user.id))
-    if (!visible) throw problems.authenticationFailed('Project API key invalid. You can find your project API key in your project settings.')
+    if (!visible)
+      throw problems.authenticationFailed('Project API key invalid. You can find your project API key in your project settings.')
     id = byToken.id
   }
   if (id === undefined) id = user.current_project_id ?? undefined
@@ -159,7 +173,11 @@ export async function localEvaluation(
   const rows = await featureFlags.liveFeatureFlags(deps.sql, id)
   // Dynamic cohorts go with the flags; static ones do not, and SDKs ask the server for flags naming them.
   const { dynamic } = options.sendCohorts
-    ? await cohortsOfFlags(deps.sql, id, rows.filter((r) => r.active).map((r) => ({ id: r.id, key: r.key, filters: r.filters })))
+    ? await cohortsOfFlags(
+        deps.sql,
+        id,
+        rows.filter((r) => r.active).map((r) => ({ id: r.id, key: r.key, filters: r.filters })),
+      )
     : { dynamic: {} }
   return {
     flags: rows.map((row) => ({
@@ -174,7 +192,9 @@ export async function localEvaluation(
       has_encrypted_payloads: false,
       version: row.version,
     })),
-    group_type_mapping: Object.fromEntries((await groupTypes.groupTypeMapping(deps.sql, id)).map((m) => [String(m.group_type_index), m.group_type])),
+    group_type_mapping: Object.fromEntries(
+      (await groupTypes.groupTypeMapping(deps.sql, id)).map((m) => [String(m.group_type_index), m.group_type]),
+    ),
     cohorts: dynamic,
   }
 }

@@ -41,7 +41,8 @@ export function cohortFlagProperties(row: Pick<CohortRow, 'filters' | 'groups'>)
 }
 
 /** Whether the cohort's conditions include behaviour (PostHog refuses such cohorts in flags). */
-export const hasBehaviour = (row: Pick<CohortRow, 'filters' | 'groups' | 'is_static'>) => !row.is_static && cohortFlagProperties(row) === undefined
+export const hasBehaviour = (row: Pick<CohortRow, 'filters' | 'groups' | 'is_static'>) =>
+  !row.is_static && cohortFlagProperties(row) === undefined
 
 function cohortIdsIn(values: ReadonlyArray<CohortProperties | FlagProperty>, into: Set<number>): void {
   for (const v of values) {

@@ -89,7 +89,8 @@ async function loadProjectFlags(deps: CoreDeps, projectId: number): Promise<Proj
   const keys = new Set<string>()
   for (const flag of flags) {
     if (flag.filters.aggregation_group_type_index !== undefined && flag.filters.aggregation_group_type_index !== null) continue
-    for (const condition of flag.filters.groups ?? [{ properties: flag.filters.properties ?? [] }]) personKeysIn(condition.properties ?? [], keys)
+    for (const condition of flag.filters.groups ?? [{ properties: flag.filters.properties ?? [] }])
+      personKeysIn(condition.properties ?? [], keys)
   }
   for (const definition of Object.values(cohorts.dynamic)) personKeysIn(definition.values, keys)
   return {

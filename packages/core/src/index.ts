@@ -10,7 +10,13 @@ export * as projects from './projects'
 export { describeMe } from './me'
 export { ApiProblem, problems } from './problems'
 export type { CoreDeps } from './deps'
-export { ProjectTokenResolver, type IngestionProject, type ProjectSource, invalidateProjectToken, findIngestionProject } from './projectTokens'
+export {
+  ProjectTokenResolver,
+  type IngestionProject,
+  type ProjectSource,
+  invalidateProjectToken,
+  findIngestionProject,
+} from './projectTokens'
 export { EventDefinitionTracker } from './eventDefinitionTracker'
 export { elementsFromChain } from './elementsChain'
 export { parsePropertyFilters } from './propertyFilters'

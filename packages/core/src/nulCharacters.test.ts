@@ -12,7 +12,11 @@ describe('U+0000 on its way to PostgreSQL', () => {
   it('replaces it in every string and key, and leaves a value without it as it is', () => {
     const clean = { a: 'ok', b: [1, { c: 'x' }] }
     expect(withoutNul(clean)).toBe(clean)
-    expect(withoutNul({ 'k\u0000': ['a\u0000b', { d: '\u0000' }], n: 1, __proto__x: null })).toEqual({ 'k\uFFFD': ['a\uFFFDb', { d: '\uFFFD' }], n: 1, __proto__x: null })
+    expect(withoutNul({ 'k\u0000': ['a\u0000b', { d: '\u0000' }], n: 1, __proto__x: null })).toEqual({
+      'k\uFFFD': ['a\uFFFDb', { d: '\uFFFD' }],
+      n: 1,
+      __proto__x: null,
+    })
     expect(replaceNul('no nul')).toBe('no nul')
     expect(replaceNul('\u0000\u0000')).toBe('\uFFFD\uFFFD')
   })

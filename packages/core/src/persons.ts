@@ -51,7 +51,10 @@ export async function announceMovedDistinctIds(deps: Pick<CoreDeps, 'cache'>, wr
 }
 
 /** PostHog's display name: the first display-name property the person has, else a distinct id. */
-export function personName(person: Pick<PersonWithDistinctIds, 'properties' | 'distinct_ids' | 'uuid'>, displayProperties: readonly string[]): string {
+export function personName(
+  person: Pick<PersonWithDistinctIds, 'properties' | 'distinct_ids' | 'uuid'>,
+  displayProperties: readonly string[],
+): string {
   for (const key of displayProperties) {
     const value = person.properties[key]
     if (typeof value === 'string' && value !== '') return value

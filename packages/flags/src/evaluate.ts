@@ -1,6 +1,14 @@
 import { flagHash } from './hash'
 import { matchProperty } from './properties'
-import type { CohortProperties, EvaluationContext, FlagCondition, FlagDefinition, FlagEvaluation, FlagProperty, MatchReasonCode } from './types'
+import type {
+  CohortProperties,
+  EvaluationContext,
+  FlagCondition,
+  FlagDefinition,
+  FlagEvaluation,
+  FlagProperty,
+  MatchReasonCode,
+} from './types'
 
 /** Which non-match reason is reported when several conditions fail (PostHog's priority). */
 const REASON_PRIORITY: Record<MatchReasonCode, number> = {
@@ -56,7 +64,13 @@ function cohortMatches(group: CohortProperties, ctx: EvaluationContext, properti
 }
 
 function notMatched(flag: FlagDefinition, code: Exclude<MatchReasonCode, 'condition_match'>, index: number | null): FlagEvaluation {
-  return { key: flag.key, enabled: false, variant: null, reason: { code, condition_index: index, description: DESCRIPTIONS[code] }, payload: null }
+  return {
+    key: flag.key,
+    enabled: false,
+    variant: null,
+    reason: { code, condition_index: index, description: DESCRIPTIONS[code] },
+    payload: null,
+  }
 }
 
 /**
@@ -95,7 +109,11 @@ export function evaluateFlag(flag: FlagDefinition, ctx: EvaluationContext): Flag
     }
     const variants = flag.filters.multivariate?.variants ?? []
     const variant =
-      condition.variant && variants.some((v) => v.key === condition.variant) ? condition.variant : variants.length > 0 ? variantFor(flag, bucketingId) : null
+      condition.variant && variants.some((v) => v.key === condition.variant)
+        ? condition.variant
+        : variants.length > 0
+          ? variantFor(flag, bucketingId)
+          : null
     const payloads = flag.filters.payloads ?? {}
     return {
       key: flag.key,

@@ -58,7 +58,11 @@ function sdkMatch(property: Record<string, unknown>, values: Record<string, unkn
 }
 
 describe('property conditions', () => {
-  const scalar = fc.oneof(fc.string({ maxLength: 12 }), fc.integer({ min: -1000, max: 1000 }), fc.constantFrom('true', 'false', 'Acme', 'ACME', 'acme.com'))
+  const scalar = fc.oneof(
+    fc.string({ maxLength: 12 }),
+    fc.integer({ min: -1000, max: 1000 }),
+    fc.constantFrom('true', 'false', 'Acme', 'ACME', 'acme.com'),
+  )
   it('agree with the SDKs where PostHog defines one answer (present values, text and numbers)', () => {
     fc.assert(
       fc.property(
@@ -75,19 +79,32 @@ describe('property conditions', () => {
       { numRuns: 1000 },
     )
     fc.assert(
-      fc.property(fc.constantFrom('gt', 'gte', 'lt', 'lte'), fc.integer({ min: -50, max: 50 }), fc.oneof(fc.integer({ min: -50, max: 50 }), fc.integer({ min: -50, max: 50 }).map(String)), (operator, expected, actual) => {
-        const property = { key: 'seats', value: expected, operator, type: 'person' }
-        const sdk = sdkMatch(property, { seats: actual })
-        if (sdk !== undefined) expect(matchProperty(property, { seats: actual })).toBe(sdk)
-      }),
+      fc.property(
+        fc.constantFrom('gt', 'gte', 'lt', 'lte'),
+        fc.integer({ min: -50, max: 50 }),
+        fc.oneof(fc.integer({ min: -50, max: 50 }), fc.integer({ min: -50, max: 50 }).map(String)),
+        (operator, expected, actual) => {
+          const property = { key: 'seats', value: expected, operator, type: 'person' }
+          const sdk = sdkMatch(property, { seats: actual })
+          if (sdk !== undefined) expect(matchProperty(property, { seats: actual })).toBe(sdk)
+        },
+      ),
       { numRuns: 500 },
     )
   })
 
   it('lets a missing property satisfy only the negative operators', () => {
     const cases: Array<[string, boolean]> = [
-      ['exact', false], ['is_not', true], ['icontains', false], ['not_icontains', true], ['regex', false],
-      ['not_regex', true], ['gt', false], ['is_set', false], ['is_not_set', true], ['is_date_before', false],
+      ['exact', false],
+      ['is_not', true],
+      ['icontains', false],
+      ['not_icontains', true],
+      ['regex', false],
+      ['not_regex', true],
+      ['gt', false],
+      ['is_set', false],
+      ['is_not_set', true],
+      ['is_date_before', false],
     ]
     for (const [operator, expected] of cases) {
       expect(matchProperty({ key: 'missing', value: 'x', operator }, { other: 1 }), operator).toBe(expected)
@@ -102,7 +119,9 @@ describe('property conditions', () => {
     expect(matchProperty({ key: 'seats', value: 'ten', operator: 'gt' }, { seats: 11 })).toBe(false)
     expect(matchProperty({ key: 'email', value: '@acme\\.com$', operator: 'regex' }, { email: 'a@acme.com' })).toBe(true)
     expect(matchProperty({ key: 'email', value: '(', operator: 'regex' }, { email: '(' })).toBe(false)
-    expect(matchProperty({ key: 'signed_up', value: '2024-01-01', operator: 'is_date_after' }, { signed_up: '2024-06-01T00:00:00Z' })).toBe(true)
+    expect(matchProperty({ key: 'signed_up', value: '2024-01-01', operator: 'is_date_after' }, { signed_up: '2024-06-01T00:00:00Z' })).toBe(
+      true,
+    )
     expect(matchProperty({ key: 'seen', value: '-7d', operator: 'is_date_after' }, { seen: new Date().toISOString() })).toBe(true)
   })
 
@@ -123,10 +142,19 @@ describe('evaluating a flag', () => {
     key: 'checkout',
     filters: {
       groups: [
-        { properties: [{ key: 'email', value: '@acme.com', operator: 'icontains', type: 'person' }], rollout_percentage: 100, variant: 'test' },
+        {
+          properties: [{ key: 'email', value: '@acme.com', operator: 'icontains', type: 'person' }],
+          rollout_percentage: 100,
+          variant: 'test',
+        },
         { properties: [], rollout_percentage: 0 },
       ],
-      multivariate: { variants: [{ key: 'control', rollout_percentage: 50 }, { key: 'test', rollout_percentage: 50 }] },
+      multivariate: {
+        variants: [
+          { key: 'control', rollout_percentage: 50 },
+          { key: 'test', rollout_percentage: 50 },
+        ],
+      },
       payloads: { test: '{"discount":10}' },
     },
   }
@@ -146,12 +174,19 @@ describe('evaluating a flag', () => {
     const result = evaluateFlag(flag, { distinctId: 'u1', personProperties: { email: 'bob@other.org' } })
     expect(result.enabled).toBe(false)
     expect(result.reason).toEqual({ code: 'out_of_rollout_bound', condition_index: 1, description: 'Out of rollout bound' })
-    const none = evaluateFlag({ id: 1, key: 'x', filters: { groups: [{ properties: [{ key: 'plan', value: 'pro' }] }] } }, { distinctId: 'u', personProperties: {} })
+    const none = evaluateFlag(
+      { id: 1, key: 'x', filters: { groups: [{ properties: [{ key: 'plan', value: 'pro' }] }] } },
+      { distinctId: 'u', personProperties: {} },
+    )
     expect(none.reason).toEqual({ code: 'no_condition_match', condition_index: null, description: 'No matching condition set' })
   })
 
   it('buckets group flags by the group key and needs the group', () => {
-    const groupFlag: FlagDefinition = { id: 2, key: 'org-beta', filters: { aggregation_group_type_index: 0, groups: [{ rollout_percentage: 50 }] } }
+    const groupFlag: FlagDefinition = {
+      id: 2,
+      key: 'org-beta',
+      filters: { aggregation_group_type_index: 0, groups: [{ rollout_percentage: 50 }] },
+    }
     const names = { 0: 'company' }
     expect(evaluateFlag(groupFlag, { distinctId: 'u', personProperties: {}, groupTypeNames: names }).reason.code).toBe('no_group_type')
     const a = evaluateFlag(groupFlag, { distinctId: 'u1', personProperties: {}, groups: { company: 'acme' }, groupTypeNames: names })
@@ -161,14 +196,28 @@ describe('evaluating a flag', () => {
   })
 
   it('buckets an experience-continuity flag by the anonymous id the user started with', () => {
-    const continuity: FlagDefinition = { id: 3, key: 'onboarding', ensure_experience_continuity: true, filters: { groups: [{ rollout_percentage: 50 }] } }
+    const continuity: FlagDefinition = {
+      id: 3,
+      key: 'onboarding',
+      ensure_experience_continuity: true,
+      filters: { groups: [{ rollout_percentage: 50 }] },
+    }
     const before = evaluateFlag(continuity, { distinctId: 'anon-123', personProperties: {} })
-    const after = evaluateFlag(continuity, { distinctId: 'user@example.com', personProperties: {}, hashKeyOverrides: { [continuity.key]: 'anon-123' } })
+    const after = evaluateFlag(continuity, {
+      distinctId: 'user@example.com',
+      personProperties: {},
+      hashKeyOverrides: { [continuity.key]: 'anon-123' },
+    })
     expect(after.enabled).toBe(before.enabled)
   })
 
   it('treats a legacy flag without groups as one condition of its properties and rollout', () => {
-    const legacy: FlagDefinition = { id: 4, key: 'legacy', rollout_percentage: 100, filters: { properties: [{ key: 'plan', value: 'pro' }] } }
+    const legacy: FlagDefinition = {
+      id: 4,
+      key: 'legacy',
+      rollout_percentage: 100,
+      filters: { properties: [{ key: 'plan', value: 'pro' }] },
+    }
     expect(evaluateFlag(legacy, { distinctId: 'u', personProperties: { plan: 'pro' } }).enabled).toBe(true)
     expect(evaluateFlag(legacy, { distinctId: 'u', personProperties: { plan: 'free' } }).enabled).toBe(false)
   })
@@ -185,7 +234,13 @@ describe('cohort conditions', () => {
     '7': {
       type: 'OR' as const,
       values: [
-        { type: 'AND' as const, values: [{ key: 'plan', value: 'pro', type: 'person' }, { key: 'email', value: '@test.com', operator: 'icontains', type: 'person', negation: true }] },
+        {
+          type: 'AND' as const,
+          values: [
+            { key: 'plan', value: 'pro', type: 'person' },
+            { key: 'email', value: '@test.com', operator: 'icontains', type: 'person', negation: true },
+          ],
+        },
         { type: 'AND' as const, values: [{ key: 'id', value: 8, type: 'cohort' }] },
       ],
     },

@@ -31,7 +31,8 @@ export function listDeadLetters(ch: ClickHouse, filter: DeadLetterFilter): Promi
 /** The row to store again for a dead letter, or why there is none. */
 async function rowFor(letter: StoredDeadLetter, deps: DeadLetterDeps): Promise<{ line: string } | { error: string }> {
   // A row ClickHouse refused is kept as the row (its person already given): it is stored again as it is.
-  if (letter.tags.includes('clickhouse_rejected_row')) return { line: letter.raw_payload.endsWith('\n') ? letter.raw_payload : `${letter.raw_payload}\n` }
+  if (letter.tags.includes('clickhouse_rejected_row'))
+    return { line: letter.raw_payload.endsWith('\n') ? letter.raw_payload : `${letter.raw_payload}\n` }
   let raw: RawEvent
   try {
     raw = JSON.parse(letter.raw_payload) as RawEvent

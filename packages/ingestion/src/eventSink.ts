@@ -58,7 +58,10 @@ export class EventSink {
 
   /** After a batch was refused for its content: stores the good rows, dead-letters the bad. */
   private async insertRowByRow(body: Buffer, batchError: unknown): Promise<void> {
-    const lines = body.toString('utf8').split('\n').filter((line) => line.length > 0)
+    const lines = body
+      .toString('utf8')
+      .split('\n')
+      .filter((line) => line.length > 0)
     this.options.log(`batch of ${lines.length} rejected for its content, inserting row by row: ${String(batchError)}`)
     const letters: DeadLetterRow[] = []
     for (const line of lines) {

@@ -120,10 +120,14 @@ it('stores every frame once when only some fit in memory and the others are read
   const frameBytes = encodeFrame([line(16, uuidOf(16, 0))], [[16, 'e', 0]], 16, []).bytes.length
   // Room for 5 frames in memory; batches of 20 rows, so that memory frees up and fills again
   // while appends go on: batches mix frames from memory and from disk, in either order.
-  const spool = await EventSpool.open(spoolOptions(dir, { keptBytes: 5 * frameBytes, maxRows: 20, maxAgeMs: 60_000, segmentBytes: 16 * frameBytes }))
+  const spool = await EventSpool.open(
+    spoolOptions(dir, { keptBytes: 5 * frameBytes, maxRows: 20, maxAgeMs: 60_000, segmentBytes: 16 * frameBytes }),
+  )
   for (let group = 0; group < 15; group++) {
     // Each group of 10 is one write: its first frames are kept if there is room.
-    await Promise.all(Array.from({ length: 10 }, (_, i) => spool.append(encodeFrame([line(16, uuidOf(16, group * 10 + i))], [[16, 'e', 0]], 16, []))))
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) => spool.append(encodeFrame([line(16, uuidOf(16, group * 10 + i))], [[16, 'e', 0]], 16, []))),
+    )
   }
   await spool.close(5_000)
   expect(await storedUuids(16)).toEqual(Array.from({ length: 150 }, (_, i) => uuidOf(16, i)).sort())

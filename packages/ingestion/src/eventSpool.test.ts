@@ -48,7 +48,11 @@ class RecordingSink {
       this.failNext--
       throw new Error('ClickHouse is unavailable')
     }
-    const ids = body.toString().trim().split('\n').map((line) => (JSON.parse(line) as { id: string }).id)
+    const ids = body
+      .toString()
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { id: string }).id)
     expect(ids).toHaveLength(rows)
     this.inserts.push(ids)
   }

@@ -95,7 +95,8 @@ interface KeptFrame {
   content: FrameContent
 }
 
-const isBefore = (frame: KeptFrame, position: SpoolPosition) => frame.seq < position.seq || (frame.seq === position.seq && frame.offset < position.offset)
+const isBefore = (frame: KeptFrame, position: SpoolPosition) =>
+  frame.seq < position.seq || (frame.seq === position.seq && frame.offset < position.offset)
 
 /**
  * The durable queue between capture and ClickHouse. Capture appends a request's rows and
@@ -399,7 +400,8 @@ export class EventSpool {
    * acknowledged, so neither can occur there.
    */
   private endOfFrames(seq: number, segment: Segment, offset: number, torn: string | undefined): void {
-    if (!segment.closed || seq >= this.writerFirstSeq) throw new Error(`spool segment ${seq} is unreadable at ${offset}: ${torn ?? 'no frame'}`)
+    if (!segment.closed || seq >= this.writerFirstSeq)
+      throw new Error(`spool segment ${seq} is unreadable at ${offset}: ${torn ?? 'no frame'}`)
     if (torn) this.options.log(`spool: segment ${seq} ends in a torn frame at byte ${offset} (${torn}); it was never acknowledged`)
     segment.end = offset
   }

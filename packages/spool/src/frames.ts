@@ -39,8 +39,7 @@ export interface Frame {
 
 /** A person intent as a frame holds it. */
 type WireIntent =
-  | string
-  | { d: string; s?: Record<string, unknown>; o?: Record<string, unknown>; u?: string[]; m?: string; f?: 1; x?: 1; g?: string[] }
+  string | { d: string; s?: Record<string, unknown>; o?: Record<string, unknown>; u?: string[]; m?: string; f?: 1; x?: 1; g?: string[] }
 
 interface WireHeader {
   n: number

@@ -21,7 +21,12 @@ import { SpoolWriter } from './spoolWriter'
  * are spelled out below.
  */
 const fixture = (name: string) => fileURLToPath(new URL(`../test/fixtures/${name}`, import.meta.url))
-const v1Frames = JSON.parse(readFileSync(fixture('segment-v1.json'), 'utf8')) as Array<{ rows: number; sightings: Sighting[]; teamId: number; body: string }>
+const v1Frames = JSON.parse(readFileSync(fixture('segment-v1.json'), 'utf8')) as Array<{
+  rows: number
+  sightings: Sighting[]
+  teamId: number
+  body: string
+}>
 const v1Persons: PersonIntent[][] = [
   ['user-1'],
   [
@@ -51,7 +56,8 @@ async function framesIn(reader: SegmentReader): Promise<FrameContent[]> {
   for (;;) {
     const read = readFrame(buffer)
     if (read.kind === 'end') return frames
-    if (read.kind !== 'frame') throw new Error(`segment ${reader.seq} holds ${read.kind === 'corrupt' ? read.reason : 'a torn frame'} after ${frames.length} frames`)
+    if (read.kind !== 'frame')
+      throw new Error(`segment ${reader.seq} holds ${read.kind === 'corrupt' ? read.reason : 'a torn frame'} after ${frames.length} frames`)
     frames.push(read.content)
     buffer = buffer.subarray(read.bytes)
   }

@@ -25,9 +25,7 @@ export const segmentPath = (dir: string, seq: number) => path.join(dir, `${Strin
 export async function listSegments(dir: string): Promise<Array<{ seq: number; size: number }>> {
   await mkdir(dir, { recursive: true })
   const names = (await readdir(dir)).filter((name) => /^\d{12}\.seg$/.test(name)).sort()
-  return Promise.all(
-    names.map(async (name) => ({ seq: Number(name.slice(0, 12)), size: (await stat(path.join(dir, name))).size })),
-  )
+  return Promise.all(names.map(async (name) => ({ seq: Number(name.slice(0, 12)), size: (await stat(path.join(dir, name))).size })))
 }
 
 export async function removeSegment(dir: string, seq: number): Promise<void> {

@@ -38,7 +38,8 @@ function idsIn(file: string): string[] {
   while (buffer.length > 0) {
     const read = readFrame(buffer)
     if (read.kind === 'end') break
-    if (read.kind !== 'frame') throw new Error(`segment ${file} holds ${read.kind === 'corrupt' ? read.reason : 'a torn frame'} after ${ids.join(',')}`)
+    if (read.kind !== 'frame')
+      throw new Error(`segment ${file} holds ${read.kind === 'corrupt' ? read.reason : 'a torn frame'} after ${ids.join(',')}`)
     ids.push((JSON.parse(read.content.body.toString()) as { id: string }).id)
     buffer = buffer.subarray(read.bytes)
   }
@@ -172,7 +173,9 @@ it('moves to a new segment once one is full, with every frame in exactly one seg
   }
   await Promise.all(appends)
   await writer.close()
-  const files = readdirSync(dir).filter((name) => name.endsWith('.seg')).sort()
+  const files = readdirSync(dir)
+    .filter((name) => name.endsWith('.seg'))
+    .sort()
   expect(files.length).toBeGreaterThan(1)
   // Every segment but the last was full when the writer moved on (the last one may be full too).
   const seqs = files.map((name) => Number(name.slice(0, 12)))

@@ -36,7 +36,7 @@ async function fillSegment(fd: number, bytes: number): Promise<void> {
   firstChunk ??= Buffer.concat([segmentHeader(), Buffer.alloc(ZERO_CHUNK_BYTES - SEGMENT_HEADER_BYTES)])
   zeros ??= Buffer.alloc(ZERO_CHUNK_BYTES)
   const total = Math.max(bytes, SEGMENT_HEADER_BYTES)
-  for (let position = 0; position < total; ) {
+  for (let position = 0; position < total;) {
     const chunk = position < firstChunk.length ? firstChunk : zeros
     const offset = chunk === firstChunk ? position : 0
     position += await writeAt(fd, chunk, offset, Math.min(chunk.length - offset, total - position), position)
@@ -251,7 +251,11 @@ export class SpoolWriter implements SegmentWriter {
     this.options.metrics.spoolCommitDuration.observe((performance.now() - commit.started) / 1000)
     this.options.metrics.spoolCommitAppends.observe(commit.appends.length)
     this.acked = commit.end
-    this.options.onCommit(this.seq, commit.end, commit.appends.map(({ frame }) => ({ size: frame.bytes.length, content: frame.content })))
+    this.options.onCommit(
+      this.seq,
+      commit.end,
+      commit.appends.map(({ frame }) => ({ size: frame.bytes.length, content: frame.content })),
+    )
     for (const append of commit.appends) append.resolve()
     if (commit.rotates) this.rotate()
   }

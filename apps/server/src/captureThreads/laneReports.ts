@@ -22,7 +22,15 @@ export class LaneReports {
       const start = this.bytes
       this.bytes += content.body.length
       this.bodies.push(content.body)
-      return { size, rows: content.rows, sightings: content.sightings, teamId: content.teamId, persons: content.persons, start, end: this.bytes }
+      return {
+        size,
+        rows: content.rows,
+        sightings: content.sightings,
+        teamId: content.teamId,
+        persons: content.persons,
+        start,
+        end: this.bytes,
+      }
     })
     this.add({ kind: 'commit', seq, end, frames: described })
   }

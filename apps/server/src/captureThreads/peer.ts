@@ -40,9 +40,12 @@ export function connectPeer(end: MessageEnd, handlers: Handlers, log: (msg: stri
       .then(run)
       .then(
         (value) => end.postMessage({ kind: 'reply', id, ok: true, value } satisfies Message),
-        (err: unknown) => end.postMessage({ kind: 'reply', id, ok: false, error: (err as Error)?.message ?? String(err) } satisfies Message),
+        (err: unknown) =>
+          end.postMessage({ kind: 'reply', id, ok: false, error: (err as Error)?.message ?? String(err) } satisfies Message),
       )
-      .catch((err: unknown) => end.postMessage({ kind: 'reply', id, ok: false, error: `the answer could not be sent: ${String(err)}` } satisfies Message))
+      .catch((err: unknown) =>
+        end.postMessage({ kind: 'reply', id, ok: false, error: `the answer could not be sent: ${String(err)}` } satisfies Message),
+      )
   }
 
   end.on('message', (value) => {

@@ -128,7 +128,8 @@ export async function startCaptureThreads(options: CaptureThreadsOptions): Promi
         log: (msg: string) => options.log(`capture thread ${i}: ${msg}`),
         dispatch: (req: IncomingRequest) => options.dispatch({ ...req, body: asBuffer(req.body) }),
         loadProject: (token: string) => (options.services() ?? notReady()).resolveProject(token),
-        resolveWithPersonalKey: (key: string, projectId: string) => (options.services() ?? notReady()).resolveWithPersonalKey(key, projectId),
+        resolveWithPersonalKey: (key: string, projectId: string) =>
+          (options.services() ?? notReady()).resolveWithPersonalKey(key, projectId),
         storeDeadLetters: (letters: DeadLetterRow[]) => (options.services() ?? notReady()).storeDeadLetters(letters),
         projectFlags: (projectId: number) => (options.services() ?? notReady()).projectFlags(projectId),
         flagPerson: (projectId: number, distinctId: string, continuity?: { anonId: string; flagKeys: string[] }) =>
@@ -173,7 +174,12 @@ export async function startCaptureThreads(options: CaptureThreadsOptions): Promi
           },
           prepare: () =>
             peer.notify('openSpool', [
-              { dir: spool.dir, firstSeq: spool.firstSeq, segmentBytes: spool.segmentBytes, writesInFlight: spool.writesInFlight } satisfies LaneSpool,
+              {
+                dir: spool.dir,
+                firstSeq: spool.firstSeq,
+                segmentBytes: spool.segmentBytes,
+                writesInFlight: spool.writesInFlight,
+              } satisfies LaneSpool,
             ]),
           append: () => Promise.reject(new Error('capture threads append to their own spool lanes')),
           close: () => peer.call('closeSpool'),

@@ -35,5 +35,4 @@ export interface CommittedFrameMessage extends Omit<FrameContent, 'body'> {
  * end) of the report's one transferred buffer) and rotations.
  */
 export type LaneEvent =
-  | { kind: 'commit'; seq: number; end: number; frames: CommittedFrameMessage[] }
-  | { kind: 'rotate'; seq: number; size: number }
+  { kind: 'commit'; seq: number; end: number; frames: CommittedFrameMessage[] } | { kind: 'rotate'; seq: number; size: number }

@@ -139,7 +139,7 @@ const answerHere = createDispatcher({
 
 function dispatch(req: IncomingRequest): OutgoingResponse | Promise<OutgoingResponse> {
   if (isPublicSdkPath(req.path)) return answerHere(req)
-  return main.call<OutgoingResponse>('dispatch', req).then((response) =>
-    typeof response.body === 'string' ? response : { ...response, body: asBuffer(response.body) },
-  )
+  return main
+    .call<OutgoingResponse>('dispatch', req)
+    .then((response) => (typeof response.body === 'string' ? response : { ...response, body: asBuffer(response.body) }))
 }

@@ -1,4 +1,12 @@
-import { cohortCreateSchema, cohortPersonSchema, cohortSchema, cohortUpdateSchema, pageQuerySchema, pageSchema, personsListQuerySchema } from '@burrow/contracts'
+import {
+  cohortCreateSchema,
+  cohortPersonSchema,
+  cohortSchema,
+  cohortUpdateSchema,
+  pageQuerySchema,
+  pageSchema,
+  personsListQuerySchema,
+} from '@burrow/contracts'
 import { cohorts } from '@burrow/core'
 import { projectProcedure, router } from '../trpc'
 import { idParam } from './inputs'
@@ -24,6 +32,12 @@ export const cohortsRouter = router({
     .input(idParam.extend(pageQuerySchema.shape).extend(personsListQuerySchema.shape))
     .output(pageSchema(cohortPersonSchema))
     .query(({ ctx, input }) =>
-      cohorts.cohortPersons(ctx.deps, ctx.project.row, input.id, { search: input.search, distinctId: input.distinct_id, properties: input.properties }, input),
+      cohorts.cohortPersons(
+        ctx.deps,
+        ctx.project.row,
+        input.id,
+        { search: input.search, distinctId: input.distinct_id, properties: input.properties },
+        input,
+      ),
     ),
 })

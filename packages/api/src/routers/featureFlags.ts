@@ -1,4 +1,11 @@
-import { featureFlagCreateSchema, featureFlagSchema, featureFlagUpdateSchema, localEvaluationSchema, pageQuerySchema, pageSchema } from '@burrow/contracts'
+import {
+  featureFlagCreateSchema,
+  featureFlagSchema,
+  featureFlagUpdateSchema,
+  localEvaluationSchema,
+  pageQuerySchema,
+  pageSchema,
+} from '@burrow/contracts'
 import { featureFlags, projects } from '@burrow/core'
 import { z } from 'zod'
 import { authedProcedure, projectProcedure, router } from '../trpc'

@@ -9,7 +9,12 @@ export const personsRouter = router({
     .input(pageQuerySchema.extend(personsListQuerySchema.shape))
     .output(pageSchema(personSchema))
     .query(({ ctx, input }) =>
-      persons.listPersons(ctx.deps, ctx.project.row, { search: input.search, distinctId: input.distinct_id, properties: input.properties }, input),
+      persons.listPersons(
+        ctx.deps,
+        ctx.project.row,
+        { search: input.search, distinctId: input.distinct_id, properties: input.properties },
+        input,
+      ),
     ),
   get: projectProcedure
     .input(idParam)

@@ -30,7 +30,12 @@ const ILLEGAL_MERGE_IDS = new Set([
 export const isIllegalMergeId = (id: string): boolean => ILLEGAL_MERGE_IDS.has(id.trim().toLowerCase())
 
 function mergeTarget(name: string, properties: Record<string, unknown>): string | undefined {
-  const other = name === '$identify' ? properties.$anon_distinct_id : name === '$create_alias' || name === '$merge_dangerously' ? properties.alias : undefined
+  const other =
+    name === '$identify'
+      ? properties.$anon_distinct_id
+      : name === '$create_alias' || name === '$merge_dangerously'
+        ? properties.alias
+        : undefined
   if (typeof other !== 'string' && typeof other !== 'number') return undefined
   return storedDistinctId(String(other))
 }

@@ -11,7 +11,10 @@ export function elementsToChain(elements: unknown[]): string {
     .filter(isJsonObject)
     .map((el) => {
       const classes = Array.isArray(el.attr__class) ? el.attr__class : typeof el.attr__class === 'string' ? el.attr__class.split(' ') : []
-      let text = `${typeof el.tag_name === 'string' ? el.tag_name : ''}${classes.filter(Boolean).map((c) => `.${String(c)}`).join('')}`
+      let text = `${typeof el.tag_name === 'string' ? el.tag_name : ''}${classes
+        .filter(Boolean)
+        .map((c) => `.${String(c)}`)
+        .join('')}`
       const attrs: string[] = []
       if (el.$el_text !== undefined) attrs.push(`text="${escapeChainValue(el.$el_text)}"`)
       if (el.attr__href !== undefined) attrs.push(`href="${escapeChainValue(el.attr__href)}"`)
@@ -37,7 +40,8 @@ export function elementsToChain(elements: unknown[]): string {
  */
 function assignFields(target: Record<string, unknown>, source: Record<string, unknown>): Record<string, unknown> {
   for (const key of Object.keys(source)) {
-    if (key === '__proto__') Object.defineProperty(target, key, { value: source[key], enumerable: true, writable: true, configurable: true })
+    if (key === '__proto__')
+      Object.defineProperty(target, key, { value: source[key], enumerable: true, writable: true, configurable: true })
     else target[key] = source[key]
   }
   return target

@@ -59,7 +59,9 @@ describe('uuid', () => {
     expect(accepted({ event: 'e', distinct_id: 'd', uuid: '0190F0A2-1C5D-7E4B-9D2A-4C6B8E0F1A23' }).uuid).toBe(
       '0190f0a2-1c5d-7e4b-9d2a-4c6b8e0f1a23',
     )
-    expect(accepted({ event: 'e', distinct_id: 'd', uuid: '0190f0a21c5d7e4b9d2a4c6b8e0f1a23' }).uuid).toBe('0190f0a2-1c5d-7e4b-9d2a-4c6b8e0f1a23')
+    expect(accepted({ event: 'e', distinct_id: 'd', uuid: '0190f0a21c5d7e4b9d2a4c6b8e0f1a23' }).uuid).toBe(
+      '0190f0a2-1c5d-7e4b-9d2a-4c6b8e0f1a23',
+    )
     const generated = accepted({ event: 'e', distinct_id: 'd', uuid: 'not-a-uuid' }).uuid
     expect(generated).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
   })
@@ -113,7 +115,10 @@ describe('properties', () => {
   })
   it('adds $ip unless the project anonymises IPs', () => {
     expect(accepted({ event: 'e', distinct_id: 'd' }).properties.$ip).toBe('203.0.113.9')
-    const anonymous = accepted({ event: 'e', distinct_id: 'd', properties: { $ip: '1.2.3.4' } }, ctx({ project: { id: 1, anonymizeIps: true } }))
+    const anonymous = accepted(
+      { event: 'e', distinct_id: 'd', properties: { $ip: '1.2.3.4' } },
+      ctx({ project: { id: 1, anonymizeIps: true } }),
+    )
     expect(anonymous.properties).not.toHaveProperty('$ip')
   })
   it('moves autocapture elements into elements_chain', () => {
@@ -161,7 +166,14 @@ describe('Segment-style messages', () => {
 describe('runPipeline', () => {
   it('sends an event to the dead letter queue when a step throws, naming the step', () => {
     const outcome = runPipeline(
-      [{ name: 'explodes', run: () => { throw new Error('boom') } }],
+      [
+        {
+          name: 'explodes',
+          run: () => {
+            throw new Error('boom')
+          },
+        },
+      ],
       { event: 'e', distinct_id: 'd' },
       ctx(),
     )

@@ -56,7 +56,10 @@ export function encodeEventRow(row: EventRowToEncode): string {
  * would be refused again and again and hold every event behind it.
  */
 export async function insertEncodedEvents(ch: ClickHouse, body: Buffer): Promise<void> {
-  await ch.insertEncoded(EVENTS_TABLE, 'JSONEachRow', body, { input_format_json_read_objects_as_strings: 1, max_partitions_per_insert_block: 0 })
+  await ch.insertEncoded(EVENTS_TABLE, 'JSONEachRow', body, {
+    input_format_json_read_objects_as_strings: 1,
+    max_partitions_per_insert_block: 0,
+  })
 }
 
 export interface EventsQuery {
@@ -215,5 +218,8 @@ export async function recentPropertyKeys(ch: ClickHouse, teamId: number): Promis
     query_params: { team_id: teamId },
     format: 'JSONEachRow',
   })
-  return (await result.json<{ key: string; numerical: number | string }>()).map((r) => ({ key: r.key, numerical: Number(r.numerical) === 1 }))
+  return (await result.json<{ key: string; numerical: number | string }>()).map((r) => ({
+    key: r.key,
+    numerical: Number(r.numerical) === 1,
+  }))
 }

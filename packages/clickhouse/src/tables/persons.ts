@@ -46,7 +46,6 @@ export interface PersonsQuery {
 
 const TEAM = '{team_id:Int64}'
 
-
 /** The uuids of a page of the team's persons, newest first, and how many match in all. */
 export async function queryPersonIds(ch: ClickHouse, q: PersonsQuery): Promise<{ count: number; uuids: string[] }> {
   const params = new SqlParams()

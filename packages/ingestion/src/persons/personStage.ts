@@ -1,7 +1,16 @@
 import type { SharedCache } from '@burrow/cache'
 import type { ClickHouse } from '@burrow/clickhouse'
 import { featureFlags, persons as personsCore, replaceNul, withoutNul } from '@burrow/core'
-import { groupTypes, isTransientError, persons, type NewPerson, type Pool, type PersonRef, type PersonWrites, type PropertyChange } from '@burrow/postgres'
+import {
+  groupTypes,
+  isTransientError,
+  persons,
+  type NewPerson,
+  type Pool,
+  type PersonRef,
+  type PersonWrites,
+  type PropertyChange,
+} from '@burrow/postgres'
 import { rowStarts, rowTimestampMs, setPersonIds } from '@burrow/capture'
 import type { FrameContent, PersonChanges, PersonIntent } from '@burrow/spool'
 import { yieldToEventLoop } from '../eventLoop'
@@ -39,7 +48,8 @@ interface FrameRows {
 const ROWS_PER_SLICE = 1000
 
 /** The distinct ids an intent names: its own, and the one it merges with. */
-const distinctIdsOf = (intent: PersonChanges): string[] => (intent.mergeWith === undefined ? [intent.distinctId] : [intent.distinctId, intent.mergeWith])
+const distinctIdsOf = (intent: PersonChanges): string[] =>
+  intent.mergeWith === undefined ? [intent.distinctId] : [intent.distinctId, intent.mergeWith]
 
 const asChanges = (intent: PersonIntent): PersonChanges => (typeof intent === 'string' ? { distinctId: intent } : intent)
 
@@ -72,7 +82,7 @@ export class PersonStage {
    * frames go in slices of about ROWS_PER_SLICE rows, in order, as consecutive batches would.
    */
   async assign(frames: readonly FrameContent[]): Promise<void> {
-    for (let start = 0; start < frames.length; ) {
+    for (let start = 0; start < frames.length;) {
       let end = start
       let rows = 0
       while (end < frames.length && (end === start || rows + (frames[end]!.persons?.length ?? 0) <= ROWS_PER_SLICE)) {
@@ -104,7 +114,9 @@ export class PersonStage {
         // An outage is waited out (the batch stays in the spool); any other failure would stop
         // every later event behind this batch, so the events are stored without their persons.
         if (isTransientError(err)) throw err
-        this.deps.log(`persons: storing ${rows.length} events of project ${teamId} without persons: ${(err as Error)?.stack ?? String(err)}`)
+        this.deps.log(
+          `persons: storing ${rows.length} events of project ${teamId} without persons: ${(err as Error)?.stack ?? String(err)}`,
+        )
       }
     }
     frames.forEach((frame, i) => {
@@ -186,7 +198,11 @@ export class PersonStage {
     const options = mergeOptionsOf(row.intent, createdAtOf(row))
     for (let attempt = 1; ; attempt++) {
       try {
-        const outcome = await persons.mergeDistinctIds(this.deps.sql, teamId, { distinctId, otherId, decide: (state) => planMerge(state, options) })
+        const outcome = await persons.mergeDistinctIds(this.deps.sql, teamId, {
+          distinctId,
+          otherId,
+          decide: (state) => planMerge(state, options),
+        })
         addWrites(writes, outcome.writes)
         mapping.set(distinctId, outcome.person)
         if (outcome.kind === 'refused') {
@@ -206,7 +222,12 @@ export class PersonStage {
    * Folds each person's `$set`/`$set_once`/`$unset` in event order and applies them in one
    * statement. A person merged away or deleted by another server meanwhile is looked up again.
    */
-  private async updateProperties(teamId: number, rows: readonly Row[], mapping: Map<string, PersonRef>, writes: PersonWrites): Promise<void> {
+  private async updateProperties(
+    teamId: number,
+    rows: readonly Row[],
+    mapping: Map<string, PersonRef>,
+    writes: PersonWrites,
+  ): Promise<void> {
     for (let attempt = 0; attempt < 3; attempt++) {
       const changes = new Map<number, PropertyChange>()
       for (const { intent } of rows) {
@@ -215,7 +236,15 @@ export class PersonStage {
         if (!person) continue
         let change = changes.get(person.id)
         // Keys like `__proto__` are ordinary property names here.
-        if (!change) changes.set(person.id, (change = { set: Object.create(null) as Record<string, unknown>, setOnce: Object.create(null) as Record<string, unknown>, unset: [] }))
+        if (!change)
+          changes.set(
+            person.id,
+            (change = {
+              set: Object.create(null) as Record<string, unknown>,
+              setOnce: Object.create(null) as Record<string, unknown>,
+              unset: [],
+            }),
+          )
         foldPropertyChange(change, intent)
       }
       // PostgreSQL cannot hold U+0000, which events may carry: it becomes U+FFFD, as in PostHog.
@@ -235,7 +264,12 @@ export class PersonStage {
       }
       for (const [id, ref] of await persons.personsOfDistinctIds(this.deps.sql, teamId, stale)) mapping.set(id, ref)
       const lost = stale.filter((id) => !mapping.has(id))
-      await this.create(teamId, lost.map((distinctId) => ({ distinctId, createdAt: new Date() })), mapping, writes)
+      await this.create(
+        teamId,
+        lost.map((distinctId) => ({ distinctId, createdAt: new Date() })),
+        mapping,
+        writes,
+      )
       // Only the persons that were gone need their changes again.
       rows = rows.filter((r) => stale.includes(r.intent.distinctId))
     }

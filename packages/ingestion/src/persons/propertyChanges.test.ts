@@ -44,7 +44,11 @@ describe('folding the person changes of a batch', () => {
   it.each([
     ['a later $set wins', [{ set: { plan: 'free' } }, { set: { plan: 'pro' } }], { plan: 'pro' }],
     ['$set_once keeps the first value', [{ setOnce: { plan: 'free' } }, { setOnce: { plan: 'pro' } }], { plan: 'free' }],
-    ['$set_once after $unset sets the key again', [{ set: { plan: 'free' } }, { unset: ['plan'] }, { setOnce: { plan: 'pro' } }], { plan: 'pro' }],
+    [
+      '$set_once after $unset sets the key again',
+      [{ set: { plan: 'free' } }, { unset: ['plan'] }, { setOnce: { plan: 'pro' } }],
+      { plan: 'pro' },
+    ],
     ['$unset after $set removes the key', [{ set: { plan: 'free' } }, { unset: ['plan'] }], {}],
   ])('%s', (_name, events, expected) => {
     expect(applyFolded({}, fold(events as Ops[]))).toEqual(expected)

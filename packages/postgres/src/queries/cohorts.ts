@@ -70,7 +70,12 @@ export async function findCohort(sql: Sql, projectId: number, id: number): Promi
 
 /** The project's cohorts, newest first, soft-deleted ones left out as PostHog's list does. */
 export function listCohorts(sql: Sql, projectId: number, page: PageWindow): Promise<{ count: number; rows: CohortRow[] }> {
-  return selectPage<CohortRow>(sql, { table: 'cohorts', where: sql`project_id = ${projectId} and not deleted`, orderBy: sql`id desc`, page })
+  return selectPage<CohortRow>(sql, {
+    table: 'cohorts',
+    where: sql`project_id = ${projectId} and not deleted`,
+    orderBy: sql`id desc`,
+    page,
+  })
 }
 
 /** Starts a calculation: the cohort is calculating, and the calculation's version is the answer's pending_version. */

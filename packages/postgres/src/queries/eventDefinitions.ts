@@ -84,8 +84,12 @@ export async function updateEventDefinition(
   if (write.verified === false) Object.assign(values, { verified: false, verified_at: null, verified_by_id: null })
   const [row] = await sql<EventDefinitionRow[]>`
     update event_definitions set ${sql(values as never)}
-      ${write.verified ? sql`, verified = true, verified_at = case when verified then verified_at else now() end,
-        verified_by_id = case when verified then verified_by_id else ${write.verified.by}::int end` : sql``}
+      ${
+        write.verified
+          ? sql`, verified = true, verified_at = case when verified then verified_at else now() end,
+        verified_by_id = case when verified then verified_by_id else ${write.verified.by}::int end`
+          : sql``
+      }
     where project_id = ${projectId} and id = ${id}
     returning *`
   return row

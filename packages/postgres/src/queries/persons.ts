@@ -66,7 +66,11 @@ export interface NewPerson {
   createdAt: Date
 }
 
-export async function createPersons(pool: Pool, projectId: number, newPersons: readonly NewPerson[]): Promise<{ refs: Map<string, PersonRef>; writes: PersonWrites }> {
+export async function createPersons(
+  pool: Pool,
+  projectId: number,
+  newPersons: readonly NewPerson[],
+): Promise<{ refs: Map<string, PersonRef>; writes: PersonWrites }> {
   const writes = emptyWrites()
   if (newPersons.length === 0) return { refs: new Map(), writes }
   // One lock order for every server: sorted ids cannot deadlock each other.
@@ -95,7 +99,14 @@ export async function createPersons(pool: Pool, projectId: number, newPersons: r
         refs.set(distinctId, { id: person.id, uuid: person.uuid })
         writes.persons.push(person)
         const version = wonIds.get(distinctId)!
-        writes.distinctIds.push({ project_id: projectId, distinct_id: distinctId, person_uuid: person.uuid, version, is_deleted: false, moved: false })
+        writes.distinctIds.push({
+          project_id: projectId,
+          distinct_id: distinctId,
+          person_uuid: person.uuid,
+          version,
+          is_deleted: false,
+          moved: false,
+        })
       } else lost.push(distinctId)
     })
     if (lost.length > 0) {
@@ -117,7 +128,10 @@ export async function createPersons(pool: Pool, projectId: number, newPersons: r
  * Found means locked: a person deleted by a merge this statement waited for is still in the
  * statement's snapshot, so reading `persons` again would count it found and drop its change.
  */
-export async function updatePersonProperties(sql: Sql, changes: ReadonlyMap<number, PropertyChange>): Promise<{ updated: PersonRow[]; missing: number[] }> {
+export async function updatePersonProperties(
+  sql: Sql,
+  changes: ReadonlyMap<number, PropertyChange>,
+): Promise<{ updated: PersonRow[]; missing: number[] }> {
   if (changes.size === 0) return { updated: [], missing: [] }
   const ids = [...changes.keys()].sort((a, b) => a - b)
   const input = ids.map((id) => {
@@ -251,7 +265,14 @@ export async function mergeDistinctIds(
       const [row] = await tx<{ version: number }[]>`
         insert into person_distinct_ids (project_id, distinct_id, person_id) values (${projectId}, ${d}, ${personId})
         returning version::int as version`
-      writes.distinctIds.push({ project_id: projectId, distinct_id: d, person_uuid: personUuid, version: row!.version, is_deleted: false, moved: false })
+      writes.distinctIds.push({
+        project_id: projectId,
+        distinct_id: d,
+        person_uuid: personUuid,
+        version: row!.version,
+        is_deleted: false,
+        moved: false,
+      })
     }
 
     switch (plan.kind) {
@@ -296,7 +317,14 @@ export async function mergeDistinctIds(
           update person_distinct_ids set person_id = ${target.id}, version = nextval('person_distinct_id_versions')
           where person_id = ${source.id} returning distinct_id, version::int as version`
         for (const m of moved) {
-          writes.distinctIds.push({ project_id: projectId, distinct_id: m.distinct_id, person_uuid: target.uuid, version: m.version, is_deleted: false, moved: true })
+          writes.distinctIds.push({
+            project_id: projectId,
+            distinct_id: m.distinct_id,
+            person_uuid: target.uuid,
+            version: m.version,
+            is_deleted: false,
+            moved: true,
+          })
         }
         await tx`
           insert into cohort_people (cohort_id, person_id)
@@ -321,7 +349,11 @@ export interface PersonWithDistinctIds extends PersonRow {
 const WITH_DISTINCT_IDS = `${PERSON_COLUMNS},
   coalesce((select array_agg(d.distinct_id order by d.distinct_id) from person_distinct_ids d where d.person_id = p.id), '{}') as distinct_ids`
 
-export async function findPerson(sql: Sql, projectId: number, key: { id: number } | { uuid: string }): Promise<PersonWithDistinctIds | undefined> {
+export async function findPerson(
+  sql: Sql,
+  projectId: number,
+  key: { id: number } | { uuid: string },
+): Promise<PersonWithDistinctIds | undefined> {
   const match = 'id' in key ? sql`p.id = ${key.id}` : sql`p.uuid = ${key.uuid}`
   const [row] = await sql<PersonWithDistinctIds[]>`
     select ${sql.unsafe(WITH_DISTINCT_IDS)} from persons p where p.project_id = ${projectId} and ${match}`
@@ -339,7 +371,11 @@ export async function personsByUuid(sql: Sql, projectId: number, uuids: readonly
 }
 
 /** The persons of distinct ids, keyed by distinct id, for showing who did an event. */
-export async function personsForDistinctIds(sql: Sql, projectId: number, distinctIds: readonly string[]): Promise<Map<string, PersonWithDistinctIds>> {
+export async function personsForDistinctIds(
+  sql: Sql,
+  projectId: number,
+  distinctIds: readonly string[],
+): Promise<Map<string, PersonWithDistinctIds>> {
   if (distinctIds.length === 0) return new Map()
   const rows = await sql<(PersonWithDistinctIds & { for_distinct_id: string })[]>`
     select d0.distinct_id as for_distinct_id, ${sql.unsafe(WITH_DISTINCT_IDS)}
@@ -349,7 +385,11 @@ export async function personsForDistinctIds(sql: Sql, projectId: number, distinc
 }
 
 /** Removes a person and its distinct ids; answers what ClickHouse must mark deleted. */
-export async function deletePerson(pool: Pool, projectId: number, id: number): Promise<{ person: PersonWithDistinctIds; writes: PersonWrites } | undefined> {
+export async function deletePerson(
+  pool: Pool,
+  projectId: number,
+  id: number,
+): Promise<{ person: PersonWithDistinctIds; writes: PersonWrites } | undefined> {
   return pool.begin(async (tx) => {
     const [person] = await tx<PersonWithDistinctIds[]>`
       select ${tx.unsafe(WITH_DISTINCT_IDS)} from persons p where p.project_id = ${projectId} and p.id = ${id} for update`
@@ -361,7 +401,14 @@ export async function deletePerson(pool: Pool, projectId: number, id: number): P
     const writes = emptyWrites()
     writes.deletedPersons.push(person)
     for (const d of ids) {
-      writes.distinctIds.push({ project_id: projectId, distinct_id: d.distinct_id, person_uuid: person.uuid, version: d.version, is_deleted: true, moved: true })
+      writes.distinctIds.push({
+        project_id: projectId,
+        distinct_id: d.distinct_id,
+        person_uuid: person.uuid,
+        version: d.version,
+        is_deleted: true,
+        moved: true,
+      })
     }
     return { person, writes }
   })
