@@ -3,6 +3,7 @@
 // the TypeScript type checker (typescript-eslint's project service), not syntax alone.
 import js from '@eslint/js'
 import prettier from 'eslint-config-prettier'
+import importX from 'eslint-plugin-import-x'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
@@ -13,6 +14,7 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
+    plugins: { 'import-x': importX },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
       // Durability rests on every await: no promise may float, and none may be passed where a
@@ -31,6 +33,9 @@ export default tseslint.config(
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
       ],
+      // Every package imports only what its own package.json declares (the workspace's packages
+      // included, type-only imports too): hoisting in node_modules would otherwise hide it.
+      'import-x/no-extraneous-dependencies': ['error', { includeTypes: true, devDependencies: false }],
       // Configuration is parsed once, with every problem listed, by packages/config.
       'no-restricted-properties': [
         'error',
@@ -60,6 +65,18 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-call': 'off',
       '@typescript-eslint/no-explicit-any': 'off',
     },
+  },
+  {
+    // What runs only in development: tests, benchmarks, tool configuration, the build.
+    files: [
+      '**/*.test.ts',
+      '**/test/**',
+      'scripts/**',
+      'apps/server/scripts/**',
+      '*.config.{js,ts}',
+      'apps/server/src/captureThreads/bootstrap.mjs',
+    ],
+    rules: { 'import-x/no-extraneous-dependencies': ['error', { includeTypes: true, devDependencies: true }] },
   },
   {
     files: ['**/*.js', '**/*.mjs'],
