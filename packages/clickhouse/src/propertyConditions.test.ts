@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { PROPERTY_OPERATORS } from '@burrow/contracts'
 import {
   conditionOn,
   eventPropertiesSql,
@@ -462,23 +463,8 @@ describe('conditions on persons', () => {
 })
 
 describe('values in the SQL', () => {
-  const OPERATORS: PropertyCondition['operator'][] = [
-    'exact',
-    'is_not',
-    'icontains',
-    'not_icontains',
-    'regex',
-    'not_regex',
-    'gt',
-    'gte',
-    'lt',
-    'lte',
-    'is_set',
-    'is_not_set',
-    'is_date_exact',
-    'is_date_before',
-    'is_date_after',
-  ]
+  // Every operator the API accepts, so that one added there is checked here too.
+  const OPERATORS: readonly PropertyCondition['operator'][] = PROPERTY_OPERATORS
 
   it('never carries the text of a key or a value: both travel as parameters', () => {
     const key = "k3y'); DROP TABLE events; --"
