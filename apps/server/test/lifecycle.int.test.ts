@@ -4,6 +4,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
+import { waitFor } from '@burrow/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildServer, exitCode, SERVER_DIR, startServiceProcess, type BuiltServer } from './serviceProcess'
 
@@ -121,7 +122,8 @@ async function killMidLoadAndRestart(email: string, firstEnv: NodeJS.ProcessEnv,
     }
   }
   const clients = Array.from({ length: 4 }, client)
-  await new Promise((resolve) => setTimeout(resolve, 1_500))
+  // In the middle of the load: several of the consumer's insert cycles in, with requests in flight.
+  await waitFor(() => acknowledged.size >= 3_000, { what: '3,000 acknowledged events', timeoutMs: 30_000 })
   const exited = exitCode(first.child)
   first.child.kill('SIGKILL')
   await exited
@@ -132,29 +134,27 @@ async function killMidLoadAndRestart(email: string, firstEnv: NodeJS.ProcessEnv,
   const second = await startService(secondEnv)
   try {
     const headers = { authorization: `Bearer ${account.personal_api_key}` }
-    const listed: string[] = []
-    for (let waited = 0; ; waited += 250) {
-      listed.length = 0
-      let count = 0
-      for (let offset = 0; ; offset += 1000) {
-        const page = await (
-          await fetch(`${second.baseUrl}/api/projects/${account.project_id}/events/?limit=1000&offset=${offset}`, { headers })
-        ).json()
-        count = page.count
-        listed.push(...page.results.map((e: { id: string }) => e.id))
-        if (!page.next) break
-      }
-      // Pages read while the restart is still storing rows may disagree with the count: read again.
-      const complete = listed.length === count && [...acknowledged].every((uuid) => listed.includes(uuid))
-      if (complete || waited > 20_000) {
-        expect(listed.length).toBe(count)
-        break
-      }
-      await new Promise((resolve) => setTimeout(resolve, 250))
-    }
-    const stored = new Set(listed)
-    expect([...acknowledged].filter((uuid) => !stored.has(uuid))).toEqual([])
-    expect(stored.size).toBe(listed.length)
+    const listed = await waitFor(
+      async () => {
+        const ids: string[] = []
+        let count: number
+        for (let offset = 0; ; offset += 1000) {
+          const page = await (
+            await fetch(`${second.baseUrl}/api/projects/${account.project_id}/events/?limit=1000&offset=${offset}`, { headers })
+          ).json()
+          count = page.count
+          ids.push(...page.results.map((e: { id: string }) => e.id))
+          if (!page.next) break
+        }
+        // Pages read while the restart is still storing rows may disagree with the count: read again.
+        expect(ids.length).toBe(count)
+        const stored = new Set(ids)
+        expect([...acknowledged].filter((uuid) => !stored.has(uuid))).toEqual([])
+        return ids
+      },
+      { what: 'every acknowledged event listed after the restart', timeoutMs: 20_000, intervalMs: 250 },
+    )
+    expect(new Set(listed).size).toBe(listed.length)
   } finally {
     const stopped = exitCode(second.child)
     second.child.kill('SIGTERM')

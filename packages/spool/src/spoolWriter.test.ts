@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { Registry } from 'prom-client'
+import { waitFor } from '@burrow/testing/waitFor'
 import { afterAll, expect, it } from 'vitest'
 import { encodeFrame, readFrame } from './frames'
 import { createSpoolMetrics } from './metrics'
@@ -15,13 +16,7 @@ let dirs = 0
 const realWrite: WriteAt = (fd, data, offset, length, position) =>
   new Promise((resolve, reject) => write(fd, data, offset, length, position, (err, n) => (err ? reject(err) : resolve(n))))
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
-
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !condition(); i++) await sleep(10)
-  expect(condition()).toBe(true)
-}
 
 /** A frame whose single row names `id`, so that what a segment holds can be read back. */
 const frameOf = (id: string) => encodeFrame([`{"id":"${id}"}\n`], [], 1, [''])
@@ -79,10 +74,16 @@ function track(writer: SpoolWriter, id: string, settled: string[]): Promise<void
 
 it('acknowledges writes in order even when a later one reaches the disk first', async () => {
   let calls = 0
-  // The first write takes 50 ms; the second, started meanwhile, finishes at once.
+  let releaseFirst = () => {}
+  const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve))
+  let secondOnDisk = false
+  // The first write is held until the test lets it go; the second, started meanwhile, finishes at once.
   const slowFirst: WriteAt = async (...args) => {
-    if (calls++ === 0) await sleep(50)
-    return realWrite(...args)
+    const call = ++calls
+    if (call === 1) await firstHeld
+    const written = await realWrite(...args)
+    if (call === 2) secondOnDisk = true
+    return written
   }
   const { dir, writer, commits, committedIds } = newWriter({ writeAt: slowFirst, writesInFlight: 2 })
   const settled: string[] = []
@@ -90,10 +91,11 @@ it('acknowledges writes in order even when a later one reaches the disk first', 
   await nextTurn()
   await nextTurn()
   const second = track(writer, 'b', settled)
-  await sleep(25)
-  // b is on disk by now, but a is not: b must wait.
-  expect(calls).toBe(2)
+  await waitFor(() => secondOnDisk, { what: "b's write on disk", intervalMs: 1 })
+  // b is on disk, but a is not: b must wait.
+  await nextTurn()
   expect(settled).toEqual([])
+  releaseFirst()
   await Promise.all([first, second])
   expect(settled).toEqual(['a ok', 'b ok'])
   expect(commits.map(([, bytes]) => bytes)).toEqual([
@@ -117,15 +119,20 @@ it('groups the appends of one turn of the event loop into one write', async () =
 
 it('refuses a failed write and every write after it, then cuts the segment back and goes on', async () => {
   let calls = 0
+  let thirdOnDisk = () => {}
+  const thirdWritten = new Promise<void>((resolve) => (thirdOnDisk = resolve))
   const failSecond: WriteAt = async (fd, data, offset, length, position) => {
     const call = ++calls
     if (call === 2) {
-      // Half the data reaches the file before the disk fails, as a torn write would leave it.
+      // Half the data reaches the file before the disk fails, as a torn write would leave it,
+      // and the failure comes only once the next write is on disk.
       await realWrite(fd, data, offset, Math.floor(length / 2), position)
-      await sleep(30)
+      await thirdWritten
       throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' })
     }
-    return realWrite(fd, data, offset, length, position)
+    const written = await realWrite(fd, data, offset, length, position)
+    if (call === 3) thirdOnDisk()
+    return written
   }
   const { dir, writer, commits } = newWriter({ writeAt: failSecond, writesInFlight: 2 })
   const settled: string[] = []
@@ -189,7 +196,10 @@ it('creates each segment at its full size and the next one ahead, and removes th
   const { dir, writer } = newWriter({ segmentBytes: 64 << 10 })
   await writer.append(frameOf('a'))
   expect(statSync(segmentPath(dir, 1)).size).toBe(64 << 10)
-  await waitFor(() => statSync(segmentPath(dir, 2), { throwIfNoEntry: false })?.size === 64 << 10)
+  await waitFor(() => statSync(segmentPath(dir, 2), { throwIfNoEntry: false })?.size === 64 << 10, {
+    what: 'segment 2 created at full size',
+    intervalMs: 10,
+  })
   const ahead = readFileSync(segmentPath(dir, 2))
   expect(ahead.subarray(0, SEGMENT_HEADER_BYTES).equals(segmentHeader())).toBe(true)
   expect(ahead.subarray(SEGMENT_HEADER_BYTES).every((byte) => byte === 0)).toBe(true)
@@ -201,7 +211,10 @@ it('creates each segment at its full size and the next one ahead, and removes th
 it('creates the first segment when prepared, before any append, and leaves no file when nothing was written', async () => {
   const { dir, writer } = newWriter({ segmentBytes: 64 << 10 })
   writer.prepare()
-  await waitFor(() => statSync(segmentPath(dir, 1), { throwIfNoEntry: false })?.size === 64 << 10)
+  await waitFor(() => statSync(segmentPath(dir, 1), { throwIfNoEntry: false })?.size === 64 << 10, {
+    what: 'segment 1 created at full size',
+    intervalMs: 10,
+  })
   await writer.close()
   expect(readdirSync(dir)).toEqual([])
 })
