@@ -6,7 +6,7 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { waitFor } from '@burrow/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildServer, exitCode, SERVER_DIR, startServiceProcess, type BuiltServer } from './serviceProcess'
+import { buildServer, exitCode, SERVER_DIR, startServiceProcess, startWithNpmStart, type BuiltServer } from './serviceProcess'
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'burrow-lifecycle-'))
 chmodSync(dataDir, 0o755)
@@ -71,6 +71,39 @@ describe('the service process on embedded defaults', () => {
       expect(await stopped).toBe(0)
     }
   }, 180_000)
+
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'stores what it accepted and exits when %s is sent to the process `npm start` created',
+    async (signal) => {
+      const service = await startWithNpmStart(embeddedEnv())
+      const cli = await runCli(['create-user', '--email', `${signal.toLowerCase()}@example.com`, '--organization', signal, '--json'])
+      const account = JSON.parse(cli.stdout.trim()) as { project_api_key: string }
+      // Batches wait up to a minute before they are inserted: only the drain can store these.
+      const batch = Array.from({ length: 20 }, (_, i) => ({ event: 'before the signal', distinct_id: `u${i}` }))
+      const res = await fetch(`${service.baseUrl}/batch/`, {
+        method: 'POST',
+        body: JSON.stringify({ api_key: account.project_api_key, batch }),
+      })
+      expect(res.status).toBe(200)
+
+      const exited = exitCode(service.child)
+      service.child.kill(signal)
+      await exited
+      // npm has gone, and so has the service it started: nothing answers on the port any more.
+      await waitFor(
+        () =>
+          fetch(`${service.baseUrl}/_health`).then(
+            () => false,
+            () => true,
+          ),
+        { what: 'the port closed' },
+      )
+      expect(service.output()).toContain(`${signal}: stopping, storing accepted events first`)
+      expect(service.output()).toContain('"msg":"stopped"')
+      expect(spoolSegments()).toEqual([])
+    },
+    180_000,
+  )
 
   it('loses no acknowledged event and stores none twice when killed with SIGKILL in the middle of a load', async () => {
     // Small, frequent inserts, so that the kill finds some rows stored and some only on disk.

@@ -1,4 +1,4 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { execFile, spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { promisify } from 'node:util'
@@ -30,7 +30,15 @@ export async function buildServer(): Promise<BuiltServer> {
  */
 export function startServiceProcess(env: NodeJS.ProcessEnv, built?: BuiltServer): Promise<ServiceProcess> {
   const args = built ? [built.main] : ['--import', 'tsx', 'src/main.ts']
-  const child = spawn(process.execPath, args, { cwd: SERVER_DIR, env })
+  return readyOrFailed(spawn(process.execPath, args, { cwd: SERVER_DIR, env }))
+}
+
+/** `npm start` itself, run at the repository's root as a user runs it: the child is npm's process. */
+export function startWithNpmStart(env: NodeJS.ProcessEnv): Promise<ServiceProcess> {
+  return readyOrFailed(spawn('npm', ['start'], { cwd: path.resolve(SERVER_DIR, '..', '..'), env }))
+}
+
+function readyOrFailed(child: ChildProcessWithoutNullStreams): Promise<ServiceProcess> {
   let output = ''
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`service did not become ready:\n${output}`)), 90_000)
