@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util'
 import { loadConfig, type Config } from '@burrow/config'
-import { accounts, ApiProblem, findIngestionProject } from '@burrow/core'
+import { ApiProblem } from '@burrow/contracts'
+import { accounts, findIngestionProject } from '@burrow/core'
 import { createSharedCache } from '@burrow/cache'
 import { listDeadLetters, PersonStage, replayDeadLetters, type DeadLetterFilter, type ReplayOutcome } from '@burrow/ingestion'
 import { connectPostgres, migratePostgres } from '@burrow/postgres'

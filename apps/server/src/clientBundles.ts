@@ -4,7 +4,7 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { gzip } from 'node:zlib'
-import { problems } from '@burrow/core'
+import { problems } from '@burrow/contracts'
 import type { IncomingRequest, OutgoingResponse } from './http/uwsServer'
 
 const gzipAsync = promisify(gzip)

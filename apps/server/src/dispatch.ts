@@ -12,7 +12,7 @@ import {
   type CaptureResult,
   type DecideDeps,
 } from '@burrow/capture'
-import { problems, type ApiProblem } from '@burrow/core'
+import { problems, type ApiProblem } from '@burrow/contracts'
 import type { ClientBundles } from './clientBundles'
 import type { IncomingRequest, OutgoingResponse } from './http/uwsServer'
 import type { ServerMetrics } from './metrics'

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
-import type { Page } from '@burrow/contracts'
-import { decodePathSegment, problems, type ApiProblem, type CoreDeps } from '@burrow/core'
+import { problems, type ApiProblem, type Page } from '@burrow/contracts'
+import { decodePathSegment, type CoreDeps } from '@burrow/core'
 import { createApiContext, personalApiKeyFrom } from './context'
 import { problemFromError } from './errors'
 import { jsonResponse, type HttpRequest, type HttpResponse } from './http'

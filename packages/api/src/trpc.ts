@@ -1,4 +1,5 @@
-import { ApiProblem, pathOfNul, problems, projects, type CoreDeps } from '@burrow/core'
+import { ApiProblem, problems } from '@burrow/contracts'
+import { pathOfNul, projects, type CoreDeps } from '@burrow/core'
 import type { UserRow } from '@burrow/postgres'
 import { initTRPC } from '@trpc/server'
 import { z } from 'zod'

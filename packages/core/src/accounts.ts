@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
+import { problems } from '@burrow/contracts'
 import { organizations, personalApiKeys, projects, users, type Pool, type ProjectRow, type Sql, type UserRow } from '@burrow/postgres'
 import { generatePersonalApiKey, generateProjectToken, maskPersonalApiKey, personalApiKeySecureValue } from './keys'
-import { problems } from './problems'
 
 export const MEMBERSHIP_LEVEL = { member: 1, admin: 8, owner: 15 } as const
 

@@ -1,8 +1,7 @@
 import { events as eventsTable } from '@burrow/clickhouse'
-import type { EventDefinition, EventDefinitionUpdate, Page, PageQuery } from '@burrow/contracts'
+import { problems, type EventDefinition, type EventDefinitionUpdate, type Page, type PageQuery } from '@burrow/contracts'
 import { eventDefinitions, organizations, projects, type EventDefinitionRow, type UserRow } from '@burrow/postgres'
 import type { CoreDeps } from './deps'
-import { problems } from './problems'
 import { userSummaries } from './users'
 import { isUuid } from './ids'
 

@@ -1,9 +1,16 @@
-import type { FeatureFlag, FeatureFlagCreate, FeatureFlagUpdate, LocalEvaluation, Page, PageQuery } from '@burrow/contracts'
+import {
+  problems,
+  type FeatureFlag,
+  type FeatureFlagCreate,
+  type FeatureFlagUpdate,
+  type LocalEvaluation,
+  type Page,
+  type PageQuery,
+} from '@burrow/contracts'
 import { cohorts, featureFlags, groupTypes, projects, type FeatureFlagRow, type UserRow } from '@burrow/postgres'
 import type { CoreDeps } from './deps'
 import { cohortsOfFlags, hasBehaviour } from './flagCohorts'
 import { serialId, serialIdOrNotFound } from './ids'
-import { problems } from './problems'
 import { userSummaries } from './users'
 
 interface Condition {

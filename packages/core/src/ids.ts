@@ -1,4 +1,4 @@
-import { problems } from './problems'
+import { problems } from '@burrow/contracts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 /** Up to nine digits: what fits a serial (int4) column. */

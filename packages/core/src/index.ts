@@ -8,7 +8,6 @@ export * as pluginConfigs from './pluginConfigs'
 export * as persons from './persons'
 export * as projects from './projects'
 export { describeMe } from './me'
-export { ApiProblem, problems } from './problems'
 export type { CoreDeps } from './deps'
 export {
   ProjectTokenResolver,

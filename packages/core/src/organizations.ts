@@ -1,6 +1,6 @@
+import { problems } from '@burrow/contracts'
 import { organizations, type OrganizationRow, type UserRow } from '@burrow/postgres'
 import type { CoreDeps } from './deps'
-import { problems } from './problems'
 import { isUuid } from './ids'
 
 /** The organization named by a URL segment (a uuid or `@current`) if the user belongs to it; else 404. */

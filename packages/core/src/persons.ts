@@ -1,9 +1,8 @@
 import { persons as personsTable, toClickHouseDateTime, type PersonCopy } from '@burrow/clickhouse'
-import type { Page, PageQuery, Person } from '@burrow/contracts'
+import { problems, type Page, type PageQuery, type Person } from '@burrow/contracts'
 import { persons, type PersonWithDistinctIds, type PersonWrites } from '@burrow/postgres'
 import type { CoreDeps } from './deps'
 import { isUuid, serialId } from './ids'
-import { problems } from './problems'
 import { parsePropertyFilters } from './propertyFilters'
 import { pinCohortVersions } from './cohortDefinition'
 

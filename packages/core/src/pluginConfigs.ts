@@ -9,12 +9,12 @@ import type {
   PluginJobRequest,
   PluginLogEntry,
 } from '@burrow/contracts'
+import { problems } from '@burrow/contracts'
 import { pluginConfigs, type PluginConfigRow, type UserRow } from '@burrow/postgres'
 import type { CoreDeps } from './deps'
 import { catalogEntry, toPlugin, type CatalogEntry } from './plugins/catalog'
 import { maskSecrets, mergeConfig } from './plugins/config'
 import { listLogEntries, logSystemEvent, type LogQuery } from './plugins/logs'
-import { problems } from './problems'
 import { serialIdOrNotFound } from './ids'
 
 export { allPlugins } from './plugins/catalog'

@@ -1,11 +1,18 @@
 import { randomUUID } from 'node:crypto'
 import { deleteTeamData } from '@burrow/clickhouse'
-import type { Page, PageQuery, Project, ProjectCreate, ProjectListItem, ProjectUpdate } from '@burrow/contracts'
+import {
+  problems,
+  type Page,
+  type PageQuery,
+  type Project,
+  type ProjectCreate,
+  type ProjectListItem,
+  type ProjectUpdate,
+} from '@burrow/contracts'
 import { organizations, projects, type ProjectRow, type UserRow } from '@burrow/postgres'
 import { MEMBERSHIP_LEVEL } from './accounts'
 import type { CoreDeps } from './deps'
 import { generateProjectToken } from './keys'
-import { problems } from './problems'
 import { invalidateProjectToken } from './projectTokens'
 import { serialId } from './ids'
 

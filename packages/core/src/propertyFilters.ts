@@ -1,7 +1,6 @@
 import type { PropertyCondition, PropertyExpression } from '@burrow/clickhouse'
-import { PROPERTY_OPERATORS, type PropertyOperator } from '@burrow/contracts'
+import { ApiProblem, problems, PROPERTY_OPERATORS, type PropertyOperator } from '@burrow/contracts'
 import { isValidPattern } from '@burrow/flags'
-import { ApiProblem, problems } from './problems'
 import { isJsonObject } from '@burrow/contracts'
 
 const OPERATORS = new Set<string>(PROPERTY_OPERATORS)

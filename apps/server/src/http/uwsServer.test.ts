@@ -1,5 +1,5 @@
 import { connect, type Socket } from 'node:net'
-import { problems } from '@burrow/core'
+import { problems } from '@burrow/contracts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startHttpServer, type DiscardBounds, type HttpServer } from './uwsServer'
 

@@ -1,4 +1,4 @@
-import { problems } from '@burrow/core'
+import { problems } from '@burrow/contracts'
 import uWS from 'uWebSockets.js'
 
 /** A request whose body has been read in full. Header names are lower-case. */

@@ -1,5 +1,4 @@
-import type { PluginConfigField } from '@burrow/contracts'
-import { problems } from '../problems'
+import { problems, type PluginConfigField } from '@burrow/contracts'
 
 /** What a secret field shows instead of its value (PostHog's exact text, which clients recognise). */
 export const SECRET_FIELD_MASK = '**************** POSTHOG SECRET FIELD ****************'

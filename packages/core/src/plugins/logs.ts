@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { pluginLogEntries, toClickHouseDateTimeUs } from '@burrow/clickhouse'
-import { PLUGIN_LOG_TYPES, type Page, type PageQuery, type PluginLogEntry } from '@burrow/contracts'
+import { PLUGIN_LOG_TYPES, problems, type Page, type PageQuery, type PluginLogEntry } from '@burrow/contracts'
 import type { PluginConfigRow } from '@burrow/postgres'
 import type { CoreDeps } from '../deps'
-import { problems } from '../problems'
 
 /** This server process, as log entries name the instance that wrote them. */
 export const INSTANCE_ID = randomUUID()

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ApiProblem, problems } from './problems'
+import { ApiProblem, problems } from './errors'
 
 const answer = (problem: ApiProblem) => ({ status: problem.status, body: problem.body })
 
