@@ -14,7 +14,7 @@ import {
 } from '@burrow/core'
 import type { CaptureDeps, DecideDeps } from '@burrow/capture'
 import { EventSink, EventSpool, framesOfExistingProjects, PersonStage, listDeadLetters, replayDeadLetters } from '@burrow/ingestion'
-import { connectPostgres, migratePostgres, persons as personQueries } from '@burrow/postgres'
+import { connectPostgres, migratePostgres, persons as personQueries, whileClickHouseMigrationLocked } from '@burrow/postgres'
 import { SpoolBytes } from '@burrow/spool'
 import { AggregatorRegistry, collectDefaultMetrics, Registry } from 'prom-client'
 import { startAdminSocket } from './adminSocket'
@@ -128,7 +128,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
 
     const ch = await connectClickHouseFrom(config)
     cleanups.unshift(() => ch.close())
-    const appliedCh = await migrateClickHouse(ch.writer)
+    const appliedCh = await migrateClickHouse(ch.writer, { exclusively: (migrate) => whileClickHouseMigrationLocked(pg.sql, migrate) })
     log(`clickhouse: ${ch.description}${appliedCh.length ? `, applied ${appliedCh.join(', ')}` : ''}`)
 
     const cache = await createSharedCache(config.REDIS_URL, warn)

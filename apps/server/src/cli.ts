@@ -6,6 +6,7 @@ import { createSharedCache } from '@burrow/cache'
 import { listDeadLetters, PersonStage, replayDeadLetters, type DeadLetterFilter, type ReplayOutcome } from '@burrow/ingestion'
 import { connectPostgres, migratePostgres } from '@burrow/postgres'
 import { sendAdminCommand } from './adminSocket'
+import { DataDirInUseError, lockDataDir } from './ownership/dataDirLock'
 import { connectClickHouseFrom } from './storage'
 
 const USAGE = `usage: npm run cli -- <command>
@@ -29,7 +30,10 @@ async function createUser(args: string[]): Promise<number> {
     return 2
   }
   const config = loadConfig()
-  // In embedded mode this finds the running service's PostgreSQL through DATA_DIR.
+  // In embedded mode this finds the running service's PostgreSQL through DATA_DIR. With no
+  // service running, the directory is held meanwhile, so that none starts on the server this
+  // command starts (and stops).
+  holdDataDirUnlessServed(config)
   const pg = await connectPostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, maxConnections: 2 })
   try {
     await migratePostgres(pg.sql)
@@ -67,6 +71,8 @@ async function createUser(args: string[]): Promise<number> {
 async function withDeadLetters<T>(config: Config, command: string, filter: DeadLetterFilter): Promise<T> {
   const viaService = await sendAdminCommand(config.DATA_DIR, command, { project: filter.teamId, ids: filter.ids, limit: filter.limit })
   if (viaService !== undefined) return viaService as T
+  // The storage directly: only while no other process has the directory (the embedded ClickHouse admits one).
+  holdDataDir(config)
   const ch = await connectClickHouseFrom(config)
   const pg = await connectPostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, maxConnections: 2 })
   const log = (msg: string) => console.error(msg)
@@ -83,6 +89,26 @@ async function withDeadLetters<T>(config: Config, command: string, filter: DeadL
     await cache.close()
     await ch.close()
     await pg.close()
+  }
+}
+
+/** Holds DATA_DIR for the rest of the command, unless a service (or another command) holds it. */
+function holdDataDirUnlessServed(config: Config): void {
+  try {
+    lockDataDir(config.DATA_DIR)
+  } catch (err) {
+    if (!(err instanceof DataDirInUseError)) throw err
+  }
+}
+
+/** Holds DATA_DIR for the rest of the command, or ends it naming the process that holds it. */
+function holdDataDir(config: Config): void {
+  try {
+    lockDataDir(config.DATA_DIR)
+  } catch (err) {
+    if (!(err instanceof DataDirInUseError)) throw err
+    console.error(err.message)
+    process.exit(1)
   }
 }
 

@@ -2,6 +2,8 @@ import { setFlagsFromString } from 'node:v8'
 import { ConfigError, loadConfig, type Config } from '@burrow/config'
 import { startApp } from './app'
 import { createLogger } from './logger'
+import { DataDirInUseError, lockDataDir, type DataDirLock } from './ownership/dataDirLock'
+import { ensurePortFree, PortInUseError } from './ownership/portProbe'
 
 // The old generation may grow to three times what survived the last major garbage collection
 // before the next one. With the factor V8 chooses itself, steady capture at half the maximum
@@ -26,8 +28,22 @@ process.on('unhandledRejection', (reason) => {
   logger.error({ err: reason }, 'unhandled promise rejection')
 })
 
+// The data directory first, before anything in it is opened (the embedded PostgreSQL and
+// ClickHouse, the spool, the admin socket), then the port, before anything listens on it.
+let dataDirLock: DataDirLock
+try {
+  dataDirLock = lockDataDir(config.DATA_DIR)
+  await ensurePortFree(config.HOST, config.PORT)
+} catch (err) {
+  if (err instanceof DataDirInUseError || err instanceof PortInUseError) {
+    logger.fatal(`not starting: ${err.message}`)
+    process.exit(1)
+  }
+  throw err
+}
+
 const app = await startApp(config, logger).catch((err: unknown) => {
-  logger.fatal({ err }, 'could not start')
+  logger.fatal({ err }, `could not start: ${err instanceof Error ? err.message : String(err)}`)
   process.exit(1)
 })
 
@@ -42,6 +58,7 @@ async function shutdown(signal: string) {
   }, config.SHUTDOWN_TIMEOUT_MS)
   try {
     await app.stop()
+    dataDirLock.release()
     clearTimeout(deadline)
     process.exit(0)
   } catch (err) {

@@ -7,19 +7,40 @@ import type { ClickHouseClient } from '@clickhouse/client'
 // elsewhere) reads the same files as the sources do.
 const SCHEMA_DIR = path.join(path.dirname(createRequire(import.meta.url).resolve('@burrow/clickhouse/package.json')), 'schema')
 
+interface ClickHouseMigrationOptions {
+  /**
+   * Runs the migration while no other server migrates the same ClickHouse (the server passes
+   * a PostgreSQL advisory lock). Statements are written idempotently (IF NOT EXISTS) as well.
+   */
+  exclusively?: <T>(migrate: () => Promise<T>) => Promise<T>
+}
+
 /**
  * Applies schema/NNN_name.sql in order, each once, recording them in schema_migrations.
- * Statements are written idempotently (IF NOT EXISTS) because several servers may start at once.
+ * A database that records migrations this code does not have was migrated by a newer
+ * version: it is refused untouched.
  */
-export async function migrateClickHouse(client: ClickHouseClient): Promise<string[]> {
+export async function migrateClickHouse(client: ClickHouseClient, options: ClickHouseMigrationOptions = {}): Promise<string[]> {
+  const exclusively = options.exclusively ?? ((migrate) => migrate())
+  return exclusively(() => applyMigrations(client))
+}
+
+async function applyMigrations(client: ClickHouseClient): Promise<string[]> {
   await client.command({
     query: `CREATE TABLE IF NOT EXISTS schema_migrations
       (name String, applied_at DateTime DEFAULT now())
       ENGINE = ReplacingMergeTree ORDER BY name`,
   })
-  const result = await client.query({ query: 'SELECT name FROM schema_migrations', format: 'JSONEachRow' })
+  const result = await client.query({ query: 'SELECT DISTINCT name FROM schema_migrations', format: 'JSONEachRow' })
   const done = new Set((await result.json<{ name: string }>()).map((r) => r.name))
   const files = (await readdir(SCHEMA_DIR)).filter((f) => /^\d+_.+\.sql$/.test(f)).sort()
+  const unknown = [...done].filter((name) => !files.includes(name)).sort()
+  if (unknown.length > 0) {
+    throw new Error(
+      `the ClickHouse database has migrations this version of Burrow does not know (${unknown.join(', ')}): ` +
+        `a newer version upgraded it. Run that version or a later one, or restore a backup taken before the upgrade.`,
+    )
+  }
   const applied: string[] = []
   for (const file of files) {
     if (done.has(file)) continue

@@ -105,7 +105,6 @@ describe('loadConfig', () => {
 
   it('treats a variable set to nothing as unset, so it takes its default', () => {
     const config = loadConfig({
-      PORT: '',
       HOST: ' ',
       TRUST_PROXY: '',
       DATABASE_URL: '',
@@ -113,13 +112,60 @@ describe('loadConfig', () => {
       BATCH_MAX_ROWS: '',
       CLICKHOUSE_USER: '',
     })
-    expect(config.PORT).toBe(8000)
     expect(config.HOST).toBe('0.0.0.0')
     expect(config.TRUST_PROXY).toBe(true)
     expect(config.DATABASE_URL).toBeUndefined()
     expect(config.REDIS_URL).toBeUndefined()
     expect(config.BATCH_MAX_ROWS).toBe(10_000)
     expect(config.CLICKHOUSE_USER).toBeUndefined()
+  })
+
+  it('refuses a PORT set to nothing, which would listen on the default port unasked', () => {
+    for (const blank of ['', '  ']) {
+      expect(problemsOf({ PORT: blank })).toEqual(['PORT: is set but empty; give a value or unset it for the default (8000)'])
+    }
+  })
+
+  it('refuses a spool smaller than one of its segments', () => {
+    expect(problemsOf({ SPOOL_MAX_BYTES: '1000000', SPOOL_SEGMENT_BYTES: '2000000' })).toEqual([
+      'SPOOL_MAX_BYTES: must be at least SPOOL_SEGMENT_BYTES (2000000), or the spool could not hold one segment',
+    ])
+    // Against the default segment of 16 MiB too.
+    expect(refused({ SPOOL_MAX_BYTES: String(1024 * 1024) })).toEqual(['SPOOL_MAX_BYTES'])
+    expect(loadConfig({ SPOOL_MAX_BYTES: '2000000', SPOOL_SEGMENT_BYTES: '2000000' }).SPOOL_MAX_BYTES).toBe(2_000_000)
+  })
+
+  it('refuses a server URL whose scheme is not its protocol, naming the schemes it takes and not the rest', () => {
+    expect(problemsOf({ DATABASE_URL: 'mysql://root:secret@db/burrow' })).toEqual([
+      'DATABASE_URL: must start with postgres:// or postgresql://, not mysql:',
+    ])
+    expect(problemsOf({ CLICKHOUSE_URL: 'localhost:8123' })).toEqual([
+      'CLICKHOUSE_URL: must start with http:// or https://, not localhost:',
+    ])
+    expect(problemsOf({ REDIS_URL: 'http://cache:6379' })).toEqual(['REDIS_URL: must start with redis:// or rediss://, not http:'])
+    const config = loadConfig({
+      DATABASE_URL: 'postgresql://db/burrow',
+      CLICKHOUSE_URL: 'HTTPS://clickhouse:8443',
+      REDIS_URL: 'rediss://cache:6380',
+    })
+    expect(config).toMatchObject({
+      DATABASE_URL: 'postgresql://db/burrow',
+      CLICKHOUSE_URL: 'HTTPS://clickhouse:8443',
+      REDIS_URL: 'rediss://cache:6380',
+    })
+  })
+
+  it('lists the start-up checks together with the other problems', () => {
+    expect(
+      refused({
+        PORT: '',
+        ROLE: 'worker',
+        SPOOL_MAX_BYTES: '10',
+        DATABASE_URL: 'mysql://db',
+        CLICKHOUSE_URL: 'localhost:8123',
+        REDIS_URL: 'memcached://cache',
+      }).sort(),
+    ).toEqual(['CLICKHOUSE_URL', 'DATABASE_URL', 'PORT', 'REDIS_URL', 'ROLE', 'SPOOL_MAX_BYTES'])
   })
 
   it('trims the ClickHouse credentials and the bootstrap key', () => {

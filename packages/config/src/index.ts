@@ -18,6 +18,21 @@ const optionalUrl = z
   .pipe(z.url().optional())
   .optional()
 
+/**
+ * A server URL whose scheme names the protocol the client speaks. Without the check,
+ * `CLICKHOUSE_URL=localhost:8123` parses as a URL of scheme `localhost:` and
+ * `DATABASE_URL=mysql://…` as a URL too, and the service fails later with a connection error
+ * far from its cause. Only the scheme is repeated in the message: the rest may hold a password.
+ */
+const serverUrl = (...schemes: string[]) =>
+  optionalUrl.refine(
+    // A value that is no URL at all has its own problem already.
+    (v) => v === undefined || !URL.canParse(v) || schemes.includes(schemeOf(v)),
+    { error: (issue) => `must start with ${schemes.map((s) => `${s}://`).join(' or ')}, not ${schemeOf(String(issue.input))}:` },
+  )
+
+const schemeOf = (url: string) => (URL.canParse(url) ? new URL(url).protocol.slice(0, -1).toLowerCase() : '')
+
 const optionalString = z
   .string()
   .trim()
@@ -30,12 +45,12 @@ export const configSchema = z.object({
   /** Which parts of the service this process runs: ingestion, the private API, or both. */
   ROLE: z.enum(['all', 'ingestion', 'api']).default('all'),
   DATA_DIR: z.string().default('./.data'),
-  DATABASE_URL: optionalUrl,
-  CLICKHOUSE_URL: optionalUrl,
+  DATABASE_URL: serverUrl('postgres', 'postgresql'),
+  CLICKHOUSE_URL: serverUrl('http', 'https'),
   CLICKHOUSE_USER: optionalString,
   CLICKHOUSE_PASSWORD: optionalString,
   CLICKHOUSE_DATABASE: z.string().default('default'),
-  REDIS_URL: optionalUrl,
+  REDIS_URL: serverUrl('redis', 'rediss'),
   SITE_URL: optionalUrl,
   BOOTSTRAP_PERSONAL_API_KEY: optionalString,
   BOOTSTRAP_EMAIL: z.email().default('admin@localhost.localdomain'),
@@ -91,6 +106,24 @@ export const configSchema = z.object({
   TRUST_PROXY: booleanFromEnv.default(true),
 })
 
+/**
+ * Rules between settings, each reported under the variable to change. Checked on each
+ * variable's own reading, so that they are listed with the problems of unrelated variables.
+ */
+function inconsistencies(given: Record<string, string | undefined>): string[] {
+  const read = <K extends keyof typeof configSchema.shape>(k: K) => configSchema.shape[k].safeParse(given[k]).data
+  const [spoolMax, segment] = [read('SPOOL_MAX_BYTES'), read('SPOOL_SEGMENT_BYTES')]
+  return spoolMax !== undefined && segment !== undefined && spoolMax < segment
+    ? [`SPOOL_MAX_BYTES: must be at least SPOOL_SEGMENT_BYTES (${segment}), or the spool could not hold one segment`]
+    : []
+}
+
+/**
+ * Variables that may not be set to nothing. A blank PORT is a template or env file that lost
+ * its value, and listening on the default port instead could take another service's port.
+ */
+const REQUIRED_WHEN_SET = ['PORT'] as const
+
 export type Config = z.infer<typeof configSchema>
 
 export class ConfigError extends Error {
@@ -102,13 +135,17 @@ export class ConfigError extends Error {
 
 /** Parses the environment, listing every problem at once instead of failing on the first. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  // A variable set to nothing (`PORT=` in an env file, `PORT: ${PORT}` in a compose file when
-  // PORT is unset) means its default, not port 0 or an empty host.
-  const given = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''))
+  // A variable set to nothing (`HOST=` in an env file, `HOST: ${HOST}` in a compose file when
+  // HOST is unset) means its default, not an empty host; PORT excepted (see REQUIRED_WHEN_SET).
+  const blank = Object.keys(env).filter((k) => env[k] !== undefined && env[k].trim() === '')
+  const given = Object.fromEntries(Object.entries(env).filter(([k, v]) => v !== undefined && !blank.includes(k)))
+  const problems = REQUIRED_WHEN_SET.filter((k) => blank.includes(k)).map(
+    (k) => `${k}: is set but empty; give a value or unset it for the default (${String(configSchema.shape[k].parse(undefined))})`,
+  )
   const result = configSchema.safeParse(given)
-  if (!result.success) {
-    throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`))
-  }
+  if (!result.success) problems.push(...result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`))
+  problems.push(...inconsistencies(given))
+  if (problems.length > 0 || !result.success) throw new ConfigError(problems)
   return result.data
 }
 

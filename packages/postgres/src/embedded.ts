@@ -13,25 +13,40 @@ import postgres from 'postgres'
  */
 export interface EmbeddedServer {
   url: string
-  /** Stops the server if this process started it; a server that was found running is left alone. */
+  /**
+   * Stops the server if this process owns it: it started it, or took over one whose owner died
+   * without stopping it (kill -9). A server whose owner runs (the service, when this is a CLI
+   * command) is left to that owner.
+   */
   stop(): Promise<void>
 }
 
 interface ServerRecord {
   port: number
   password: string
+  /** The process that stops the server; absent in records of earlier versions. */
+  ownerPid?: number | undefined
 }
+
+/** How long a server taken over may take to stop after the fast-shutdown signal. */
+const ADOPTED_STOP_TIMEOUT_MS = 30_000
 
 export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) => void): Promise<EmbeddedServer> {
   const root = path.resolve(dataDir)
   await mkdir(root, { recursive: true })
   const recordPath = path.join(root, 'postgres.json')
   const record = await readRecord(recordPath)
+  const databaseDir = path.join(root, 'postgres')
   if (record && (await isReachable(urlFor(record)))) {
-    return { url: urlFor(record), stop: async () => {} }
+    const owner = record.ownerPid
+    if (owner !== undefined && (owner === process.pid || isRunning(owner))) return { url: urlFor(record), stop: async () => {} }
+    await writeRecord(recordPath, { ...record, ownerPid: process.pid })
+    log(
+      `took over the embedded PostgreSQL on 127.0.0.1:${record.port}, left running by an earlier process${owner ? ` (pid ${owner})` : ''}`,
+    )
+    return { url: urlFor(record), stop: () => stopServerOf(databaseDir, log) }
   }
 
-  const databaseDir = path.join(root, 'postgres')
   const problem = await dataDirectoryProblem(databaseDir)
   if (problem) throw new Error(problem)
 
@@ -56,8 +71,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) 
     await server.initialise()
   }
   await server.start()
-  await writeFile(recordPath, JSON.stringify({ port, password } satisfies ServerRecord))
-  await chmod(recordPath, 0o600)
+  await writeRecord(recordPath, { port, password, ownerPid: process.pid })
   log(`embedded PostgreSQL listening on 127.0.0.1:${port}`)
   return { url: urlFor({ port, password }), stop: () => server.stop() }
 }
@@ -200,12 +214,46 @@ async function readRecord(file: string): Promise<ServerRecord | undefined> {
   try {
     const parsed = JSON.parse(await readFile(file, 'utf8')) as Partial<ServerRecord>
     if (typeof parsed.port === 'number' && typeof parsed.password === 'string') {
-      return { port: parsed.port, password: parsed.password }
+      return { port: parsed.port, password: parsed.password, ownerPid: typeof parsed.ownerPid === 'number' ? parsed.ownerPid : undefined }
     }
   } catch {
     // No record yet, or a damaged one: a new server will be started and recorded.
   }
   return undefined
+}
+
+async function writeRecord(file: string, record: ServerRecord): Promise<void> {
+  await writeFile(file, JSON.stringify(record))
+  await chmod(file, 0o600)
+}
+
+/** Whether a process with this pid exists (EPERM: it does, as another user's). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * Stops the server running on `databaseDir` that this process did not start, so has no handle
+ * of: SIGINT to the postmaster named in its postmaster.pid is PostgreSQL's fast shutdown (open
+ * transactions roll back, the data is checkpointed), as `pg_ctl stop -m fast` sends it.
+ */
+async function stopServerOf(databaseDir: string, log: (msg: string) => void): Promise<void> {
+  const pid = Number.parseInt((await readFile(path.join(databaseDir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]!, 10)
+  if (!Number.isInteger(pid) || pid <= 0 || !isRunning(pid)) return
+  process.kill(pid, 'SIGINT')
+  const deadline = Date.now() + ADOPTED_STOP_TIMEOUT_MS
+  while (isRunning(pid)) {
+    if (Date.now() > deadline) {
+      log(`embedded PostgreSQL (pid ${pid}) did not stop within ${ADOPTED_STOP_TIMEOUT_MS / 1000} s`)
+      return
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
 }
 
 async function isReachable(url: string): Promise<boolean> {

@@ -1,5 +1,5 @@
 export { connectPostgres, type PostgresHandle, type PostgresOptions, type Pool, type Sql } from './connect'
-export { migratePostgres } from './migrate'
+export { migratePostgres, whileClickHouseMigrationLocked } from './migrate'
 export { isTransientError } from './errors'
 export { startEmbeddedPostgres } from './embedded'
 export * as organizations from './queries/organizations'

@@ -1,0 +1,146 @@
+import { execFile, spawn } from 'node:child_process'
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createServer, type Server } from 'node:net'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { waitFor } from '@burrow/testing'
+import { afterAll, describe, expect, it } from 'vitest'
+import { exitCode, SERVER_DIR, startServiceProcess, type ServiceProcess } from './serviceProcess'
+
+const dirs: string[] = []
+function newDataDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'burrow-ownership-'))
+  chmodSync(dir, 0o755)
+  dirs.push(dir)
+  return dir
+}
+const running = new Set<ServiceProcess>()
+afterAll(async () => {
+  for (const service of running) service.child.kill('SIGKILL')
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
+
+/** The environment of a service on embedded defaults (PostgreSQL included) in `dataDir`. */
+function embeddedEnv(dataDir: string, overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const { DATABASE_URL: _db, CLICKHOUSE_URL: _ch, REDIS_URL: _redis, ...env } = process.env
+  return { ...env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...overrides }
+}
+
+async function start(env: NodeJS.ProcessEnv): Promise<ServiceProcess> {
+  const service = await startServiceProcess(env)
+  running.add(service)
+  return service
+}
+
+/** A service that must not start: its exit code and everything it wrote. */
+function refusedStart(env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: SERVER_DIR, env })
+  let output = ''
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+  return exitCode(child).then((code) => {
+    clearTimeout(timer)
+    return { code, output }
+  })
+}
+
+async function stop(service: ServiceProcess): Promise<number | null> {
+  const exited = exitCode(service.child)
+  service.child.kill('SIGTERM')
+  const code = await exited
+  running.delete(service)
+  return code
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+const postmasterPid = (dataDir: string) => Number.parseInt(readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8'), 10)
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv: Server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number }
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+describe('one instance per data directory', () => {
+  it('refuses a second instance naming the owner, serves the CLI meanwhile, and starts again after kill -9, then stops the PostgreSQL it took over', async () => {
+    const dataDir = newDataDir()
+    const first = await start(embeddedEnv(dataDir))
+
+    const second = await refusedStart(embeddedEnv(dataDir))
+    expect(second.code).toBe(1)
+    expect(second.output).toContain(`DATA_DIR ${dataDir} is in use by another Burrow process (pid ${first.child.pid})`)
+    // The refused instance touched nothing: the first still serves.
+    expect((await fetch(`${first.baseUrl}/_health`)).status).toBe(200)
+
+    // The CLI works beside the running service, through its PostgreSQL and its admin socket.
+    const cli = (args: string[]) =>
+      promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: SERVER_DIR, env: embeddedEnv(dataDir) })
+    const created = await cli(['create-user', '--email', 'beside@example.com', '--organization', 'Beside', '--json'])
+    expect(JSON.parse(created.stdout)).toMatchObject({ personal_api_key: expect.stringMatching(/^phx_/) })
+    expect((await cli(['dlq', 'list'])).stdout).toBe('')
+
+    // kill -9 leaves the embedded PostgreSQL running; the kernel releases the directory's lock.
+    const postgresPid = postmasterPid(dataDir)
+    const killed = exitCode(first.child)
+    first.child.kill('SIGKILL')
+    await killed
+    running.delete(first)
+    expect(isRunning(postgresPid)).toBe(true)
+
+    const third = await start(embeddedEnv(dataDir))
+    expect(third.output()).toContain(`took over the embedded PostgreSQL`)
+    expect(postmasterPid(dataDir)).toBe(postgresPid)
+    expect(await stop(third)).toBe(0)
+    // Stopped with the service that took it over, not left behind.
+    expect(isRunning(postgresPid)).toBe(false)
+  }, 240_000)
+})
+
+describe('one instance per port', () => {
+  it('refuses a port another instance serves, while its own capture threads share it', async () => {
+    const port = String(await freePort())
+    const first = await start(embeddedEnv(newDataDir(), { PORT: port, CAPTURE_THREADS: '2' }))
+    try {
+      expect(first.baseUrl).toBe(`http://127.0.0.1:${port}`)
+      // Both capture threads listen on the port: requests keep being answered on every connection.
+      for (let i = 0; i < 20; i++) {
+        const res = await fetch(`${first.baseUrl}/_health`, { headers: { connection: 'close' } })
+        expect(res.status).toBe(200)
+      }
+
+      const second = await refusedStart(embeddedEnv(newDataDir(), { PORT: port }))
+      expect(second.code).toBe(1)
+      expect(second.output).toContain(`port ${port} on 127.0.0.1 is already served by another process`)
+      // Every connection still reaches the first instance, which has no second one to share with.
+      await waitFor(async () => ((await fetch(`${first.baseUrl}/_health`)).status === 200 ? true : undefined), { what: 'health' })
+    } finally {
+      expect(await stop(first)).toBe(0)
+    }
+  }, 240_000)
+
+  it('refuses a port held by a process that is not Burrow', async () => {
+    const port = await freePort()
+    const other = createServer().listen(port, '0.0.0.0')
+    await new Promise((resolve) => other.once('listening', resolve))
+    try {
+      const refused = await refusedStart(embeddedEnv(newDataDir(), { PORT: String(port) }))
+      expect(refused.code).toBe(1)
+      expect(refused.output).toContain(`port ${port} on 127.0.0.1 is already served by another process`)
+    } finally {
+      other.close()
+    }
+  }, 120_000)
+})
