@@ -91,6 +91,15 @@ describe('one instance per data directory', () => {
     const created = await cli(['create-user', '--email', 'beside@example.com', '--organization', 'Beside', '--json'])
     expect(JSON.parse(created.stdout)).toMatchObject({ personal_api_key: expect.stringMatching(/^phx_/) })
     expect((await cli(['dlq', 'list'])).stdout).toBe('')
+    // The service's PostgreSQL is the service's to stop, not the CLI's.
+    expect(isRunning(postmasterPid(dataDir))).toBe(true)
+    expect(
+      (
+        await fetch(`${first.baseUrl}/api/users/@me/`, {
+          headers: { authorization: `Bearer ${JSON.parse(created.stdout).personal_api_key}` },
+        })
+      ).status,
+    ).toBe(200)
 
     // kill -9 leaves the embedded PostgreSQL running; the kernel releases the directory's lock.
     const postgresPid = postmasterPid(dataDir)
@@ -109,10 +118,15 @@ describe('one instance per data directory', () => {
   }, 240_000)
 })
 
+/** A service on the tests' PostgreSQL server when there is one: no embedded server to initialise. */
+function serverEnv(dataDir: string, overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { ...embeddedEnv(dataDir, overrides), ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}) }
+}
+
 describe('one instance per port', () => {
   it('refuses a port another instance serves, while its own capture threads share it', async () => {
     const port = String(await freePort())
-    const first = await start(embeddedEnv(newDataDir(), { PORT: port, CAPTURE_THREADS: '2' }))
+    const first = await start(serverEnv(newDataDir(), { PORT: port, CAPTURE_THREADS: '2' }))
     try {
       expect(first.baseUrl).toBe(`http://127.0.0.1:${port}`)
       // Both capture threads listen on the port: requests keep being answered on every connection.
@@ -121,7 +135,7 @@ describe('one instance per port', () => {
         expect(res.status).toBe(200)
       }
 
-      const second = await refusedStart(embeddedEnv(newDataDir(), { PORT: port }))
+      const second = await refusedStart(serverEnv(newDataDir(), { PORT: port }))
       expect(second.code).toBe(1)
       expect(second.output).toContain(`port ${port} on 127.0.0.1 is already served by another process`)
       // Every connection still reaches the first instance, which has no second one to share with.
@@ -136,7 +150,7 @@ describe('one instance per port', () => {
     const other = createServer().listen(port, '0.0.0.0')
     await new Promise((resolve) => other.once('listening', resolve))
     try {
-      const refused = await refusedStart(embeddedEnv(newDataDir(), { PORT: String(port) }))
+      const refused = await refusedStart(serverEnv(newDataDir(), { PORT: String(port) }))
       expect(refused.code).toBe(1)
       expect(refused.output).toContain(`port ${port} on 127.0.0.1 is already served by another process`)
     } finally {
