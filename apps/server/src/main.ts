@@ -35,11 +35,10 @@ try {
   dataDirLock = lockDataDir(config.DATA_DIR)
   await ensurePortFree(config.HOST, config.PORT)
 } catch (err) {
-  if (err instanceof DataDirInUseError || err instanceof PortInUseError) {
-    logger.fatal(`not starting: ${err.message}`)
-    process.exit(1)
-  }
-  throw err
+  // Another owner is the expected refusal; anything else (no permission on DATA_DIR or the port) keeps its details.
+  if (err instanceof DataDirInUseError || err instanceof PortInUseError) logger.fatal(`not starting: ${err.message}`)
+  else logger.fatal({ err }, `not starting: ${err instanceof Error ? err.message : String(err)}`)
+  process.exit(1)
 }
 
 const app = await startApp(config, logger).catch((err: unknown) => {
