@@ -6,6 +6,7 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { waitFor } from '@burrow/testing'
 import { afterAll, describe, expect, it } from 'vitest'
+import { lockDataDir } from '../src/ownership/dataDirLock'
 import { exitCode, SERVER_DIR, startServiceProcess, type ServiceProcess } from './serviceProcess'
 
 const dirs: string[] = []
@@ -122,6 +123,27 @@ describe('one instance per data directory', () => {
 function serverEnv(dataDir: string, overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { ...embeddedEnv(dataDir, overrides), ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}) }
 }
+
+describe('the CLI on a data directory held by a process that does not answer on its admin socket', () => {
+  it('refuses to open the storage itself, naming the owner', async () => {
+    const dataDir = newDataDir()
+    // As a service does while it starts: the directory is held, the admin socket not open yet.
+    const held = lockDataDir(dataDir)
+    try {
+      const result = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'dlq', 'list'], {
+        cwd: SERVER_DIR,
+        env: serverEnv(dataDir),
+      }).then(
+        () => ({ code: 0, stderr: '' }),
+        (e: { code: number; stderr: string }) => e,
+      )
+      expect(result.code).toBe(1)
+      expect(result.stderr).toContain(`DATA_DIR ${dataDir} is in use by another Burrow process (pid ${process.pid})`)
+    } finally {
+      held.release()
+    }
+  }, 60_000)
+})
 
 describe('one instance per port', () => {
   it('refuses a port another instance serves, while its own capture threads share it', async () => {
