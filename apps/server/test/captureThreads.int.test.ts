@@ -14,7 +14,7 @@ useTestService(
     service = s
     account = a
   },
-  { CAPTURE_THREADS: 2, SPOOL_MAX_BYTES: 150_000, BATCH_MAX_AGE_MS: 20 },
+  { CAPTURE_THREADS: 2, SPOOL_MAX_BYTES: 150_000, SPOOL_SEGMENT_BYTES: 150_000, BATCH_MAX_AGE_MS: 20 },
 )
 
 const metricsText = async () => (await fetch(`${service.baseUrl}/_metrics`)).text()

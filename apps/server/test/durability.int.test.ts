@@ -17,7 +17,7 @@ useTestService(
     service = s
     account = a
   },
-  { SPOOL_MAX_BYTES: 150_000, BATCH_MAX_AGE_MS: 20 },
+  { SPOOL_MAX_BYTES: 150_000, SPOOL_SEGMENT_BYTES: 150_000, BATCH_MAX_AGE_MS: 20 },
 )
 
 const batchOf = (prefix: string, n: number) =>
