@@ -20,6 +20,8 @@ import { AggregatorRegistry, collectDefaultMetrics, Registry } from 'prom-client
 import { startAdminSocket } from './adminSocket'
 import { startCaptureThreads, type CaptureServices, type CaptureThreads } from './captureThreads/pool'
 import { clientBundles } from './clientBundles'
+import { reportDetachedParts } from './detachedParts'
+import { createDiskReserve, diskReserveOptions } from './disk'
 import { createDispatcher, type Lifecycle } from './dispatch'
 import { monitorEventLoopBusy } from './eventLoopBusy'
 import { startHttpServer, type HttpServer } from './http/uwsServer'
@@ -64,6 +66,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
   let captureServices: CaptureServices | undefined
   let threads: CaptureThreads | undefined
   const spoolBytes = new SpoolBytes()
+  const disk = createDiskReserve(config)
   const dispatch = createDispatcher({
     lifecycle: () => lifecycle,
     siteUrl: config.SITE_URL,
@@ -105,6 +108,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       eventLoopSampleMs: config.EVENT_LOOP_SAMPLE_MS,
       spoolBytes,
       spoolMaxBytes: config.SPOOL_MAX_BYTES,
+      disk: diskReserveOptions(config),
       dispatch,
       services: () => captureServices,
       log: warn,
@@ -130,6 +134,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     cleanups.unshift(() => ch.close())
     const appliedCh = await migrateClickHouse(ch.writer)
     log(`clickhouse: ${ch.description}${appliedCh.length ? `, applied ${appliedCh.join(', ')}` : ''}`)
+    await reportDetachedParts(ch, logger, registry)
 
     const cache = await createSharedCache(config.REDIS_URL, warn)
     cleanups.unshift(() => cache.close())
@@ -168,6 +173,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
             maxAgeMs: config.BATCH_MAX_AGE_MS,
             maxBytes: config.SPOOL_MAX_BYTES,
             segmentBytes: config.SPOOL_SEGMENT_BYTES,
+            disk,
             writesInFlight: config.SPOOL_WRITES_IN_FLIGHT,
             log: warn,
             beforeInsert: async (frames) => {

@@ -14,3 +14,4 @@ export type { PropertyCondition, PropertyExpression, PropertyGroup, CohortCondit
 export { NIL_UUID } from './tables/events'
 export { clickHouseErrorCode, isDataRejection } from './errors'
 export { deleteTeamData } from './teamData'
+export { detachedParts, type DetachedPart } from './detachedParts'
