@@ -1,7 +1,7 @@
 import path from 'node:path'
 import { createRestHandler, createTrpcHandler } from '@burrow/api'
 import { createSharedCache } from '@burrow/cache'
-import { migrateClickHouse } from '@burrow/clickhouse'
+import { applyRetention, migrateClickHouse } from '@burrow/clickhouse'
 import type { Config } from '@burrow/config'
 import {
   accounts,
@@ -13,11 +13,20 @@ import {
   type CoreDeps,
 } from '@burrow/core'
 import type { CaptureDeps, DecideDeps } from '@burrow/capture'
-import { EventSink, EventSpool, framesOfExistingProjects, PersonStage, listDeadLetters, replayDeadLetters } from '@burrow/ingestion'
+import {
+  EventSink,
+  EventSpool,
+  framesOfExistingProjects,
+  PersonStage,
+  listDeadLetters,
+  purgeDeadLetters,
+  replayDeadLetters,
+} from '@burrow/ingestion'
 import { connectPostgres, migratePostgres, persons as personQueries } from '@burrow/postgres'
 import { SpoolBytes } from '@burrow/spool'
 import { AggregatorRegistry, collectDefaultMetrics, Registry } from 'prom-client'
 import { startAdminSocket } from './adminSocket'
+import { backupService } from './backup'
 import { startCaptureThreads, type CaptureServices, type CaptureThreads } from './captureThreads/pool'
 import { clientBundles } from './clientBundles'
 import { reportDetachedParts } from './detachedParts'
@@ -135,6 +144,12 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     const appliedCh = await migrateClickHouse(ch.writer)
     log(`clickhouse: ${ch.description}${appliedCh.length ? `, applied ${appliedCh.join(', ')}` : ''}`)
     await reportDetachedParts(ch, logger, registry)
+    const retention = await applyRetention(ch.writer, {
+      events: config.EVENT_RETENTION_DAYS,
+      deadLetters: config.DEAD_LETTER_RETENTION_DAYS,
+      pluginLogs: config.PLUGIN_LOG_RETENTION_DAYS,
+    })
+    if (retention.length > 0) log(`clickhouse retention: ${retention.join(', ')}`)
 
     const cache = await createSharedCache(config.REDIS_URL, warn)
     cleanups.unshift(() => cache.close())
@@ -224,6 +239,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
             { ch, projectById: (id) => findIngestionProject(deps, id), assignPersons: (frames) => persons.assign(frames) },
             filter,
           ),
+        dlqPurge: (filter) => purgeDeadLetters(ch, filter),
+        backup: (to) => backupService({ config, sql: pg.sql, ch }, to),
       },
       warn,
     )
