@@ -8,6 +8,7 @@ import { waitFor } from '@burrow/testing'
 import { afterAll, describe, expect, it } from 'vitest'
 import { exitCode, SERVER_DIR, startServiceProcess, type ServiceProcess } from './serviceProcess'
 
+// Each CLI run starts a process that compiles the sources: seconds each on a busy machine.
 // The embedded PostgreSQL runs as its own OS user when the tests run as root: it must reach the directories.
 const root = mkdtempSync(path.join(tmpdir(), 'burrow-backup-'))
 chmodSync(root, 0o755)
@@ -117,7 +118,7 @@ describe('npm run cli -- backup / restore', () => {
       await load
       await stop(service)
     }
-  }, 240_000)
+  }, 480_000)
 
   it('refuses to restore into a DATA_DIR that is not empty, or from a directory that holds no backup', async () => {
     const used = path.join(root, 'used')
@@ -131,7 +132,7 @@ describe('npm run cli -- backup / restore', () => {
       code: 1,
       stderr: expect.stringContaining(`${used} holds no complete backup`),
     })
-  })
+  }, 120_000)
 })
 
 describe('the CLI on a DATA_DIR that holds no data of the service', () => {

@@ -151,10 +151,10 @@ describe('npm run cli -- dlq', () => {
         error: 'Error: kept for a while',
       })
     const [first, second, third] = [letterOf('a'), letterOf('b'), letterOf('c')]
-    await deadLetterQueue.insertDeadLetters(service.app.deps.ch, [first!, second!, third!])
+    await deadLetterQueue.insertDeadLetters(service.app.deps.ch, [first, second, third])
 
     expect(await cli('purge')).toMatchObject({ code: 2, stderr: expect.stringContaining('--project or --id, or pass --all') })
-    expect(await cli('purge', '--id', first!.id)).toMatchObject({ code: 0, stdout: 'purged 1 dead letters\n' })
+    expect(await cli('purge', '--id', first.id)).toMatchObject({ code: 0, stdout: 'purged 1 dead letters\n' })
     const left = await cli('list', '--project', String(fresh.projectId))
     expect(
       left.stdout
@@ -162,7 +162,7 @@ describe('npm run cli -- dlq', () => {
         .split('\n')
         .map((l) => JSON.parse(l).id)
         .sort(),
-    ).toEqual([second!.id, third!.id].sort())
+    ).toEqual([second.id, third.id].sort())
     expect(await cli('purge', '--project', String(fresh.projectId))).toMatchObject({ code: 0, stdout: 'purged 2 dead letters\n' })
     expect((await cli('list', '--project', String(fresh.projectId))).stdout).toBe('')
   }, 120_000)
