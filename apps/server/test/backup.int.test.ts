@@ -148,5 +148,5 @@ describe('the CLI on a DATA_DIR that holds no data of the service', () => {
     expect(result.stderr).not.toMatch(/UNKNOWN_TABLE|\n\s+at /)
     expect(existsSync(path.join(mistyped, 'postgres'))).toBe(false)
     expect(existsSync(path.join(mistyped, 'clickhouse'))).toBe(false)
-  })
+  }, 120_000)
 })
