@@ -140,13 +140,17 @@ describe('the CLI on a DATA_DIR that holds no data of the service', () => {
     ['dlq', 'list'],
     ['create-user', '--email', 'x@example.com', '--organization', 'X'],
     ['backup', '--to', '/tmp/unused'],
-  ])('refuses %s with a message naming the directory, and creates nothing there', async (...args) => {
-    const mistyped = path.join(root, 'mistyped')
-    const result = await cli(mistyped, ...args)
-    expect(result.code).toBe(1)
-    expect(result.stderr).toContain(`DATA_DIR ${mistyped} holds no data of the service`)
-    expect(result.stderr).not.toMatch(/UNKNOWN_TABLE|\n\s+at /)
-    expect(existsSync(path.join(mistyped, 'postgres'))).toBe(false)
-    expect(existsSync(path.join(mistyped, 'clickhouse'))).toBe(false)
-  }, 120_000)
+  ])(
+    'refuses %s with a message naming the directory, and creates nothing there',
+    async (...args) => {
+      const mistyped = path.join(root, 'mistyped')
+      const result = await cli(mistyped, ...args)
+      expect(result.code).toBe(1)
+      expect(result.stderr).toContain(`DATA_DIR ${mistyped} holds no data of the service`)
+      expect(result.stderr).not.toMatch(/UNKNOWN_TABLE|\n\s+at /)
+      expect(existsSync(path.join(mistyped, 'postgres'))).toBe(false)
+      expect(existsSync(path.join(mistyped, 'clickhouse'))).toBe(false)
+    },
+    120_000,
+  )
 })
