@@ -55,7 +55,17 @@ describe.skipIf(cannotMount !== undefined)('DATA_DIR on a file system that fills
     const service = await startServiceProcess(env())
     const created = await promisify(execFile)(
       process.execPath,
-      ['--import', 'tsx', 'src/cli.ts', 'create-user', '--email', `full-disk-${randomUUID()}@example.com`, '--organization', 'Full disk', '--json'],
+      [
+        '--import',
+        'tsx',
+        'src/cli.ts',
+        'create-user',
+        '--email',
+        `full-disk-${randomUUID()}@example.com`,
+        '--organization',
+        'Full disk',
+        '--json',
+      ],
       { cwd: SERVER_DIR, env: env() },
     )
     const account = JSON.parse(created.stdout.trim()) as { project_api_key: string; personal_api_key: string; project_id: number }
