@@ -14,6 +14,14 @@ export const adminSocketPath = (dataDir: string) => path.join(path.resolve(dataD
 export interface AdminCommands {
   dlqList(filter: DeadLetterFilter): Promise<unknown>
   dlqReplay(filter: DeadLetterFilter): Promise<unknown>
+  dlqPurge(filter: DeadLetterFilter): Promise<unknown>
+  /** Backs up the service's data into the directory `to` while it runs. */
+  backup(to: string): Promise<unknown>
+}
+
+/** A refusal the CLI shows as it is (a bad argument, a directory that is not empty), answered with status 400. */
+export class AdminCommandRefused extends Error {
+  override name = 'AdminCommandRefused'
 }
 
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
@@ -49,13 +57,19 @@ export async function startAdminSocket(
         const body = await readJson(req)
         if (req.method === 'POST' && req.url === '/dlq/list') return answer(200, await commands.dlqList(filterFrom(body)))
         if (req.method === 'POST' && req.url === '/dlq/replay') return answer(200, await commands.dlqReplay(filterFrom(body)))
+        if (req.method === 'POST' && req.url === '/dlq/purge') return answer(200, await commands.dlqPurge(filterFrom(body)))
+        if (req.method === 'POST' && req.url === '/backup' && typeof body.to === 'string')
+          return answer(200, await commands.backup(body.to))
         answer(404, { error: `no command ${req.method} ${req.url}` })
       } catch (err) {
+        if (err instanceof AdminCommandRefused) return answer(400, { error: err.message })
         log(`admin command failed: ${String(err)}`)
         answer(500, { error: String(err) })
       }
     })()
   })
+  // A backup takes as long as copying the data does.
+  server.requestTimeout = 0
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(socket, resolve)
@@ -81,7 +95,10 @@ export async function sendAdminCommand(dataDir: string, command: string, body: u
       res.on('end', () => {
         const payload = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown
         if (res.statusCode === 200) resolve(payload)
-        else reject(new Error((payload as { error?: string }).error ?? `status ${res.statusCode}`))
+        else {
+          const message = (payload as { error?: string }).error ?? `status ${res.statusCode}`
+          reject(res.statusCode === 400 ? new AdminCommandRefused(message) : new Error(message))
+        }
       })
     })
     // A socket file nobody listens on (the service was killed): open the storage directly.

@@ -1,7 +1,7 @@
 import path from 'node:path'
 import { createRestHandler, createTrpcHandler } from '@burrow/api'
 import { createSharedCache } from '@burrow/cache'
-import { migrateClickHouse } from '@burrow/clickhouse'
+import { applyRetention, migrateClickHouse } from '@burrow/clickhouse'
 import type { Config } from '@burrow/config'
 import {
   accounts,
@@ -13,13 +13,24 @@ import {
   type CoreDeps,
 } from '@burrow/core'
 import type { CaptureDeps, DecideDeps } from '@burrow/capture'
-import { EventSink, EventSpool, framesOfExistingProjects, PersonStage, listDeadLetters, replayDeadLetters } from '@burrow/ingestion'
+import {
+  EventSink,
+  EventSpool,
+  framesOfExistingProjects,
+  PersonStage,
+  listDeadLetters,
+  purgeDeadLetters,
+  replayDeadLetters,
+} from '@burrow/ingestion'
 import { connectPostgres, migratePostgres, persons as personQueries, whileClickHouseMigrationLocked } from '@burrow/postgres'
 import { SpoolBytes } from '@burrow/spool'
 import { AggregatorRegistry, collectDefaultMetrics, Registry } from 'prom-client'
 import { startAdminSocket } from './adminSocket'
+import { backupService } from './backup'
 import { startCaptureThreads, type CaptureServices, type CaptureThreads } from './captureThreads/pool'
 import { clientBundles } from './clientBundles'
+import { reportDetachedParts } from './detachedParts'
+import { createDiskReserve, diskReserveOptions } from './disk'
 import { createDispatcher, type Lifecycle } from './dispatch'
 import { monitorEventLoopBusy } from './eventLoopBusy'
 import { startHttpServer, type HttpServer } from './http/uwsServer'
@@ -64,6 +75,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
   let captureServices: CaptureServices | undefined
   let threads: CaptureThreads | undefined
   const spoolBytes = new SpoolBytes()
+  const disk = createDiskReserve(config)
   const dispatch = createDispatcher({
     lifecycle: () => lifecycle,
     siteUrl: config.SITE_URL,
@@ -105,6 +117,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       eventLoopSampleMs: config.EVENT_LOOP_SAMPLE_MS,
       spoolBytes,
       spoolMaxBytes: config.SPOOL_MAX_BYTES,
+      disk: diskReserveOptions(config),
       dispatch,
       services: () => captureServices,
       log: warn,
@@ -130,6 +143,13 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     cleanups.unshift(() => ch.close())
     const appliedCh = await migrateClickHouse(ch.writer, { exclusively: (migrate) => whileClickHouseMigrationLocked(pg.sql, migrate) })
     log(`clickhouse: ${ch.description}${appliedCh.length ? `, applied ${appliedCh.join(', ')}` : ''}`)
+    await reportDetachedParts(ch, logger, registry)
+    const retention = await applyRetention(ch.writer, {
+      events: config.EVENT_RETENTION_DAYS,
+      deadLetters: config.DEAD_LETTER_RETENTION_DAYS,
+      pluginLogs: config.PLUGIN_LOG_RETENTION_DAYS,
+    })
+    if (retention.length > 0) log(`clickhouse retention: ${retention.join(', ')}`)
 
     const cache = await createSharedCache(config.REDIS_URL, warn)
     cleanups.unshift(() => cache.close())
@@ -168,6 +188,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
             maxAgeMs: config.BATCH_MAX_AGE_MS,
             maxBytes: config.SPOOL_MAX_BYTES,
             segmentBytes: config.SPOOL_SEGMENT_BYTES,
+            disk,
             writesInFlight: config.SPOOL_WRITES_IN_FLIGHT,
             log: warn,
             beforeInsert: async (frames) => {
@@ -218,6 +239,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
             { ch, projectById: (id) => findIngestionProject(deps, id), assignPersons: (frames) => persons.assign(frames) },
             filter,
           ),
+        dlqPurge: (filter) => purgeDeadLetters(ch, filter),
+        backup: (to) => backupService({ config, sql: pg.sql, ch }, to),
       },
       warn,
     )

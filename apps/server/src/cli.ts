@@ -1,13 +1,32 @@
+import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { loadConfig, type Config } from '@burrow/config'
+import { ConfigError, loadConfig, type Config } from '@burrow/config'
 import { ApiProblem } from '@burrow/contracts'
 import { accounts, findIngestionProject } from '@burrow/core'
 import { createSharedCache } from '@burrow/cache'
-import { listDeadLetters, PersonStage, replayDeadLetters, type DeadLetterFilter, type ReplayOutcome } from '@burrow/ingestion'
+import {
+  listDeadLetters,
+  PersonStage,
+  purgeDeadLetters,
+  replayDeadLetters,
+  type DeadLetterFilter,
+  type ReplayOutcome,
+} from '@burrow/ingestion'
 import { connectPostgres, migratePostgres } from '@burrow/postgres'
-import { sendAdminCommand } from './adminSocket'
+import { AdminCommandRefused, sendAdminCommand } from './adminSocket'
+import { backupService, restoreService, type BackupManifest } from './backup'
+import { serviceDataProblem } from './dataDir'
 import { DataDirInUseError, lockDataDir } from './ownership/dataDirLock'
 import { connectClickHouseFrom } from './storage'
+
+/** A command cannot run as asked: its message is for the user, and the CLI exits with status 1. */
+class Refusal extends Error {}
+
+/** Refuses a DATA_DIR that holds no data of the service, before an embedded engine would create empty databases there. */
+function requireServiceData(config: Config): void {
+  const problem = serviceDataProblem(config)
+  if (problem) throw new Refusal(problem)
+}
 
 const USAGE = `usage: npm run cli -- <command>
 
@@ -18,7 +37,16 @@ commands:
   dlq list [--project ID] [--limit N]
       prints the dead letters (events that could not be stored), newest first, one JSON per line
   dlq replay [--project ID] [--id UUID ...]
-      ingests dead letters again; those stored leave the queue, the others stay with the reason`
+      ingests dead letters again; those stored leave the queue, the others stay with the reason
+  dlq purge (--project ID | --id UUID ... | --all)
+      removes dead letters for good (they also expire after DEAD_LETTER_RETENTION_DAYS)
+  backup --to DIR
+      copies the embedded PostgreSQL, the embedded ClickHouse and the spool into DIR (new or
+      empty), through the running service when there is one
+  restore --from DIR
+      restores a backup into DATA_DIR (new or empty), with the service stopped; start it after
+
+DATA_DIR names the service's data directory (DATABASE_URL and CLICKHOUSE_URL its servers).`
 
 async function createUser(args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -30,6 +58,7 @@ async function createUser(args: string[]): Promise<number> {
     return 2
   }
   const config = loadConfig()
+  requireServiceData(config)
   // In embedded mode this finds the running service's PostgreSQL through DATA_DIR. With no
   // service running, the directory is held meanwhile, so that none starts on the server this
   // command starts (and stops).
@@ -71,6 +100,7 @@ async function createUser(args: string[]): Promise<number> {
 async function withDeadLetters<T>(config: Config, command: string, filter: DeadLetterFilter): Promise<T> {
   const viaService = await sendAdminCommand(config.DATA_DIR, command, { project: filter.teamId, ids: filter.ids, limit: filter.limit })
   if (viaService !== undefined) return viaService as T
+  requireServiceData(config)
   // The storage directly: only while no other process has the directory (the embedded ClickHouse admits one).
   holdDataDir(config)
   const ch = await connectClickHouseFrom(config)
@@ -80,6 +110,7 @@ async function withDeadLetters<T>(config: Config, command: string, filter: DeadL
   const cache = await createSharedCache(config.REDIS_URL, log)
   try {
     if (command === '/dlq/list') return (await listDeadLetters(ch, filter)) as T
+    if (command === '/dlq/purge') return (await purgeDeadLetters(ch, filter)) as T
     const persons = new PersonStage({ sql: pg.sql, ch, cache, log })
     return (await replayDeadLetters(
       { ch, projectById: (id) => findIngestionProject(pg, id), assignPersons: (frames) => persons.assign(frames) },
@@ -116,18 +147,33 @@ async function deadLetters(args: string[]): Promise<number> {
   const [sub, ...rest] = args
   const { values } = parseArgs({
     args: rest,
-    options: { project: { type: 'string' }, limit: { type: 'string' }, id: { type: 'string', multiple: true } },
+    options: {
+      project: { type: 'string' },
+      limit: { type: 'string' },
+      id: { type: 'string', multiple: true },
+      all: { type: 'boolean', default: false },
+    },
   })
   const filter: DeadLetterFilter = {
     teamId: values.project === undefined ? undefined : Number(values.project),
     ids: values.id,
     limit: values.limit === undefined ? undefined : Number(values.limit),
   }
-  if ((sub !== 'list' && sub !== 'replay') || Number.isNaN(filter.teamId) || Number.isNaN(filter.limit)) {
+  if ((sub !== 'list' && sub !== 'replay' && sub !== 'purge') || Number.isNaN(filter.teamId) || Number.isNaN(filter.limit)) {
     console.error(USAGE)
     return 2
   }
+  // Removing every dead letter is asked for in so many words.
+  if (sub === 'purge' && filter.teamId === undefined && filter.ids === undefined && !values.all) {
+    console.error('dlq purge removes dead letters for good: name them with --project or --id, or pass --all')
+    return 2
+  }
   const config = loadConfig()
+  if (sub === 'purge') {
+    const purged = await withDeadLetters<number>(config, '/dlq/purge', filter)
+    console.log(`purged ${purged} dead letters`)
+    return 0
+  }
   if (sub === 'list') {
     for (const letter of await withDeadLetters<unknown[]>(config, '/dlq/list', filter)) console.log(JSON.stringify(letter))
     return 0
@@ -139,17 +185,74 @@ async function deadLetters(args: string[]): Promise<number> {
   return replayed === outcomes.length ? 0 : 1
 }
 
-const [command, ...rest] = process.argv.slice(2)
-let code: number
-switch (command) {
-  case 'create-user':
-    code = await createUser(rest)
-    break
-  case 'dlq':
-    code = await deadLetters(rest)
-    break
-  default:
-    console.error(USAGE)
-    code = command ? 2 : 0
+function printManifest(verb: 'backed up' | 'restored', dir: string, manifest: BackupManifest): void {
+  const parts = [manifest.postgres && 'PostgreSQL', manifest.clickhouse && 'ClickHouse', manifest.spool && 'the spool'].filter(Boolean)
+  console.log(`${verb} ${parts.join(', ')} ${verb === 'backed up' ? 'into' : 'from'} ${dir}`)
+  for (const note of manifest.not_included) console.log(`not included: ${note}`)
 }
-process.exit(code)
+
+async function backup(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { to: { type: 'string' } } })
+  if (!values.to) {
+    console.error(USAGE)
+    return 2
+  }
+  const to = path.resolve(values.to)
+  const config = loadConfig()
+  const viaService = (await sendAdminCommand(config.DATA_DIR, '/backup', { to })) as BackupManifest | undefined
+  if (viaService) {
+    printManifest('backed up', to, viaService)
+    return 0
+  }
+  requireServiceData(config)
+  holdDataDir(config)
+  const ch = await connectClickHouseFrom(config)
+  const pg = await connectPostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, maxConnections: 2 })
+  try {
+    printManifest('backed up', to, await backupService({ config, sql: pg.sql, ch }, to))
+    return 0
+  } finally {
+    await ch.close()
+    await pg.close()
+  }
+}
+
+async function restore(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { from: { type: 'string' } } })
+  if (!values.from) {
+    console.error(USAGE)
+    return 2
+  }
+  const config = loadConfig()
+  printManifest('restored', path.resolve(values.from), await restoreService(config, values.from))
+  console.log(`start the service with DATA_DIR=${path.resolve(config.DATA_DIR)}`)
+  return 0
+}
+
+async function run(command: string | undefined, rest: string[]): Promise<number> {
+  try {
+    switch (command) {
+      case 'create-user':
+        return await createUser(rest)
+      case 'dlq':
+        return await deadLetters(rest)
+      case 'backup':
+        return await backup(rest)
+      case 'restore':
+        return await restore(rest)
+      default:
+        console.error(USAGE)
+        return command ? 2 : 0
+    }
+  } catch (err) {
+    // What the user can act on is said plainly; anything else is a failure with its stack.
+    if (err instanceof Refusal || err instanceof AdminCommandRefused || err instanceof ConfigError) {
+      console.error(err.message)
+      return 1
+    }
+    throw err
+  }
+}
+
+const [command, ...rest] = process.argv.slice(2)
+process.exit(await run(command, rest))

@@ -59,6 +59,7 @@ describe('while ClickHouse cannot store events', () => {
   })
 })
 
+// Each CLI run starts a process that compiles the sources: seconds each on a busy machine.
 describe('npm run cli -- dlq', () => {
   const SERVER_DIR = path.resolve(import.meta.dirname, '..')
   const cli = (...args: string[]) =>
@@ -139,5 +140,30 @@ describe('npm run cli -- dlq', () => {
         .split('\n')
         .map((l) => JSON.parse(l).id),
     ).toEqual([unrecoverable.id])
-  })
+  }, 120_000)
+
+  it('purges the dead letters of a project or of given ids, and refuses a purge that names none', async () => {
+    const fresh = await service.account()
+    const letterOf = (event: string) =>
+      deadLetter({ uuid: randomUUID(), event, distinctId: 'p', teamId: fresh.projectId, ip: '' }, JSON.stringify({ event }), {
+        location: 'ingestion:properties',
+        reason: 'step_failed',
+        error: 'Error: kept for a while',
+      })
+    const [first, second, third] = [letterOf('a'), letterOf('b'), letterOf('c')]
+    await deadLetterQueue.insertDeadLetters(service.app.deps.ch, [first, second, third])
+
+    expect(await cli('purge')).toMatchObject({ code: 2, stderr: expect.stringContaining('--project or --id, or pass --all') })
+    expect(await cli('purge', '--id', first.id)).toMatchObject({ code: 0, stdout: 'purged 1 dead letters\n' })
+    const left = await cli('list', '--project', String(fresh.projectId))
+    expect(
+      left.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).id)
+        .sort(),
+    ).toEqual([second.id, third.id].sort())
+    expect(await cli('purge', '--project', String(fresh.projectId))).toMatchObject({ code: 0, stdout: 'purged 2 dead letters\n' })
+    expect((await cli('list', '--project', String(fresh.projectId))).stdout).toBe('')
+  }, 120_000)
 })

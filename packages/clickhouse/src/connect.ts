@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import { Readable } from 'node:stream'
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client'
+import { Session } from 'chdb'
 import { createChdbConnection } from 'chdb/connection'
 
 export type EncodedFormat = 'JSONEachRow' | 'JSONCompactEachRow'
@@ -65,6 +66,9 @@ function connectServer(url: string, options: ClickHouseOptions): ClickHouse {
 
 async function connectEmbedded(dir: string): Promise<ClickHouse> {
   await mkdir(dir, { recursive: true })
+  // The engine takes its server configuration from the first connection to a directory: this one
+  // lets BACKUP and RESTORE use any path (the backup command names it; only DATA_DIR's owner reaches the admin socket).
+  const engine = new Session(dir, { connectionArgs: ['--backups.allowed_path=/'] })
   const writerConnection = createChdbConnection({ path: dir })
   const writer = createClient({ connection: writerConnection } as never)
   const reader = createClient({ connection: createChdbConnection({ path: dir }) } as never)
@@ -78,6 +82,7 @@ async function connectEmbedded(dir: string): Promise<ClickHouse> {
     description: `embedded clickhouse (chDB) ${dir}`,
     async close() {
       await Promise.all([writer.close(), reader.close()])
+      engine.close()
     },
   }
 }

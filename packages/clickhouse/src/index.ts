@@ -1,5 +1,6 @@
 export { connectClickHouse, type ClickHouse, type ClickHouseOptions, type EncodedFormat } from './connect'
 export { migrateClickHouse } from './migrate'
+export { applyRetention, type Retention } from './retention'
 export { toClickHouseDateTime, toClickHouseDateTimeUs, clickHouseDateTimeToIso } from './datetime'
 export * as events from './tables/events'
 export * as deadLetterQueue from './tables/deadLetterQueue'
@@ -14,3 +15,4 @@ export type { PropertyCondition, PropertyExpression, PropertyGroup, CohortCondit
 export { NIL_UUID } from './tables/events'
 export { clickHouseErrorCode, isDataRejection } from './errors'
 export { deleteTeamData } from './teamData'
+export { detachedParts, type DetachedPart } from './detachedParts'

@@ -33,6 +33,9 @@ describe('loadConfig', () => {
       SPOOL_MAX_BYTES: 1024 * 1024 * 1024,
       SPOOL_SEGMENT_BYTES: 16 * 1024 * 1024,
       SPOOL_WRITES_IN_FLIGHT: 2,
+      DISK_RESERVE_BYTES: 512 * 1024 * 1024,
+      DEAD_LETTER_RETENTION_DAYS: 28,
+      PLUGIN_LOG_RETENTION_DAYS: 7,
       CAPTURE_THREADS: 1,
       COHORT_RECALCULATE_AFTER_S: 3600,
       COHORT_CHECK_INTERVAL_MS: 60_000,
@@ -71,6 +74,9 @@ describe('loadConfig', () => {
     expect(refused({ BATCH_MAX_AGE_MS: '0' })).toEqual(['BATCH_MAX_AGE_MS'])
     expect(refused({ CAPTURE_THREADS: '17' })).toEqual(['CAPTURE_THREADS'])
     expect(refused({ SPOOL_WRITES_IN_FLIGHT: '0' })).toEqual(['SPOOL_WRITES_IN_FLIGHT'])
+    expect(refused({ DISK_RESERVE_BYTES: '-1' })).toEqual(['DISK_RESERVE_BYTES'])
+    expect(refused({ EVENT_RETENTION_DAYS: '0' })).toEqual(['EVENT_RETENTION_DAYS'])
+    expect(refused({ DEAD_LETTER_RETENTION_DAYS: 'a month' })).toEqual(['DEAD_LETTER_RETENTION_DAYS'])
     expect(refused({ EVENT_LOOP_SAMPLE_MS: '1001' })).toEqual(['EVENT_LOOP_SAMPLE_MS'])
   })
 

@@ -87,6 +87,21 @@ export const configSchema = z.object({
   /** Spool writes on their way to disk at once: requests arriving during one write need not wait for it. */
   SPOOL_WRITES_IN_FLIGHT: z.coerce.number().int().min(1).max(16).default(2),
   /**
+   * Free space kept on DATA_DIR's file system: below it (plus a spool segment about to be
+   * created) capture answers 503, so that ClickHouse's merges and the stores never run out.
+   */
+  DISK_RESERVE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(512 * 1024 * 1024),
+  /** Events older than this many days are removed by ClickHouse (a TTL on the events table); unset keeps them. */
+  EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).optional(),
+  /** Dead letters are removed this many days after they were written (PostHog keeps them four weeks). */
+  DEAD_LETTER_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(28),
+  /** Plugin log entries are removed this many days after their timestamp (PostHog keeps them one week). */
+  PLUGIN_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(7),
+  /**
    * Threads that serve HTTP on the port, each with its own event loop, answering capture
    * themselves (each with its own spool lane) and passing every other request to the main
    * thread, which stores the events. 0: the main thread serves everything. One keeps capture's

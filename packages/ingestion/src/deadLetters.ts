@@ -28,6 +28,11 @@ export function listDeadLetters(ch: ClickHouse, filter: DeadLetterFilter): Promi
   return deadLetterQueue.listDeadLetters(ch, { teamId: filter.teamId, ids: filter.ids, limit: filter.limit ?? 100 })
 }
 
+/** Removes the dead letters the filter selects for good; answers how many. */
+export function purgeDeadLetters(ch: ClickHouse, filter: Omit<DeadLetterFilter, 'limit'>): Promise<number> {
+  return deadLetterQueue.purgeDeadLetters(ch, { teamId: filter.teamId, ids: filter.ids })
+}
+
 /** The row to store again for a dead letter, or why there is none. */
 async function rowFor(letter: StoredDeadLetter, deps: DeadLetterDeps): Promise<{ line: string } | { error: string }> {
   // A row ClickHouse refused is kept as the row (its person already given): it is stored again as it is.

@@ -33,6 +33,8 @@ export interface EventSpoolOptions {
   /** Bound on the spool's files; appends beyond it are refused so that capture answers 503. */
   maxBytes: number
   segmentBytes: number
+  /** Free space on the spool's file system above its reserve: without it, appends are refused as past maxBytes. */
+  disk?: { hasRoom(): boolean }
   /** How many spool writes may be on their way to disk at once. */
   writesInFlight?: number
   /**
@@ -174,7 +176,7 @@ export class EventSpool {
         if (segment) segment.closed = true
       },
     })
-    this.appender = new SpoolAppender(this.writer, this.bytes, options.maxBytes)
+    this.appender = new SpoolAppender(this.writer, this.bytes, options.maxBytes, options.disk)
     this.writer.prepare()
     this.timer = setInterval(() => this.notify(), Math.max(5, Math.floor(options.maxAgeMs / 4)))
     this.timer.unref()

@@ -2,5 +2,12 @@ export { EventSpool, type EventSpoolOptions } from './eventSpool'
 export { framesOfExistingProjects } from './existingProjects'
 export { EventSink, type EventSinkOptions } from './eventSink'
 export { createIngestionMetrics, type IngestionMetrics } from './metrics'
-export { listDeadLetters, replayDeadLetters, type DeadLetterDeps, type DeadLetterFilter, type ReplayOutcome } from './deadLetters'
+export {
+  listDeadLetters,
+  purgeDeadLetters,
+  replayDeadLetters,
+  type DeadLetterDeps,
+  type DeadLetterFilter,
+  type ReplayOutcome,
+} from './deadLetters'
 export { PersonStage } from './persons/personStage'

@@ -1,3 +1,4 @@
+export { DiskReserve, type DiskReserveOptions, type DiskRoom } from './diskReserve'
 export { encodeFrame, readFrame, type Frame, type FrameContent, type FrameRead, type Sighting } from './frames'
 export { createSpoolMetrics, type SpoolMetrics } from './metrics'
 export type { PersonChanges, PersonIntent } from './personIntent'

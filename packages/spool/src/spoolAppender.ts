@@ -17,10 +17,12 @@ export class SpoolAppender implements SpoolAppend {
     private readonly writer: { append(frame: Frame): Promise<void> },
     private readonly bytes: SpoolBytes,
     private readonly maxBytes: number,
+    /** The file system's free space above its reserve (DiskReserve); without it only the bound counts. */
+    private readonly disk?: { hasRoom(): boolean },
   ) {}
 
   hasRoom(frameBytes: number): boolean {
-    return this.accepting && this.bytes.value + frameBytes <= this.maxBytes
+    return this.accepting && this.bytes.value + frameBytes <= this.maxBytes && (this.disk?.hasRoom() ?? true)
   }
 
   append(frame: Frame): Promise<void> {

@@ -34,6 +34,7 @@ export interface CaptureThreadsOptions {
   eventLoopSampleMs: number
   spoolBytes: SpoolBytes
   spoolMaxBytes: number
+  disk: CaptureThreadData['disk']
   /** Answers the requests that are not capture: the main thread's own routes. */
   dispatch: Dispatcher
   /** Undefined until the service is ready (capture answers 503 until then). */
@@ -116,6 +117,7 @@ export async function startCaptureThreads(options: CaptureThreadsOptions): Promi
     eventLoopSampleMs: options.eventLoopSampleMs,
     spoolBytes: options.spoolBytes.shared,
     spoolMaxBytes: options.spoolMaxBytes,
+    disk: options.disk,
   }
   let stopping = false
   const threads: Thread[] = []

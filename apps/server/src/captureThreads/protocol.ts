@@ -13,6 +13,8 @@ export interface CaptureThreadData {
   /** The spool's size, shared by every thread (see SpoolBytes), and its bound. */
   spoolBytes: SharedArrayBuffer
   spoolMaxBytes: number
+  /** The file system whose free space is watched (DATA_DIR) and the reserve kept on it: below it capture answers 503. */
+  disk: { dir: string; reserveBytes: number }
 }
 
 /** What the main thread tells a capture thread when its lane's spool is open. */

@@ -3,7 +3,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { FlagDefinitionsResolver, ProjectTokenResolver, type IngestionProject, type ProjectFlags } from '@burrow/core'
 import type { FlagPerson } from '@burrow/postgres'
 import type { CaptureDeps, DecideDeps } from '@burrow/capture'
-import { SpoolAppender, SpoolBytes, SpoolWriter } from '@burrow/spool'
+import { DiskReserve, SpoolAppender, SpoolBytes, SpoolWriter } from '@burrow/spool'
 import { Gauge, Registry } from 'prom-client'
 import { createDispatcher, isPublicSdkPath, type Lifecycle } from '../dispatch'
 import { monitorEventLoopBusy } from '../eventLoopBusy'
@@ -51,6 +51,7 @@ monitorEventLoopBusy({
   sampleMs: data.eventLoopSampleMs,
 })
 
+const disk = new DiskReserve(data.disk)
 let lifecycle: Lifecycle = 'starting'
 let server: HttpServer | undefined
 let lane: { writer: SpoolWriter; appender: SpoolAppender } | undefined
@@ -79,7 +80,7 @@ const main = connectPeer(
         onRotate: (seq, size) => reports.rotate(seq, size),
       })
       writer.prepare()
-      lane = { writer, appender: new SpoolAppender(writer, new SpoolBytes(data.spoolBytes), data.spoolMaxBytes) }
+      lane = { writer, appender: new SpoolAppender(writer, new SpoolBytes(data.spoolBytes), data.spoolMaxBytes, disk) }
     },
     /** Refuses appends from now on; once every one acknowledged so far is on disk, reports them and resolves. */
     closeSpool: async () => {

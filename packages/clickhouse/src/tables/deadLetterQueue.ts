@@ -89,3 +89,31 @@ export async function deleteDeadLetters(ch: ClickHouse, ids: string[]): Promise<
     clickhouse_settings: { mutations_sync: '1' },
   })
 }
+
+/** Removes the dead letters the filter selects (every one without a filter); answers how many there were. */
+export async function purgeDeadLetters(ch: ClickHouse, q: Omit<DeadLetterQuery, 'limit'>): Promise<number> {
+  const clauses = ['1']
+  const params: Record<string, unknown> = {}
+  if (q.teamId !== undefined) {
+    clauses.push('team_id = {team_id:Int64}')
+    params.team_id = q.teamId
+  }
+  if (q.ids !== undefined) {
+    clauses.push('id IN {ids:Array(UUID)}')
+    params.ids = q.ids
+  }
+  const where = clauses.join(' AND ')
+  const result = await ch.reader.query({
+    query: `SELECT count() AS n FROM ${DEAD_LETTER_TABLE} FINAL WHERE ${where}`,
+    query_params: params,
+    format: 'JSONEachRow',
+  })
+  const count = Number((await result.json<{ n: string | number }>())[0]?.n ?? 0)
+  if (count === 0) return 0
+  await ch.writer.command({
+    query: `ALTER TABLE ${DEAD_LETTER_TABLE} DELETE WHERE ${where}`,
+    query_params: params,
+    clickhouse_settings: { mutations_sync: '1' },
+  })
+  return count
+}

@@ -1,0 +1,52 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { Writable } from 'node:stream'
+import { connectClickHouse, events, migrateClickHouse, NIL_UUID, type ClickHouse } from '@burrow/clickhouse'
+import pino from 'pino'
+import { Registry } from 'prom-client'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { reportDetachedParts } from './detachedParts'
+
+let ch: ClickHouse
+const root = mkdtempSync(path.join(tmpdir(), 'burrow-detached-'))
+beforeAll(async () => {
+  ch = await connectClickHouse({ dataDir: root })
+  await migrateClickHouse(ch.writer)
+})
+afterAll(async () => {
+  await ch?.close()
+  rmSync(root, { recursive: true, force: true })
+})
+
+it('logs at error level which table, partition and how many rows a detached part holds, and counts them', async () => {
+  const rows = Array.from({ length: 12 }, (_, i) =>
+    events.encodeEventRow({
+      uuid: `0190f0a2-1c5d-7e4b-9d2a-${String(i).padStart(12, '0')}`,
+      event: 'e',
+      properties: {},
+      timestamp: '2026-05-06 07:08:09.000000',
+      team_id: 1,
+      distinct_id: 'd',
+      elements_chain: '',
+      created_at: '2026-05-06 07:08:09.000000',
+      person_id: NIL_UUID,
+    }),
+  )
+  await events.insertEncodedEvents(ch, Buffer.from(rows.join('')))
+  const result = await ch.reader.query({ query: `SELECT name FROM system.parts WHERE table = 'events' AND active`, format: 'JSONEachRow' })
+  const [part] = await result.json<{ name: string }>()
+  await ch.writer.command({ query: `ALTER TABLE events DETACH PART '${part!.name}'` })
+
+  const lines: string[] = []
+  const logger = pino(new Writable({ write: (chunk: Buffer, _enc, done) => (lines.push(chunk.toString()), done()) }))
+  const registry = new Registry()
+  await reportDetachedParts(ch, logger, registry)
+
+  expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
+    expect.objectContaining({ level: 50, table: 'events', partition: '202605', part: part!.name, rows: 12 }),
+  ])
+  const metrics = await registry.metrics()
+  expect(metrics).toContain('burrow_clickhouse_detached_parts{table="events"} 1')
+  expect(metrics).toContain('burrow_clickhouse_detached_rows{table="events"} 12')
+})
