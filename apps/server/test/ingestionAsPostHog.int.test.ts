@@ -53,7 +53,7 @@ describe('event times', () => {
       { event: 'dated', distinct_id: 'dates', timestamp: '2024-01-02 03:04:05 +0000' },
     ])
     const stored = (await eventsOf('dates', 3)).map((e) => e.timestamp).sort()
-    expect(stored).toEqual(['2023-12-31T00:00:00+00:00', '2024-01-02T00:00:00+00:00', '2024-01-02T03:04:05+00:00'])
+    expect(stored).toEqual(['2023-12-31T00:00:00.000000+00:00', '2024-01-02T00:00:00.000000+00:00', '2024-01-02T03:04:05.000000+00:00'])
   })
 })
 
