@@ -169,6 +169,10 @@ describe('persons', () => {
     expect(person.distinct_ids).toEqual(['zz-first', 'aa-second'])
     const events = await eventsOf('zz-first')
     expect(events[0]!.person.distinct_ids).toEqual(['zz-first'])
+
+    // Two new ids at once: the event's own first, as PostHog creates the person.
+    await send([{ event: '$identify', distinct_id: 'zz-user', properties: { $anon_distinct_id: 'aa-anon' } }])
+    expect((await personOf('aa-anon')).distinct_ids).toEqual(['zz-user', 'aa-anon'])
   })
 
   it('with $process_person_profile false, drops $identify with a warning and keeps no $set on the event', async () => {
