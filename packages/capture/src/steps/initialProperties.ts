@@ -53,7 +53,10 @@ export const PERSON_INITIAL_PROPERTIES: readonly string[] = [
 ]
 
 /** `$browser` → `$initial_browser`, `utm_source` → `$initial_utm_source`. */
-const INITIAL_KEYS = new Map(PERSON_INITIAL_PROPERTIES.map((key) => [key, `$initial_${key.replace('$', '')}`]))
+const INITIAL_KEYS: ReadonlyArray<readonly [string, string]> = PERSON_INITIAL_PROPERTIES.map((key) => [
+  key,
+  `$initial_${key.replace('$', '')}`,
+])
 
 /**
  * Copies the event's person-initial properties into `$set` (the latest value) and, as
@@ -68,13 +71,14 @@ export function addInitialAndUtmProperties(properties: Record<string, unknown>):
   let set: Record<string, unknown> | undefined
   let setOnce: Record<string, unknown> | undefined
   for (const [key, initialKey] of INITIAL_KEYS) {
-    if (!Object.hasOwn(properties, key)) continue
-    if (serverHost && (key === '$os' || key === '$os_version')) continue
+    // JSON holds no undefined: an undefined value is a key the event does not have.
     const value = properties[key]
+    if (value === undefined) continue
+    if (serverHost && (key === '$os' || key === '$os_version')) continue
     set ??= copyOf(properties.$set)
     setOnce ??= copyOf(properties.$set_once)
     if (!Object.hasOwn(set, key)) set[key] = value
-    if (value !== null && value !== undefined && !Object.hasOwn(setOnce, initialKey)) setOnce[initialKey] = value
+    if (value !== null && !Object.hasOwn(setOnce, initialKey)) setOnce[initialKey] = value
   }
   if (!set || !setOnce) return
   const osName = properties.$os_name
