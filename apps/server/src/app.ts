@@ -216,6 +216,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
           resolveProject: (token) => projectTokens.resolve(token),
           resolveWithPersonalKey: (key, projectId) => projectTokens.resolveWithPersonalKey(key, projectId),
           storeDeadLetters: (letters) => sink.storeDeadLetters(letters),
+          storeIngestionWarnings: (warnings) => sink.storeIngestionWarnings(warnings),
           projectFlags: (projectId) => projectFlags.forProject(projectId),
           flagPerson,
         }

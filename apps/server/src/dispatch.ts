@@ -2,6 +2,7 @@ import { publicUrl, TRPC_ENDPOINT, type HttpRequest, type HttpResponse } from '@
 import {
   answerClientFeatureList,
   answerRemoteConfig,
+  clientAddress,
   CAPTURE_ACCEPTED,
   clientFeatureList,
   handleCapture,
@@ -102,8 +103,7 @@ function publicEndpoint(
 }
 
 function clientIp(req: IncomingRequest, trustProxy: boolean): string | undefined {
-  const forwarded = trustProxy ? req.headers['x-forwarded-for']?.split(',')[0]?.trim() : undefined
-  return forwarded || req.remoteAddress || undefined
+  return clientAddress(req.headers['x-forwarded-for'], req.remoteAddress, trustProxy)
 }
 
 /** What capture and flags read of a request. */

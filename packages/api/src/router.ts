@@ -3,6 +3,7 @@ import { cohortsRouter } from './routers/cohorts'
 import { eventDefinitionsRouter } from './routers/eventDefinitions'
 import { eventsRouter } from './routers/events'
 import { featureFlagsRouter } from './routers/featureFlags'
+import { ingestionWarningsRouter } from './routers/ingestionWarnings'
 import { pluginConfigsRouter, pluginsRouter } from './routers/plugins'
 import { personsRouter } from './routers/persons'
 import { projectsRouter } from './routers/projects'
@@ -19,6 +20,7 @@ export const appRouter = router({
   plugins: pluginsRouter,
   pluginConfigs: pluginConfigsRouter,
   users: usersRouter,
+  ingestionWarnings: ingestionWarningsRouter,
 })
 
 /** The router's type: what a frontend's `createTRPCClient<AppRouter>` needs. */

@@ -260,6 +260,14 @@ export const restRoutes: RestRoute[] = [
 
   {
     method: 'GET',
+    path: `${projectScoped}/ingestion_warnings/`,
+    procedure: 'ingestionWarnings.list',
+    summary: 'Ingestion warnings of the last 30 days, by type',
+    query: true,
+  },
+
+  {
+    method: 'GET',
     path: '/api/users/@me/',
     procedure: 'users.me',
     summary: 'The current user, their organization and project (deprecated)',

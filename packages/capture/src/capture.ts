@@ -1,13 +1,14 @@
-import { toClickHouseDateTime, type DeadLetterRow } from '@burrow/clickhouse'
+import { toClickHouseDateTime, type DeadLetterRow, type IngestionWarningRow } from '@burrow/clickhouse'
 import { ApiProblem, problems } from '@burrow/contracts'
 import type { ProjectTokenResolver } from '@burrow/core'
 import { encodeFrame, type PersonIntent, type Sighting, type SpoolAppend } from '@burrow/spool'
 import { deadLetter, rawPayloadOf } from './deadLetter'
 import { decodeRequestBody } from './decode'
 import { encodeEvent } from './eventRow'
+import { keepLongNumericDistinctIds } from './longNumericIds'
 import type { CaptureMetrics } from './metrics'
 import { captureRequestFrom } from './payload'
-import { runPipeline, type RequestContext } from './pipeline'
+import { runPipeline, type IngestionWarning, type RequestContext } from './pipeline'
 import { knownProject, projectForRequest } from './projectAuth'
 import { INGESTION_STEPS } from './steps'
 import { mayHoldLoneSurrogates, wellFormed } from './wellFormed'
@@ -24,8 +25,11 @@ export interface CaptureInput {
 export interface CaptureDeps {
   projects: ProjectTokenResolver
   spool: SpoolAppend
-  /** Where dead letters of the pipeline go; resolves once they are stored. */
-  sink: { storeDeadLetters(letters: DeadLetterRow[]): Promise<void> }
+  /** Where dead letters and ingestion warnings of the pipeline go; each resolves once they are stored. */
+  sink: {
+    storeDeadLetters(letters: DeadLetterRow[]): Promise<void>
+    storeIngestionWarnings(warnings: IngestionWarningRow[]): Promise<void>
+  }
   metrics: CaptureMetrics
   maxDecompressedBytes: number
   log: (msg: string) => void
@@ -39,7 +43,7 @@ export const CAPTURE_ACCEPTED: CaptureResult = { status: 200, body: { status: 1 
 function parseJson(text: string): unknown {
   let value: unknown
   try {
-    value = JSON.parse(text)
+    value = JSON.parse(keepLongNumericDistinctIds(text))
   } catch (err) {
     throw problems.malformed((err as Error).message, { cause: err })
   }
@@ -68,11 +72,21 @@ export async function handleCapture(input: CaptureInput, deps: CaptureDeps): Pro
     const intents: PersonIntent[] = []
     const latest = new Map<string, Sighting>()
     const letters = []
+    const warnings: IngestionWarningRow[] = []
     const createdAt = toClickHouseDateTime(ctx.nowMs)
+    const warn = (warning: IngestionWarning) =>
+      warnings.push({
+        team_id: project.id,
+        source: 'capture',
+        type: warning.type,
+        details: JSON.stringify(warning.details),
+        timestamp: createdAt,
+      })
     for (const raw of request.events) {
       const outcome = runPipeline(INGESTION_STEPS, raw, ctx)
       if (outcome.kind === 'drop') {
         deps.metrics.eventsDropped.inc({ reason: outcome.reason })
+        if (outcome.warning) warn(outcome.warning)
         continue
       }
       const e = outcome.event
@@ -83,6 +97,7 @@ export async function handleCapture(input: CaptureInput, deps: CaptureDeps): Pro
         )
         continue
       }
+      if (e.warnings) for (const warning of e.warnings) warn(warning)
       try {
         lines.push(encodeEvent(e, project.id, createdAt))
         intents.push(e.person)
@@ -110,6 +125,7 @@ export async function handleCapture(input: CaptureInput, deps: CaptureDeps): Pro
       deps.metrics.eventsAccepted.inc(lines.length)
     }
     if (letters.length > 0) await deps.sink.storeDeadLetters(letters)
+    if (warnings.length > 0) await deps.sink.storeIngestionWarnings(warnings)
     return CAPTURE_ACCEPTED
   } catch (err) {
     if (err instanceof ApiProblem) return { status: err.status, body: err.body }

@@ -42,11 +42,23 @@ describe('captureRequestFrom', () => {
   })
 })
 
-describe('parseSentAt', () => {
-  it('reads milliseconds, seconds and ISO text', () => {
-    expect(parseSentAt('1700000000000')).toBe(1_700_000_000_000)
-    expect(parseSentAt('1700000000')).toBe(1_700_000_000_000)
+describe('sent_at, as PostHog’s capture reads it', () => {
+  it('reads a batch’s ISO 8601 sent_at', () => {
     expect(parseSentAt('2024-01-01T00:00:00.000Z')).toBe(Date.UTC(2024, 0, 1))
+    expect(parseSentAt('2024-01-01T02:00:00+02:00')).toBe(Date.UTC(2024, 0, 1))
+    expect(parseSentAt('1700000000000')).toBeUndefined()
+    expect(parseSentAt(1_700_000_000)).toBeUndefined()
     expect(parseSentAt('garbage')).toBeUndefined()
+  })
+
+  it('takes `_` as milliseconds', () => {
+    const req = captureRequestFrom([{ event: 'a' }], { ...meta, query: new URLSearchParams('_=1700000000123') })
+    expect(req.sentAtMs).toBe(1_700_000_000_123)
+    expect(captureRequestFrom([{ event: 'a' }], { ...meta, query: new URLSearchParams('_=soon') }).sentAtMs).toBeUndefined()
+  })
+
+  it('reads no sent_at from a single event’s body or a batch’s sentAt', () => {
+    expect(captureRequestFrom({ event: 'a', sent_at: '2024-01-01T00:00:00Z' }, meta).sentAtMs).toBeUndefined()
+    expect(captureRequestFrom({ sentAt: '2024-01-01T00:00:00Z', batch: [] }, meta).sentAtMs).toBeUndefined()
   })
 })

@@ -9,7 +9,7 @@ export interface CaptureRequest {
   token: string | undefined
   /** `project_id`, for requests authenticated with a personal API key. */
   projectId: string | undefined
-  /** The client's send time in epoch ms, used to correct client clock skew. */
+  /** The client's send time in epoch ms (a batch's `sent_at`, or `_`), used to correct client clock skew. */
   sentAtMs: number | undefined
 }
 
@@ -40,13 +40,17 @@ function basicAuthUser(authorization: string | undefined): string | undefined {
   return nonEmptyString(decoded.split(':')[0])
 }
 
-/** Epoch ms of `sent_at`: ISO text, or digits in ms (over 11 digits) or seconds. */
+/** Epoch ms of a batch's `sent_at`: ISO 8601 text with its zone, as PostHog's capture reads it. */
 export function parseSentAt(value: unknown): number | undefined {
-  if (typeof value === 'number' && Number.isFinite(value)) return value > 1e11 ? value : value * 1000
-  if (typeof value !== 'string' || value === '') return undefined
-  if (/^\d+$/.test(value)) return value.length > 11 ? Number(value) : Number(value) * 1000
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[zZ]|[+-]\d{2}:\d{2})$/.test(value)) return undefined
   const ms = Date.parse(value)
   return Number.isNaN(ms) ? undefined : ms
+}
+
+/** Epoch ms of the `_` query parameter posthog-js adds to each request: an integer of milliseconds. */
+export function parseRequestTime(value: string | null | undefined): number | undefined {
+  if (!value || !/^\d{1,16}$/.test(value)) return undefined
+  return Number(value)
 }
 
 /**
@@ -64,11 +68,10 @@ export function captureRequestFrom(body: unknown, meta: RequestMeta): CaptureReq
   } else if (isJsonObject(body) && Array.isArray(body.batch)) {
     events = body.batch.filter(isJsonObject)
     batchToken = nonEmptyString(body.api_key) ?? nonEmptyString(body.token) ?? nonEmptyString(body.writeKey)
-    sentAt = body.sent_at ?? body.sentAt
+    sentAt = body.sent_at
     projectId = body.project_id
   } else if (isJsonObject(body)) {
     events = [body]
-    sentAt = body.sent_at
     projectId = body.project_id
     if (meta.path.startsWith('/engage') && body.event === undefined) events = [{ ...body, event: '$identify' }]
   } else {
@@ -96,6 +99,7 @@ export function captureRequestFrom(body: unknown, meta: RequestMeta): CaptureReq
     events,
     token,
     projectId: typeof projectIdText === 'string' || typeof projectIdText === 'number' ? String(projectIdText) : undefined,
-    sentAtMs: parseSentAt(sentAt ?? meta.query.get('_') ?? meta.form?.get('sent_at') ?? undefined),
+    // Only a batch says when it was sent, or posthog-js's `_`; an event's own `sent_at` is not read.
+    sentAtMs: parseSentAt(sentAt) ?? parseRequestTime(meta.query.get('_')),
   }
 }

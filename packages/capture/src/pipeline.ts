@@ -17,6 +17,8 @@ export interface DraftEvent {
   elementsChain: string
   /** What the event asks of its person; set by the last step. */
   person: PersonIntent
+  /** Warnings about a stored event (a merge it asked for and cannot have), for the project's users. */
+  warnings?: IngestionWarning[]
 }
 
 export interface RequestContext {
@@ -27,10 +29,18 @@ export interface RequestContext {
   sentAtMs: number | undefined
 }
 
-export type StepResult = { kind: 'ok' } | { kind: 'drop'; reason: string } | { kind: 'dlq'; reason: string; error: string }
+/** What a project's users are told about events that were not stored as sent (PostHog's ingestion warnings). */
+export interface IngestionWarning {
+  type: string
+  details: Record<string, unknown>
+}
+
+export type StepResult =
+  { kind: 'ok' } | { kind: 'drop'; reason: string; warning?: IngestionWarning } | { kind: 'dlq'; reason: string; error: string }
 
 export const ok: StepResult = { kind: 'ok' }
-export const drop = (reason: string): StepResult => ({ kind: 'drop', reason })
+export const drop = (reason: string, warning?: IngestionWarning): StepResult =>
+  warning ? { kind: 'drop', reason, warning } : { kind: 'drop', reason }
 export const dlq = (reason: string, error: unknown): StepResult => ({ kind: 'dlq', reason, error: String(error) })
 
 export interface Step {
@@ -40,7 +50,7 @@ export interface Step {
 
 export type PipelineOutcome =
   | { kind: 'ok'; event: DraftEvent }
-  | { kind: 'drop'; reason: string; step: string }
+  | { kind: 'drop'; reason: string; step: string; warning?: IngestionWarning }
   | { kind: 'dlq'; reason: string; error: string; step: string; event: DraftEvent }
 
 /**
@@ -67,7 +77,11 @@ export function runPipeline(steps: readonly Step[], raw: RawEvent, ctx: RequestC
     } catch (err) {
       result = dlq('step_failed', err)
     }
-    if (result.kind === 'drop') return { kind: 'drop', reason: result.reason, step: step.name }
+    if (result.kind === 'drop') {
+      return result.warning
+        ? { kind: 'drop', reason: result.reason, step: step.name, warning: result.warning }
+        : { kind: 'drop', reason: result.reason, step: step.name }
+    }
     if (result.kind === 'dlq') return { kind: 'dlq', reason: result.reason, error: result.error, step: step.name, event }
   }
   return { kind: 'ok', event }

@@ -1,4 +1,4 @@
-import { persons as personsTable, toClickHouseDateTime, type PersonCopy } from '@burrow/clickhouse'
+import { cohortPeople, persons as personsTable, toClickHouseDateTime, type PersonCopy } from '@burrow/clickhouse'
 import { problems, type Page, type PageQuery, type Person } from '@burrow/contracts'
 import { persons, type PersonWithDistinctIds, type PersonWrites } from '@burrow/postgres'
 import type { CoreDeps } from './deps'
@@ -40,6 +40,9 @@ export async function copyPersonWrites(deps: Pick<CoreDeps, 'ch'>, writes: Perso
       version: d.version,
     })),
   )
+  for (const m of writes.staticCohortMembers) {
+    await cohortPeople.insertMembers(deps.ch, { teamId: m.project_id, cohortId: m.cohort_id, version: m.version }, [m.person_uuid])
+  }
 }
 
 /** Tells every server to forget what it cached about these distinct ids. */

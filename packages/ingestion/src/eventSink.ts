@@ -1,5 +1,13 @@
 import { deadLetter } from '@burrow/capture'
-import { deadLetterQueue, events as eventsTable, isDataRejection, type ClickHouse, type DeadLetterRow } from '@burrow/clickhouse'
+import {
+  deadLetterQueue,
+  events as eventsTable,
+  ingestionWarnings,
+  isDataRejection,
+  type ClickHouse,
+  type DeadLetterRow,
+  type IngestionWarningRow,
+} from '@burrow/clickhouse'
 import type { IngestionMetrics } from './metrics'
 
 export interface EventSinkOptions {
@@ -54,6 +62,12 @@ export class EventSink {
     if (letters.length === 0) return
     await this.retryUnlessContent(() => deadLetterQueue.insertDeadLetters(this.options.ch, letters), letters.length)
     for (const letter of letters) this.options.metrics.eventsDeadLettered.inc({ reason: letter.tags[0] ?? 'unknown' })
+  }
+
+  /** Writes ingestion warnings, retrying while ClickHouse is unavailable; resolves once they are stored. */
+  async storeIngestionWarnings(warnings: IngestionWarningRow[]): Promise<void> {
+    if (warnings.length === 0) return
+    await this.retryUnlessContent(() => ingestionWarnings.insertIngestionWarnings(this.options.ch, warnings), warnings.length)
   }
 
   /** After a batch was refused for its content: stores the good rows, dead-letters the bad. */

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net'
 import { Worker } from 'node:worker_threads'
-import type { DeadLetterRow } from '@burrow/clickhouse'
+import type { DeadLetterRow, IngestionWarningRow } from '@burrow/clickhouse'
 import type { IngestionProject, ProjectFlags } from '@burrow/core'
 import type { FlagPerson } from '@burrow/postgres'
 import type { CommittedFrame, SegmentWriter, SpoolBytes, SpoolWriterOptions } from '@burrow/spool'
@@ -18,6 +18,7 @@ export interface CaptureServices {
   resolveProject(token: string): Promise<IngestionProject | null>
   resolveWithPersonalKey(key: string, projectId: string): Promise<IngestionProject | 'invalid_key' | 'invalid_project'>
   storeDeadLetters(letters: DeadLetterRow[]): Promise<void>
+  storeIngestionWarnings(warnings: IngestionWarningRow[]): Promise<void>
   /** For /decide/, answered by the threads: a project's flags (kept in the thread), and a stored person. */
   projectFlags(projectId: number): Promise<ProjectFlags>
   flagPerson(projectId: number, distinctId: string, continuity?: { anonId: string; flagKeys: string[] }): Promise<FlagPerson | undefined>
@@ -133,6 +134,7 @@ export async function startCaptureThreads(options: CaptureThreadsOptions): Promi
         resolveWithPersonalKey: (key: string, projectId: string) =>
           (options.services() ?? notReady()).resolveWithPersonalKey(key, projectId),
         storeDeadLetters: (letters: DeadLetterRow[]) => (options.services() ?? notReady()).storeDeadLetters(letters),
+        storeIngestionWarnings: (warnings: IngestionWarningRow[]) => (options.services() ?? notReady()).storeIngestionWarnings(warnings),
         projectFlags: (projectId: number) => (options.services() ?? notReady()).projectFlags(projectId),
         flagPerson: (projectId: number, distinctId: string, continuity?: { anonId: string; flagKeys: string[] }) =>
           (options.services() ?? notReady()).flagPerson(projectId, distinctId, continuity),

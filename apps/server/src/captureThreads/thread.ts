@@ -109,7 +109,10 @@ const capture: CaptureDeps = {
     hasRoom: (bytes) => lane?.appender.hasRoom(bytes) ?? false,
     append: (frame) => (lane ? lane.appender.append(frame) : Promise.reject(new Error('the spool is not open yet'))),
   },
-  sink: { storeDeadLetters: (letters) => main.call('storeDeadLetters', letters) },
+  sink: {
+    storeDeadLetters: (letters) => main.call('storeDeadLetters', letters),
+    storeIngestionWarnings: (warnings) => main.call('storeIngestionWarnings', warnings),
+  },
   metrics,
   maxDecompressedBytes: data.maxDecompressedBytes,
   log,

@@ -1,6 +1,7 @@
 import type { Step } from '../pipeline'
 import { resolveDistinctId } from './distinctId'
 import { requireEventName } from './eventName'
+import { divertNonEvents } from './eventKind'
 import { readPersonIntent } from './personIntent'
 import { buildProperties } from './properties'
 import { segmentToPostHog } from './segment'
@@ -13,6 +14,7 @@ export const INGESTION_STEPS: readonly Step[] = [
   requireEventName,
   resolveDistinctId,
   assignUuid,
+  divertNonEvents,
   resolveTimestamp,
   buildProperties,
   readPersonIntent,

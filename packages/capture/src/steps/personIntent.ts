@@ -4,11 +4,8 @@ import type { PersonChanges } from '@burrow/spool'
 import { ok, type Step } from '../pipeline'
 import { storedDistinctId } from './distinctId'
 
-/**
- * Distinct ids PostHog refuses to merge on: placeholders that clients send by mistake and that
- * would join unrelated users into one person.
- */
-const ILLEGAL_MERGE_IDS = new Set([
+/** Placeholders that clients send by mistake and that would join unrelated users into one person, whatever their case. */
+const ANY_CASE_PLACEHOLDERS = [
   'anonymous',
   'guest',
   'distinctid',
@@ -19,15 +16,16 @@ const ILLEGAL_MERGE_IDS = new Set([
   'undefined',
   'true',
   'false',
-  'null',
-  '0',
-  '[object object]',
-  'nan',
-  'none',
-  '',
-])
+]
+/** Placeholders only in this exact spelling: `nan` or `NULL` may be real ids, `NaN` and `null` are not. */
+const EXACT_PLACEHOLDERS = ['[object Object]', 'NaN', 'None', 'none', 'null', '0', 'undefined']
+/** Each placeholder also as it arrives wrapped in single or double quotes. */
+const quoted = (ids: string[]): Set<string> => new Set(ids.flatMap((id) => [id, `'${id}'`, `"${id}"`]))
+const ILLEGAL_ANY_CASE = quoted(ANY_CASE_PLACEHOLDERS)
+const ILLEGAL_EXACT = quoted(EXACT_PLACEHOLDERS)
 
-export const isIllegalMergeId = (id: string): boolean => ILLEGAL_MERGE_IDS.has(id.trim().toLowerCase())
+/** Whether PostHog refuses to merge on this distinct id: blank, or a placeholder (compared untrimmed). */
+export const isIllegalMergeId = (id: string): boolean => id.trim() === '' || ILLEGAL_ANY_CASE.has(id.toLowerCase()) || ILLEGAL_EXACT.has(id)
 
 function mergeTarget(name: string, properties: Record<string, unknown>): string | undefined {
   const other =
@@ -39,6 +37,12 @@ function mergeTarget(name: string, properties: Record<string, unknown>): string 
   if (typeof other !== 'string' && typeof other !== 'number') return undefined
   return storedDistinctId(String(other))
 }
+
+/**
+ * Events that never change person properties: `$exception` and `$$heatmap` are processed apart
+ * from other events in PostHog, and `$groupidentify`'s properties are the group's.
+ */
+const NO_PERSON_UPDATE_EVENTS = new Set(['$exception', '$$heatmap', '$groupidentify'])
 
 /** Reads the person changes of an event from its built properties (after build_properties). */
 export const readPersonIntent: Step = {
@@ -56,17 +60,30 @@ export const readPersonIntent: Step = {
       event.person = intent
       return ok
     }
-    if (isJsonObject(p.$set) && Object.keys(p.$set).length > 0) intent.set = p.$set
-    if (isJsonObject(p.$set_once) && Object.keys(p.$set_once).length > 0) intent.setOnce = p.$set_once
-    if (Array.isArray(p.$unset)) intent.unset = p.$unset.filter((k): k is string => typeof k === 'string')
-    else if (isJsonObject(p.$unset)) intent.unset = Object.keys(p.$unset)
-    if (intent.unset?.length === 0) delete intent.unset
+    if (!NO_PERSON_UPDATE_EVENTS.has(event.name)) readPropertyChanges(intent, p)
     const other = mergeTarget(event.name, p)
-    if (other !== undefined && other !== distinctId && !isIllegalMergeId(other) && !isIllegalMergeId(distinctId)) {
-      intent.mergeWith = other
-      if (event.name === '$merge_dangerously') intent.forceMerge = true
+    if (other !== undefined && other !== distinctId) {
+      const illegal = isIllegalMergeId(distinctId) ? distinctId : isIllegalMergeId(other) ? other : undefined
+      if (illegal === undefined) {
+        intent.mergeWith = other
+        if (event.name === '$merge_dangerously') intent.forceMerge = true
+      } else {
+        const otherDistinctId = illegal === distinctId ? other : distinctId
+        ;(event.warnings ??= []).push({
+          type: 'cannot_merge_with_illegal_distinct_id',
+          details: { illegalDistinctId: illegal, otherDistinctId, eventUuid: event.uuid },
+        })
+      }
     }
     event.person = Object.keys(intent).length === 1 ? distinctId : intent
     return ok
   },
+}
+
+function readPropertyChanges(intent: PersonChanges, p: Record<string, unknown>): void {
+  if (isJsonObject(p.$set) && Object.keys(p.$set).length > 0) intent.set = p.$set
+  if (isJsonObject(p.$set_once) && Object.keys(p.$set_once).length > 0) intent.setOnce = p.$set_once
+  if (Array.isArray(p.$unset)) intent.unset = p.$unset.filter((k): k is string => typeof k === 'string')
+  else if (isJsonObject(p.$unset)) intent.unset = Object.keys(p.$unset)
+  if (intent.unset?.length === 0) delete intent.unset
 }

@@ -1,30 +1,39 @@
-import { ok, type Step } from '../pipeline'
 import { isJsonObject } from '@burrow/contracts'
+import { ok, type Step } from '../pipeline'
+import { addInitialAndUtmProperties } from './initialProperties'
 
-function escapeChainValue(value: unknown): string {
-  return String(value).replaceAll('"', '\\"')
+const escapeQuotes = (text: string): string => text.replaceAll('"', '\\"')
+
+/** Text of a chain value as PostHog writes it (JavaScript's own string conversion: arrays join with commas). */
+const chainText = (value: unknown): string => escapeQuotes(String(value))
+
+function classesOf(value: unknown): string[] {
+  if (!value) return []
+  if (Array.isArray(value)) return value.map(String)
+  return typeof value === 'string' ? value.split(' ') : []
 }
 
-/** posthog-js's `$elements` list as PostHog's elements_chain text. */
+/**
+ * posthog-js's `$elements` list as PostHog's elements_chain text: per element, the tag, its
+ * classes sorted, then `:` and its attributes sorted by name (text, href, attr_id, nth-child and
+ * nth-of-type, which default to 0, and every `attr__*` the client sent, `attr__class` included).
+ */
 export function elementsToChain(elements: unknown[]): string {
   return elements
     .filter(isJsonObject)
     .map((el) => {
-      const classes = Array.isArray(el.attr__class) ? el.attr__class : typeof el.attr__class === 'string' ? el.attr__class.split(' ') : []
-      let text = `${typeof el.tag_name === 'string' ? el.tag_name : ''}${classes
-        .filter(Boolean)
-        .map((c) => `.${String(c)}`)
-        .join('')}`
-      const attrs: string[] = []
-      if (el.$el_text !== undefined) attrs.push(`text="${escapeChainValue(el.$el_text)}"`)
-      if (el.attr__href !== undefined) attrs.push(`href="${escapeChainValue(el.attr__href)}"`)
-      if (el.attr__id !== undefined) attrs.push(`attr_id="${escapeChainValue(el.attr__id)}"`)
-      if (el.nth_child !== undefined) attrs.push(`nth-child="${escapeChainValue(el.nth_child)}"`)
-      if (el.nth_of_type !== undefined) attrs.push(`nth-of-type="${escapeChainValue(el.nth_of_type)}"`)
-      for (const [key, value] of Object.entries(el).sort(([a], [b]) => (a < b ? -1 : 1))) {
-        if (key.startsWith('attr__') && key !== 'attr__class') attrs.push(`${key}="${escapeChainValue(value)}"`)
-      }
-      if (attrs.length > 0) text += `:${attrs.join('')}`
+      const classes = classesOf(el.attr__class).sort()
+      let text = `${typeof el.tag_name === 'string' ? el.tag_name : ''}${classes.map((c) => `.${c.replaceAll('"', '')}`).join('')}`
+      const attributes: [string, unknown][] = []
+      const elText = typeof el.$el_text === 'string' ? el.$el_text.slice(0, 400) : el.$el_text
+      const href = typeof el.attr__href === 'string' ? el.attr__href.slice(0, 2048) : el.attr__href
+      if (elText) attributes.push(['text', elText])
+      attributes.push(['nth-child', el.nth_child ?? 0], ['nth-of-type', el.nth_of_type ?? 0])
+      if (href) attributes.push(['href', href])
+      if (el.attr__id) attributes.push(['attr_id', el.attr__id])
+      for (const key of Object.keys(el)) if (key.startsWith('attr__')) attributes.push([key, el[key]])
+      attributes.sort(([a], [b]) => a.localeCompare(b))
+      text += `:${attributes.map(([key, value]) => `${escapeQuotes(key)}="${chainText(value)}"`).join('')}`
       return text
     })
     .join(';')
@@ -48,9 +57,24 @@ function assignFields(target: Record<string, unknown>, source: Record<string, un
 }
 
 /**
+ * The event's elements as PostHog keeps them: a non-empty `$elements_chain` as sent, else the
+ * chain made of `$elements`. Neither stays among the properties.
+ */
+function takeElementsChain(properties: Record<string, unknown>): string {
+  const chain = properties.$elements_chain
+  const elements = properties.$elements
+  delete properties.$elements_chain
+  delete properties.$elements
+  if (typeof chain === 'string' && chain !== '') return chain
+  return Array.isArray(elements) ? elementsToChain(elements) : ''
+}
+
+/**
  * The stored properties: the client's, with top-level `$set`/`$set_once` merged in (top level
- * wins), the client's address as `$ip` unless the project anonymises IPs, `$sent_at`, and
- * autocapture elements moved to elements_chain.
+ * wins), the client's address as `$ip` unless the project anonymises IPs (or the event names a
+ * non-empty one), the request's `sent_at` as `$sent_at`, autocapture elements moved to
+ * elements_chain, heatmap data left to heatmaps, the initial and UTM person properties, and the
+ * `$process_person_profile` rules.
  */
 export const buildProperties: Step = {
   name: 'build_properties',
@@ -65,16 +89,18 @@ export const buildProperties: Step = {
       }
     }
     if (ctx.project.anonymizeIps) delete properties.$ip
-    else if (properties.$ip === undefined && ctx.ip) properties.$ip = ctx.ip
-    if (ctx.sentAtMs !== undefined && properties.$sent_at === undefined) {
-      properties.$sent_at = new Date(ctx.sentAtMs).toISOString()
-    }
-    if (typeof properties.$elements_chain === 'string') {
-      event.elementsChain = properties.$elements_chain
-      delete properties.$elements_chain
-    } else if (Array.isArray(properties.$elements)) {
-      event.elementsChain = elementsToChain(properties.$elements)
-      delete properties.$elements
+    else if (!properties.$ip && ctx.ip) properties.$ip = ctx.ip
+    if (ctx.sentAtMs !== undefined) properties.$sent_at = new Date(ctx.sentAtMs).toISOString()
+    event.elementsChain = takeElementsChain(properties)
+    // Heatmap data goes to heatmaps, which are not stored here; the event keeps the rest.
+    delete properties.$heatmap_data
+    if (event.name !== '$snapshot') addInitialAndUtmProperties(properties)
+    if (properties.$process_person_profile === false) {
+      delete properties.$set
+      delete properties.$set_once
+      delete properties.$unset
+    } else if (properties.$process_person_profile === true) {
+      delete properties.$process_person_profile
     }
     event.properties = properties
     return ok

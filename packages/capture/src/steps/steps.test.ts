@@ -121,13 +121,13 @@ describe('properties', () => {
     )
     expect(anonymous.properties).not.toHaveProperty('$ip')
   })
-  it('moves autocapture elements into elements_chain', () => {
+  it('moves autocapture elements into elements_chain as PostHog writes it, attr__class included', () => {
     const event = accepted({
       event: '$autocapture',
       distinct_id: 'd',
-      properties: { $elements: [{ tag_name: 'a', attr__class: ['btn', 'primary'], $el_text: 'Go', attr__href: '/x', nth_child: 1 }] },
+      properties: { $elements: [{ tag_name: 'a', attr__class: ['primary', 'btn'], $el_text: 'Go', attr__href: '/x', nth_child: 1 }] },
     })
-    expect(event.elementsChain).toBe('a.btn.primary:text="Go"href="/x"nth-child="1"attr__href="/x"')
+    expect(event.elementsChain).toBe('a.btn.primary:attr__class="primary,btn"attr__href="/x"href="/x"nth-child="1"nth-of-type="0"text="Go"')
     expect(event.properties).not.toHaveProperty('$elements')
   })
 })
@@ -178,5 +178,210 @@ describe('runPipeline', () => {
       ctx(),
     )
     expect(outcome).toMatchObject({ kind: 'dlq', step: 'explodes', error: 'Error: boom' })
+  })
+})
+
+describe('as PostHog stores events', () => {
+  const at = (timestamp: string) => accepted({ event: 'e', distinct_id: 'd', timestamp }).timestampUs
+
+  it('reads a date-only timestamp as midnight UTC, not as a time zone', () => {
+    expect(at('2024-01-02')).toBe(Date.UTC(2024, 0, 2) * 1000)
+    expect(at('2023-12-31')).toBe(Date.UTC(2023, 11, 31) * 1000)
+  })
+
+  it('accepts a zone written after a space', () => {
+    expect(at('2024-01-02 03:04:05 +0000')).toBe(Date.UTC(2024, 0, 2, 3, 4, 5) * 1000)
+    expect(at('2024-01-02 03:04:05 +0200')).toBe(Date.UTC(2024, 0, 2, 1, 4, 5) * 1000)
+    expect(at('2024-01-02T03:04:05-0130')).toBe(Date.UTC(2024, 0, 2, 4, 34, 5) * 1000)
+  })
+
+  it('keeps the first 200 characters of a longer event name', () => {
+    expect(accepted({ event: 'n'.repeat(500), distinct_id: 'd' }).name).toBe('n'.repeat(200))
+    // A surrogate pair is not cut in half.
+    expect(accepted({ event: `${'n'.repeat(199)}😀tail`, distinct_id: 'd' }).name).toBe('n'.repeat(199))
+  })
+
+  it('gives an event the request’s address when its $ip is null or empty', () => {
+    expect(accepted({ event: 'e', distinct_id: 'd', properties: { $ip: null } }).properties.$ip).toBe('203.0.113.9')
+    expect(accepted({ event: 'e', distinct_id: 'd', properties: { $ip: '' } }).properties.$ip).toBe('203.0.113.9')
+    expect(accepted({ event: 'e', distinct_id: 'd', properties: { $ip: '198.51.100.1' } }).properties.$ip).toBe('198.51.100.1')
+  })
+
+  it('overwrites a client $sent_at with the request’s sent_at', () => {
+    const event = accepted({ event: 'e', distinct_id: 'd', properties: { $sent_at: 'client' } }, ctx({ sentAtMs: NOW }))
+    expect(event.properties.$sent_at).toBe(new Date(NOW).toISOString())
+  })
+
+  it('takes a non-empty $elements_chain over $elements, and keeps neither among the properties', () => {
+    const both = accepted({
+      event: '$autocapture',
+      distinct_id: 'd',
+      properties: { $elements_chain: 'button:text="Buy"', $elements: [{ tag_name: 'a' }] },
+    })
+    expect(both.elementsChain).toBe('button:text="Buy"')
+    expect(both.properties).not.toHaveProperty('$elements')
+    expect(both.properties).not.toHaveProperty('$elements_chain')
+    const emptyChain = accepted({
+      event: '$autocapture',
+      distinct_id: 'd',
+      properties: { $elements_chain: '', $elements: [{ tag_name: 'a' }] },
+    })
+    expect(emptyChain.elementsChain).toBe('a:nth-child="0"nth-of-type="0"')
+  })
+
+  it('accepts braced and urn:uuid: uuids', () => {
+    const uuid = '0190f0a2-1c5d-7e4b-9d2a-4c6b8e0f1a23'
+    expect(accepted({ event: 'e', distinct_id: 'd', uuid: `{${uuid}}` }).uuid).toBe(uuid)
+    expect(accepted({ event: 'e', distinct_id: 'd', uuid: `urn:uuid:${uuid.toUpperCase()}` }).uuid).toBe(uuid)
+    expect(accepted({ event: 'e', distinct_id: 'd', uuid: `{${uuid}` }).uuid).not.toBe(uuid)
+  })
+
+  it('leaves $heatmap_data out of the stored properties', () => {
+    const event = accepted({ event: '$pageview', distinct_id: 'd', properties: { $heatmap_data: { '/': [] }, a: 1 } })
+    expect(event.properties).not.toHaveProperty('$heatmap_data')
+    expect(event.properties.a).toBe(1)
+  })
+})
+
+describe('events PostHog does not store as events', () => {
+  it('drops $performance_event and $$heatmap', () => {
+    expect(run({ event: '$performance_event', distinct_id: 'd' })).toMatchObject({ kind: 'drop', reason: 'performance_event' })
+    expect(run({ event: '$$heatmap', distinct_id: 'd' })).toMatchObject({ kind: 'drop', reason: 'heatmap' })
+  })
+
+  it('turns $$client_ingestion_warning into an ingestion warning', () => {
+    const outcome = run({
+      event: '$$client_ingestion_warning',
+      distinct_id: 'd',
+      uuid: '0190f0a2-1c5d-7e4b-9d2a-4c6b8e0f1a23',
+      properties: { $$client_ingestion_warning_message: 'rate limited' },
+    })
+    expect(outcome).toMatchObject({
+      kind: 'drop',
+      warning: {
+        type: 'client_ingestion_warning',
+        details: {
+          eventUuid: '0190f0a2-1c5d-7e4b-9d2a-4c6b8e0f1a23',
+          event: '$$client_ingestion_warning',
+          distinctId: 'd',
+          message: 'rate limited',
+        },
+      },
+    })
+  })
+})
+
+describe('$process_person_profile', () => {
+  it.each(['$identify', '$create_alias', '$merge_dangerously', '$groupidentify'])(
+    'drops %s sent without a person profile, with a warning',
+    (name) => {
+      const outcome = run({ event: name, distinct_id: 'd', properties: { $process_person_profile: false, $anon_distinct_id: 'a' } })
+      expect(outcome).toMatchObject({
+        kind: 'drop',
+        warning: { type: 'invalid_event_when_process_person_profile_is_false', details: { event: name, distinctId: 'd' } },
+      })
+    },
+  )
+
+  it('strips $set, $set_once and $unset from an event without a person profile', () => {
+    const event = accepted({
+      event: '$pageview',
+      distinct_id: 'd',
+      $set: { a: 1 },
+      properties: { $process_person_profile: false, $set_once: { b: 1 }, $unset: ['c'], $browser: 'Firefox' },
+    })
+    expect(event.properties).not.toHaveProperty('$set')
+    expect(event.properties).not.toHaveProperty('$set_once')
+    expect(event.properties).not.toHaveProperty('$unset')
+    expect(event.properties.$process_person_profile).toBe(false)
+    expect(event.person).toMatchObject({ distinctId: 'd', noPerson: true })
+  })
+
+  it('removes the property itself when it is true', () => {
+    const event = accepted({ event: '$pageview', distinct_id: 'd', properties: { $process_person_profile: true } })
+    expect(event.properties).not.toHaveProperty('$process_person_profile')
+  })
+})
+
+describe('person changes', () => {
+  it('copies initial and campaign properties into $set and, as $initial_*, into $set_once', () => {
+    const event = accepted({
+      event: '$pageview',
+      distinct_id: 'd',
+      properties: { $browser: 'Chrome', $os: 'Mac OS X', utm_source: 'newsletter', gclid: 'g-1', $current_url: 'https://x.test/' },
+    })
+    expect(event.person).toEqual({
+      distinctId: 'd',
+      set: { $browser: 'Chrome', $os: 'Mac OS X', utm_source: 'newsletter', gclid: 'g-1', $current_url: 'https://x.test/' },
+      setOnce: {
+        $initial_browser: 'Chrome',
+        $initial_os: 'Mac OS X',
+        $initial_utm_source: 'newsletter',
+        $initial_gclid: 'g-1',
+        $initial_current_url: 'https://x.test/',
+      },
+    })
+  })
+
+  it('lets the client’s own $set and $set_once win, and puts no null into $set_once', () => {
+    const event = accepted({
+      event: '$pageview',
+      distinct_id: 'd',
+      properties: { $browser: 'Chrome', utm_source: null, $set: { $browser: 'Mine' }, $set_once: { $initial_browser: 'First' } },
+    })
+    expect(event.properties.$set).toEqual({ $browser: 'Mine', utm_source: null })
+    expect(event.properties.$set_once).toEqual({ $initial_browser: 'First' })
+  })
+
+  it('does not take a server library’s $os for the person, and reads $os_name as the initial $os', () => {
+    const server = accepted({ event: 'e', distinct_id: 'd', properties: { $is_server: true, $os: 'Linux', $browser: 'x' } })
+    expect(server.properties.$set).toEqual({ $browser: 'x' })
+    const mobile = accepted({ event: 'e', distinct_id: 'd', properties: { $os_name: 'iOS' } })
+    expect(mobile.properties.$set).toEqual({})
+    expect(mobile.properties.$set_once).toEqual({ $initial_os: 'iOS' })
+  })
+
+  it.each(['$exception', '$$heatmap', '$groupidentify'])('never changes person properties from %s', (name) => {
+    const run = runPipeline(
+      INGESTION_STEPS.filter((s) => s.name !== 'divert_non_events'),
+      {
+        event: name,
+        distinct_id: 'd',
+        $set: { plan: 'x' },
+        properties: { $browser: 'Chrome', $group_type: 'company', $group_key: 'acme' },
+      },
+      ctx(),
+    )
+    expect(run.kind).toBe('ok')
+    if (run.kind === 'ok') expect(typeof run.event.person === 'string' ? {} : run.event.person).not.toHaveProperty('set')
+  })
+})
+
+describe('placeholder distinct ids never merge, as PostHog’s isDistinctIdIllegal says', () => {
+  const mergeWith = (anon: string, distinctId = 'user') => {
+    const person = accepted({ event: '$identify', distinct_id: distinctId, properties: { $anon_distinct_id: anon } }).person
+    return typeof person === 'string' ? undefined : person.mergeWith
+  }
+
+  it('refuses quoted placeholders', () => {
+    expect(mergeWith('"anonymous"')).toBeUndefined()
+    expect(mergeWith("'null'")).toBeUndefined()
+    expect(mergeWith('"Guest"')).toBeUndefined()
+  })
+
+  it('matches NaN, null, None and none only in that spelling, the others in any case', () => {
+    expect(mergeWith('NaN')).toBeUndefined()
+    expect(mergeWith('nan')).toBe('nan')
+    expect(mergeWith('NULL')).toBe('NULL')
+    expect(mergeWith('None')).toBeUndefined()
+    expect(mergeWith('NONE')).toBe('NONE')
+    expect(mergeWith('UnDeFiNeD')).toBeUndefined()
+    expect(mergeWith('[object Object]')).toBeUndefined()
+    expect(mergeWith('[OBJECT OBJECT]')).toBe('[OBJECT OBJECT]')
+  })
+
+  it('does not trim an id before comparing it', () => {
+    expect(mergeWith(' anonymous')).toBe(' anonymous')
+    expect(mergeWith('   ')).toBeUndefined()
   })
 })

@@ -5,13 +5,18 @@ const MAX_FUTURE_US = 23 * 3600 * 1_000_000
 const MIN_US = Date.UTC(1900, 0, 1) * 1000
 
 const NAIVE_SPACE = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2})/
+const HAS_TIME = /T\d{2}:\d{2}/
 const HAS_ZONE = /(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/
+/** A zone written after a space: `2024-01-02 03:04:05 +0000`. */
+const SPACED_ZONE = /\s+([zZ]|[+-]\d{2}(?::?\d{2})?)$/
 const SHORT_OFFSET = /([+-]\d{2})$/
+const COMPACT_OFFSET = /([+-]\d{2})(\d{2})$/
 const FRACTION = /(T\d{2}:\d{2}:\d{2})\.(\d+)/
 
 /**
  * Microseconds since the epoch of a client timestamp: ISO 8601 (with or without zone; naive
- * times are UTC), `YYYY-MM-DD HH:MM:SS.ffffff`, a date, or a number of seconds or milliseconds.
+ * times are UTC), `YYYY-MM-DD HH:MM:SS.ffffff` (optionally with a spaced zone), a date (midnight
+ * UTC), or a number of seconds or milliseconds.
  */
 export function parseTimestampUs(value: unknown): number | undefined {
   if (typeof value === 'number') {
@@ -23,8 +28,12 @@ export function parseTimestampUs(value: unknown): number | undefined {
   if (text === '' || text.length > 64) return undefined
   if (/^\d+(\.\d+)?$/.test(text)) return parseTimestampUs(Number(text))
   text = text.replace(NAIVE_SPACE, '$1T$2')
-  if (/T\d{2}:\d{2}/.test(text) && !HAS_ZONE.test(text)) text += 'Z'
-  text = text.replace(SHORT_OFFSET, '$1:00')
+  // A zone only follows a time: in a date alone (`2024-01-02`, midnight UTC) the trailing `-02` is the day.
+  if (HAS_TIME.test(text)) {
+    text = text.replace(SPACED_ZONE, '$1')
+    if (!HAS_ZONE.test(text)) text += 'Z'
+    text = text.replace(SHORT_OFFSET, '$1:00').replace(COMPACT_OFFSET, '$1:$2')
+  }
   let extraUs = 0
   const fraction = FRACTION.exec(text)
   if (fraction?.[2]) {

@@ -50,12 +50,22 @@ function canonicalUuid(value: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
 }
 
+/** The uuid inside the braced (`{…}`) and URN (`urn:uuid:…`) forms, which PostHog's capture also reads. */
+const WRAPPED_UUID = /^(?:\{([0-9a-f-]{36})\}|urn:uuid:([0-9a-f-]{36}))$/i
+
+function clientUuid(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined
+  if (UUID.test(value)) return canonicalUuid(value)
+  const wrapped = WRAPPED_UUID.exec(value)
+  const inner = wrapped?.[1] ?? wrapped?.[2]
+  return inner !== undefined && UUID.test(inner) ? canonicalUuid(inner) : undefined
+}
+
 /** The client's uuid when it is a valid one (clients send it to make retries idempotent), else a UUIDv7. */
 export const assignUuid: Step = {
   name: 'assign_uuid',
   run(event) {
-    const value = event.input.uuid
-    event.uuid = typeof value === 'string' && UUID.test(value) ? canonicalUuid(value) : newUuidV7()
+    event.uuid = clientUuid(event.input.uuid) ?? newUuidV7()
     return ok
   },
 }

@@ -159,35 +159,31 @@ describe('the person a merge keeps', () => {
   const earlier = at('2025-02-01T00:00:00.000Z')
   const later = at('2025-02-01T00:00:00.001Z')
 
-  it('takes the values of the person whose properties changed last where both have a key', () => {
-    const mine = person(1, { properties: { plan: 'old', email: 'a@example.com' }, propertiesUpdatedAt: earlier })
+  it('keeps the distinct id’s person’s values where both have a key, as PostHog does, whichever changed last', () => {
+    const mine = person(1, { properties: { plan: 'paid', email: 'a@example.com' }, propertiesUpdatedAt: earlier })
     const other = person(2, { properties: { plan: 'trial', landing: '/pricing' }, propertiesUpdatedAt: later })
-    expect(merged(mine, other).properties).toEqual({ plan: 'trial', email: 'a@example.com', landing: '/pricing' })
+    expect(merged(mine, other).properties).toEqual({ plan: 'paid', email: 'a@example.com', landing: '/pricing' })
     expect(merged({ ...mine, propertiesUpdatedAt: later }, { ...other, propertiesUpdatedAt: earlier }).properties).toEqual({
-      plan: 'old',
+      plan: 'paid',
       email: 'a@example.com',
       landing: '/pricing',
     })
   })
-
-  it('keeps the distinct id’s person’s values when both persons’ properties changed at the same time', () => {
-    const mine = person(1, { properties: { plan: 'mine' }, propertiesUpdatedAt: earlier })
-    const other = person(2, { properties: { plan: 'other' }, propertiesUpdatedAt: at(earlier.toISOString()) })
-    expect(merged(mine, other).properties).toEqual({ plan: 'mine' })
+  it('keeps the identified user’s first-touch properties over the anonymous visitor’s', () => {
+    const user = person(1, { properties: { $initial_referrer: 'https://news.example/' }, propertiesUpdatedAt: earlier })
+    const visitor = person(2, { properties: { $initial_referrer: '$direct', $browser: 'Firefox' }, propertiesUpdatedAt: later })
+    expect(merged(user, visitor).properties).toEqual({ $initial_referrer: 'https://news.example/', $browser: 'Firefox' })
   })
-
   it('replaces a nested value whole rather than merging inside it', () => {
-    const mine = person(1, { properties: { address: { city: 'Oslo', zip: '0150' } }, propertiesUpdatedAt: earlier })
-    const other = person(2, { properties: { address: { city: 'Bergen' } }, propertiesUpdatedAt: later })
+    const mine = person(1, { properties: { address: { city: 'Bergen' } }, propertiesUpdatedAt: earlier })
+    const other = person(2, { properties: { address: { city: 'Oslo', zip: '0150' } }, propertiesUpdatedAt: later })
     expect(merged(mine, other).properties).toEqual({ address: { city: 'Bergen' } })
   })
-
-  it('keeps a key set to null by the newer person', () => {
-    const mine = person(1, { properties: { email: 'a@example.com' }, propertiesUpdatedAt: earlier })
-    const other = person(2, { properties: { email: null }, propertiesUpdatedAt: later })
+  it('keeps a key the distinct id’s person set to null', () => {
+    const mine = person(1, { properties: { email: null }, propertiesUpdatedAt: earlier })
+    const other = person(2, { properties: { email: 'a@example.com' }, propertiesUpdatedAt: later })
     expect(merged(mine, other).properties).toEqual({ email: null })
   })
-
   it('treats a key named __proto__ as an ordinary property', () => {
     const mine = person(1, {
       properties: JSON.parse('{"__proto__": {"polluted": true}}') as Record<string, unknown>,

@@ -47,17 +47,18 @@ export function planMerge(state: MergeState, options: MergeOptions): MergePlan {
 }
 
 /**
- * The kept person after `from` is merged into `into`. Where both have a key, the person whose
- * properties changed last wins, and `into` on a tie; the merged person is as old as the older
- * of the two, and identified if either was or the merge identifies.
+ * The kept person after `from` is merged into `into`, as PostHog merges: where both have a key,
+ * `into`'s value wins (the person of the event's distinct id: the identified user's `plan` and
+ * first-touch `$initial_*` survive an `$identify` of an anonymous visitor). The merged person is
+ * as old as the older of the two, its properties changed as late as the later, and it is
+ * identified if either was or the merge identifies.
  */
 function mergedPerson(into: MergePerson, from: MergePerson, options: Pick<MergeOptions, 'markIdentified'>): MergedPerson {
-  const [older, newer] = from.propertiesUpdatedAt > into.propertiesUpdatedAt ? [into, from] : [from, into]
   return {
-    properties: { ...older.properties, ...newer.properties },
+    properties: { ...from.properties, ...into.properties },
     isIdentified: into.isIdentified || options.markIdentified || from.isIdentified,
     createdAt: from.createdAt < into.createdAt ? from.createdAt : into.createdAt,
-    propertiesUpdatedAt: newer.propertiesUpdatedAt,
+    propertiesUpdatedAt: from.propertiesUpdatedAt > into.propertiesUpdatedAt ? from.propertiesUpdatedAt : into.propertiesUpdatedAt,
   }
 }
 

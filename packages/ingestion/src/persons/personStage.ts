@@ -1,5 +1,5 @@
 import type { SharedCache } from '@burrow/cache'
-import type { ClickHouse } from '@burrow/clickhouse'
+import { ingestionWarnings, toClickHouseDateTime, type ClickHouse, type IngestionWarningRow } from '@burrow/clickhouse'
 import { featureFlags, persons as personsCore, replaceNul, withoutNul } from '@burrow/core'
 import {
   groupTypes,
@@ -129,6 +129,7 @@ export class PersonStage {
     const active = rows.filter((r) => !r.intent.noPerson)
     if (active.length === 0) return
     const writes = persons.emptyWrites()
+    const warnings: IngestionWarningRow[] = []
     const mapping = await this.lookUp(teamId, active)
 
     // New distinct ids get a person now, unless a merge event is where they first appear: the
@@ -147,7 +148,7 @@ export class PersonStage {
     await this.create(teamId, toCreate, mapping, writes)
 
     for (const row of active) {
-      if (row.intent.mergeWith !== undefined) await this.merge(teamId, row, mapping, writes)
+      if (row.intent.mergeWith !== undefined) await this.merge(teamId, row, mapping, writes, warnings)
     }
 
     await this.updateProperties(teamId, active, mapping, writes)
@@ -155,6 +156,7 @@ export class PersonStage {
     for (const row of active) row.frame[row.index] = mapping.get(row.intent.distinctId)?.uuid
     // A failure here (ClickHouse unavailable) fails the batch, which the consumer tries again.
     await personsCore.copyPersonWrites(this.deps, writes)
+    await ingestionWarnings.insertIngestionWarnings(this.deps.ch, warnings)
     for (const [distinctId, ref] of mapping) this.known.set(teamId, distinctId, ref)
     await personsCore.announceMovedDistinctIds(this.deps, writes)
   }
@@ -193,7 +195,13 @@ export class PersonStage {
     addWrites(writes, created.writes)
   }
 
-  private async merge(teamId: number, row: Row, mapping: Map<string, PersonRef>, writes: PersonWrites): Promise<void> {
+  private async merge(
+    teamId: number,
+    row: Row,
+    mapping: Map<string, PersonRef>,
+    writes: PersonWrites,
+    warnings: IngestionWarningRow[],
+  ): Promise<void> {
     const { distinctId, mergeWith: otherId } = row.intent as { distinctId: string; mergeWith: string }
     const options = mergeOptionsOf(row.intent, createdAtOf(row))
     for (let attempt = 1; ; attempt++) {
@@ -206,7 +214,14 @@ export class PersonStage {
         addWrites(writes, outcome.writes)
         mapping.set(distinctId, outcome.person)
         if (outcome.kind === 'refused') {
-          this.deps.log(`persons: not merging ${JSON.stringify(otherId)} into ${JSON.stringify(distinctId)}: both are identified persons`)
+          // As PostHog tells its users: the other id's person is identified already.
+          warnings.push({
+            team_id: teamId,
+            source: 'persons',
+            type: 'cannot_merge_already_identified',
+            details: JSON.stringify({ sourcePersonDistinctId: otherId, targetPersonDistinctId: distinctId }),
+            timestamp: toClickHouseDateTime(Date.now()),
+          })
           return
         }
         mapping.set(otherId, outcome.person)
@@ -287,4 +302,5 @@ function addWrites(into: PersonWrites, from: PersonWrites): void {
   into.persons.push(...from.persons)
   into.deletedPersons.push(...from.deletedPersons)
   into.distinctIds.push(...from.distinctIds)
+  into.staticCohortMembers.push(...from.staticCohortMembers)
 }

@@ -35,13 +35,23 @@ export interface PropertyChange {
 }
 
 /** What a write to persons changed, for the ClickHouse copies. */
+/** A person who joined a static cohort's current members (through a merge), for ClickHouse's copy of them. */
+export interface StaticCohortMember {
+  project_id: number
+  cohort_id: number
+  /** The cohort's members_version: the calculation whose members ClickHouse readers take. */
+  version: number
+  person_uuid: string
+}
+
 export interface PersonWrites {
   persons: PersonRow[]
   deletedPersons: PersonRow[]
   distinctIds: DistinctIdRow[]
+  staticCohortMembers: StaticCohortMember[]
 }
 
-export const emptyWrites = (): PersonWrites => ({ persons: [], deletedPersons: [], distinctIds: [] })
+export const emptyWrites = (): PersonWrites => ({ persons: [], deletedPersons: [], distinctIds: [], staticCohortMembers: [] })
 
 const PERSON_COLUMNS = 'p.id::int as id, p.uuid, p.project_id, p.properties, p.is_identified, p.version::int as version, p.created_at'
 
@@ -261,9 +271,10 @@ export async function mergeDistinctIds(
         where id = ${personId} returning ${tx.unsafe(PERSON_COLUMNS)}`
       writes.persons.push(...changed)
     }
-    const link = async (personId: number, personUuid: string, d: string) => {
+    const link = async (personId: number, personUuid: string, d: string, order?: string) => {
       const [row] = await tx<{ version: number }[]>`
-        insert into person_distinct_ids (project_id, distinct_id, person_id) values (${projectId}, ${d}, ${personId})
+        insert into person_distinct_ids (project_id, distinct_id, person_id, id)
+        values (${projectId}, ${d}, ${personId}, coalesce(${order ?? null}::bigint, nextval('person_distinct_ids_id_seq')))
         returning version::int as version`
       writes.distinctIds.push({
         project_id: projectId,
@@ -282,8 +293,12 @@ export async function mergeDistinctIds(
           values (${randomUUID()}, ${projectId}, ${plan.isIdentified}, ${plan.createdAt})
           returning ${tx.unsafe(PERSON_COLUMNS)}`
         writes.persons.push(person!)
-        // One lock order for every server: sorted ids cannot deadlock each other.
-        for (const d of [...plan.distinctIds].sort()) await link(person!.id, person!.uuid, d)
+        // The ids are listed in the plan's order (the event's own first, as PostHog creates the
+        // person), but inserted sorted: one lock order for every server cannot deadlock.
+        const orders = await tx<{ id: string }[]>`
+          select nextval('person_distinct_ids_id_seq')::text as id from generate_series(1, ${plan.distinctIds.length})`
+        const orderOf = new Map(plan.distinctIds.map((d, i) => [d, orders[i]!.id]))
+        for (const d of [...plan.distinctIds].sort()) await link(person!.id, person!.uuid, d, orderOf.get(d))
         return { kind: 'created', person: { id: person!.id, uuid: person!.uuid }, writes }
       }
       case 'link': {
@@ -326,10 +341,24 @@ export async function mergeDistinctIds(
             moved: true,
           })
         }
-        await tx`
-          insert into cohort_people (cohort_id, person_id)
-          select cohort_id, ${target.id} from cohort_people where person_id = ${source.id}
-          on conflict do nothing`
+        // The static cohorts keep their member under its new person, in ClickHouse's copy too.
+        const joined = await tx<{ cohort_id: number; members_version: number }[]>`
+          with moved as (
+            insert into cohort_people (cohort_id, person_id)
+            select cohort_id, ${target.id} from cohort_people where person_id = ${source.id}
+            on conflict do nothing
+            returning cohort_id
+          )
+          select c.id::int as cohort_id, c.members_version::int as members_version
+          from moved m join cohorts c on c.id = m.cohort_id where c.members_version is not null`
+        for (const j of joined) {
+          writes.staticCohortMembers.push({
+            project_id: projectId,
+            cohort_id: j.cohort_id,
+            version: j.members_version,
+            person_uuid: target.uuid,
+          })
+        }
         await tx`
           insert into feature_flag_hash_key_overrides (project_id, person_id, feature_flag_key, hash_key)
           select project_id, ${target.id}, feature_flag_key, hash_key from feature_flag_hash_key_overrides where person_id = ${source.id}
@@ -347,7 +376,7 @@ export interface PersonWithDistinctIds extends PersonRow {
 }
 
 const WITH_DISTINCT_IDS = `${PERSON_COLUMNS},
-  coalesce((select array_agg(d.distinct_id order by d.distinct_id) from person_distinct_ids d where d.person_id = p.id), '{}') as distinct_ids`
+  coalesce((select array_agg(d.distinct_id order by d.id) from person_distinct_ids d where d.person_id = p.id), '{}') as distinct_ids`
 
 export async function findPerson(
   sql: Sql,
