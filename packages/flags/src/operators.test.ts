@@ -4,8 +4,8 @@ import { evaluateFlag, evaluateFlags, matchProperty, type FlagDefinition, type F
 // Cases from PostHog's flag service tests (rust/feature-flags property matching), as a client
 // would write the conditions.
 const holds = (operator: string, value: unknown, actual: unknown, timezone?: string) =>
-  matchProperty({ key: 'p', value, operator } as FlagProperty, { p: actual }, { timezone })
-const missing = (operator: string, value: unknown) => matchProperty({ key: 'p', value, operator } as FlagProperty, {})
+  matchProperty({ key: 'p', value, operator }, { p: actual }, { timezone })
+const missing = (operator: string, value: unknown) => matchProperty({ key: 'p', value, operator }, {})
 
 describe('semver operators', () => {
   it('compare versions as semver, padding mobile versions and dropping leading zeros', () => {
