@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { evaluateFlag, evaluateFlags, matchProperty, type FlagDefinition, type FlagProperty } from './index'
+import { evaluateFlag, evaluateFlags, matchProperty, type FlagDefinition } from './index'
 
 // Cases from PostHog's flag service tests (rust/feature-flags property matching), as a client
 // would write the conditions.
