@@ -254,7 +254,7 @@ describe('/decide/', () => {
     }
   })
 
-  it('matches regex conditions in time linear in the value, with RE2 syntax', async () => {
+  it('matches regex conditions in time linear in the value, with lookaround and backreferences bounded in time', async () => {
     const fresh = await service.account()
     const regexFlag = (key: string, value: string) =>
       createFlag(
@@ -266,14 +266,19 @@ describe('/decide/', () => {
       )
     await regexFlag('nested-quantifiers', '^(a+)+$')
     await regexFlag('case-insensitive', '(?i)^ADA')
+    await regexFlag('not-a-test-user', '^(?!test-)')
+    await regexFlag('double-letter', '(\\w)\\1')
+    await regexFlag('slow-lookahead', '^(a+)+(?=b)$')
     // Against a backtracking engine this value would hold the server for longer than the test may run.
     const flags = await decide(
       { api_key: fresh.projectToken, distinct_id: 'x', person_properties: { name: `${'a'.repeat(100_000)}!` } },
       '?v=2',
     )
-    expect(flags.body.featureFlags).toEqual({})
+    expect(flags.body.featureFlags).toEqual({ 'not-a-test-user': true, 'double-letter': true })
     const ada = await decide({ api_key: fresh.projectToken, distinct_id: 'y', person_properties: { name: 'ada lovelace' } }, '?v=2')
-    expect(ada.body.featureFlags).toEqual({ 'case-insensitive': true })
+    expect(ada.body.featureFlags).toEqual({ 'case-insensitive': true, 'not-a-test-user': true })
+    const tester = await decide({ api_key: fresh.projectToken, distinct_id: 'z', person_properties: { name: 'test-anna' } }, '?v=2')
+    expect(tester.body.featureFlags).toEqual({ 'double-letter': true })
   })
 
   it('serves the remote config posthog-js loads first, as JSON and as a script, with CORS', async () => {

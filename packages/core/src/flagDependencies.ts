@@ -3,7 +3,7 @@ import { featureFlags, type FeatureFlagRow } from '@burrow/postgres'
 import type { CoreDeps } from './deps'
 
 interface Filters {
-  groups?: Array<{ properties?: Array<{ key?: unknown; type?: string }> | null }> | null
+  groups?: Array<{ properties?: Array<{ key?: string | number | null; type?: string }> | null }> | null
 }
 
 const invalid = (detail: string) => problems.validation('filters', detail, 'invalid_input')
