@@ -47,6 +47,7 @@ export function toProject(row: ProjectRow, membershipLevel: number | null): Proj
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
     anonymize_ips: row.anonymize_ips,
+    cookieless_server_hash_mode: row.cookieless_server_hash_mode,
     completed_snippet_onboarding: row.completed_snippet_onboarding,
     ingested_event: row.ingested_event,
     test_account_filters: row.test_account_filters as Project['test_account_filters'],
