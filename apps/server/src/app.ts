@@ -11,8 +11,9 @@ import {
   FlagDefinitionsResolver,
   ProjectTokenResolver,
   type CoreDeps,
+  cookielessSalt,
 } from '@burrow/core'
-import type { CaptureDeps, DecideDeps } from '@burrow/capture'
+import { CookielessSalts, type CaptureDeps, type DecideDeps } from '@burrow/capture'
 import { EventSink, EventSpool, framesOfExistingProjects, PersonStage, listDeadLetters, replayDeadLetters } from '@burrow/ingestion'
 import { connectPostgres, migratePostgres, persons as personQueries } from '@burrow/postgres'
 import { SpoolBytes } from '@burrow/spool'
@@ -197,6 +198,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
           storeDeadLetters: (letters) => sink.storeDeadLetters(letters),
           projectFlags: (projectId) => projectFlags.forProject(projectId),
           flagPerson,
+          cookielessSalt: (day) => cookielessSalt(deps, day),
         }
       } else {
         capture = {
@@ -206,6 +208,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
           metrics,
           maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES,
           log: warn,
+          cookielessSalts: new CookielessSalts((day) => cookielessSalt(deps, day)),
         }
       }
     }

@@ -25,6 +25,8 @@ export interface RequestContext {
   ip: string | undefined
   nowMs: number
   sentAtMs: number | undefined
+  /** Cookieless salts by day, when the project hashes cookieless visitors and the request has any. */
+  cookielessSalts?: ReadonlyMap<string, Buffer>
 }
 
 export type StepResult = { kind: 'ok' } | { kind: 'drop'; reason: string } | { kind: 'dlq'; reason: string; error: string }

@@ -1,4 +1,5 @@
 import type { Step } from '../pipeline'
+import { hashCookielessVisitor } from './cookieless'
 import { resolveDistinctId } from './distinctId'
 import { requireEventName } from './eventName'
 import { readPersonIntent } from './personIntent'
@@ -15,5 +16,6 @@ export const INGESTION_STEPS: readonly Step[] = [
   assignUuid,
   resolveTimestamp,
   buildProperties,
+  hashCookielessVisitor,
   readPersonIntent,
 ]
