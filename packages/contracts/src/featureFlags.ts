@@ -87,7 +87,7 @@ export const flagFiltersSchema = z
         }
         // Relative dates of 10,000 units or more are no dates, as PostHog reads them.
         if (DATE_OPERATORS.has(operator) && !isDateFilterValue(property.value)) {
-          fail(`Invalid date value: ${String(property.value)}`)
+          fail(`The value of "${property.key}" is not a date.`)
         }
         if (SEMVER_OPERATORS.has(operator) && !isSemverFilterValue(operator as SemverOperator, property.value)) {
           fail(`The value of "${property.key}" is not a valid version for the "${operator}" operator.`)
