@@ -741,11 +741,6 @@ describe('answers as PostHog flag service', () => {
   })
 
   it("reads a date without a zone as midnight in the project's timezone, and numbers as epoch seconds", async () => {
-    const patched = await service.api(project, `/api/projects/${project.projectId}/`, {
-      method: 'PATCH',
-      body: JSON.stringify({ timezone: 'America/New_York' }),
-    })
-    expect(patched.status).toBe(200)
     await createFlag(
       {
         key: 'joined-2024',
@@ -755,7 +750,14 @@ describe('answers as PostHog flag service', () => {
     )
     const joined = async (value: unknown) =>
       (await ask({ distinct_id: 'd', person_properties: { joined: value } }, '?v=2')).body.flags['joined-2024'].enabled
-    // 03:00 UTC on 2 January is still 1 January in New York.
+    // In UTC, 03:00 on 2 January is after its midnight.
+    expect(await joined('2024-01-02T03:00:00Z')).toBe(true)
+    const patched = await service.api(project, `/api/projects/${project.projectId}/`, {
+      method: 'PATCH',
+      body: JSON.stringify({ timezone: 'America/New_York' }),
+    })
+    expect(patched.status).toBe(200)
+    // At once, 03:00 UTC on 2 January is still 1 January in New York.
     expect(await joined('2024-01-02T03:00:00Z')).toBe(false)
     expect(await joined('2024-01-02T06:00:00Z')).toBe(true)
     expect(await joined(1_704_186_000)).toBe(true) // 2024-01-02T09:00:00Z

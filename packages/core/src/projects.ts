@@ -13,6 +13,7 @@ import { organizations, projects, type ProjectRow, type UserRow } from '@burrow/
 import { MEMBERSHIP_LEVEL } from './accounts'
 import type { CoreDeps } from './deps'
 import { generateProjectToken } from './keys'
+import { flagsChanged } from './featureFlags'
 import { invalidateProjectToken } from './projectTokens'
 import { serialId } from './ids'
 
@@ -101,6 +102,8 @@ export async function updateProject(deps: CoreDeps, user: UserRow, idParam: stri
   const updated = await projects.updateProject(deps.sql, row.id, input)
   if (!updated) throw problems.notFound('Project not found.')
   await invalidateProjectToken(deps, row.api_token)
+  // Flags read dates without an offset in the project's timezone.
+  if (updated.timezone !== row.timezone) await flagsChanged(deps, row.id)
   return toProject({ ...updated, has_group_types: row.has_group_types }, membershipLevel)
 }
 
