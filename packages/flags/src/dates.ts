@@ -42,8 +42,22 @@ function formatter(timezone: string): Intl.DateTimeFormat {
   return f
 }
 
+const isUtc = (timezone: string) => timezone === 'UTC' || timezone === 'Etc/UTC'
+
 /** The wall clock in `timezone` at an instant. */
 function wallClockAt(instant: number, timezone: string): WallClock {
+  if (isUtc(timezone)) {
+    const d = new Date(instant)
+    return {
+      year: d.getUTCFullYear(),
+      month: d.getUTCMonth() + 1,
+      day: d.getUTCDate(),
+      hour: d.getUTCHours(),
+      minute: d.getUTCMinutes(),
+      second: d.getUTCSeconds(),
+      ms: d.getUTCMilliseconds(),
+    }
+  }
   const parts = Object.fromEntries(
     formatter(timezone)
       .formatToParts(new Date(instant))
@@ -65,14 +79,14 @@ const asUtc = (w: WallClock) => Date.UTC(w.year, w.month - 1, w.day, w.hour, w.m
 /** The instant a wall clock in `timezone` shows; on a DST overlap the earlier one, in a gap undefined. */
 function instantOf(w: WallClock, timezone: string): number | undefined {
   const naive = asUtc(w)
-  const candidates = new Set<number>()
-  // The offset is within a day of UTC: try the offsets in force around the naive instant.
-  for (const probe of [naive - 86_400_000, naive, naive + 86_400_000]) {
-    const offset = asUtc(wallClockAt(probe, timezone)) - probe
-    candidates.add(naive - offset)
-  }
-  const matching = [...candidates].filter((c) => asUtc(wallClockAt(c, timezone)) === naive).sort((a, b) => a - b)
-  return matching[0]
+  if (isUtc(timezone)) return naive
+  // An offset is within a day of UTC: the offsets in force a day either side of the naive
+  // instant are the candidates; they differ only near a change of offset.
+  const offsetAt = (probe: number) => asUtc(wallClockAt(probe, timezone)) - probe
+  const before = offsetAt(naive - 86_400_000)
+  const after = offsetAt(naive + 86_400_000)
+  const candidates = before === after ? [naive - before] : [naive - before, naive - after].sort((a, b) => a - b)
+  return candidates.find((c) => asUtc(wallClockAt(c, timezone)) === naive)
 }
 
 const lastDayOfMonth = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate()
@@ -115,9 +129,33 @@ function validWallClock(w: WallClock): boolean {
   )
 }
 
+/** Absolute date texts already read, by timezone and text: filter values recur on every request. */
+const absolute = new Map<string, number | undefined>()
+const MAX_ABSOLUTE = 10_000
+/** Relative date texts by timezone and text, with the second they were counted from. */
+const relative = new Map<string, { second: number; instant: number | undefined }>()
+
 /** A date text: relative, with an offset, or a wall clock in `timezone` (a bare date is its midnight). */
 export function parseDateText(value: string, timezone: string, now = Date.now()): number | undefined {
-  if (RELATIVE.test(value)) return relativeDate(value, timezone, now)
+  const key = `${timezone}\u0000${value}`
+  if (RELATIVE.test(value)) {
+    // Counted once a second: every condition of every request within it shares the answer.
+    const second = Math.floor(now / 1000)
+    const cached = relative.get(key)
+    if (cached?.second === second) return cached.instant
+    const instant = relativeDate(value, timezone, second * 1000)
+    if (relative.size >= MAX_ABSOLUTE) relative.clear()
+    relative.set(key, { second, instant })
+    return instant
+  }
+  if (absolute.has(key)) return absolute.get(key)
+  const instant = absoluteDate(value, timezone)
+  if (absolute.size >= MAX_ABSOLUTE) absolute.clear()
+  absolute.set(key, instant)
+  return instant
+}
+
+function absoluteDate(value: string, timezone: string): number | undefined {
   const withOffset = WITH_OFFSET.exec(value)
   if (withOffset) {
     const time = Date.parse(`${withOffset[1]}T${withOffset[2]}${withOffset[3]!.toUpperCase()}`)
