@@ -11,8 +11,9 @@ import {
   FlagDefinitionsResolver,
   ProjectTokenResolver,
   type CoreDeps,
+  cookielessSalt,
 } from '@burrow/core'
-import type { CaptureDeps, DecideDeps } from '@burrow/capture'
+import { CookielessSalts, type CaptureDeps, type DecideDeps } from '@burrow/capture'
 import {
   EventSink,
   EventSpool,
@@ -219,6 +220,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
           storeIngestionWarnings: (warnings) => sink.storeIngestionWarnings(warnings),
           projectFlags: (projectId) => projectFlags.forProject(projectId),
           flagPerson,
+          cookielessSalt: (day) => cookielessSalt(deps, day),
         }
       } else {
         capture = {
@@ -228,6 +230,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
           metrics,
           maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES,
           log: warn,
+          cookielessSalts: new CookielessSalts((day) => cookielessSalt(deps, day)),
         }
       }
     }

@@ -43,7 +43,9 @@ function page(token: string, apiHost: string, options: Record<string, unknown>, 
   }, ${JSON.stringify(options)}))
   posthog.capture('browser event', { from: 'page' })
   posthog.onFeatureFlags(function () {
+    if (window.__flags) return
     window.__flags = { on: posthog.isFeatureEnabled('browser-on'), off: posthog.isFeatureEnabled('browser-off') }
+    posthog.capture('after flags')
   })
   posthog.getEarlyAccessFeatures(function (features) {
     window.__earlyAccess = features
@@ -100,6 +102,7 @@ type ScriptFrom = 'site' | 'service'
 async function visit(
   options: Record<string, unknown>,
   scriptFrom: ScriptFrom = 'site',
+  stayMs = 0,
 ): Promise<{ distinctId: string; flags: Record<string, boolean>; earlyAccess: unknown; sent: Request[] }> {
   const context = await browser.newContext()
   const tab = await context.newPage()
@@ -115,6 +118,7 @@ async function visit(
     await tab.waitForFunction(() => (window as unknown as { __earlyAccess?: unknown }).__earlyAccess, undefined, { timeout: 15_000 })
   ).jsonValue()
   const distinctId = await tab.evaluate(() => (window as unknown as { posthog: { get_distinct_id(): string } }).posthog.get_distinct_id())
+  if (stayMs > 0) await tab.waitForTimeout(stayMs)
   // Leaving the page sends $pageleave as a beacon.
   await tab.goto('about:blank')
   await context.close()
@@ -168,5 +172,30 @@ describe('posthog-js in Chromium, on a page of another origin', () => {
     const bodies = captureBodies(sent)
     expect(bodies.length).toBeGreaterThan(0)
     for (const body of bodies) expect(JSON.parse(body.toString('utf8'))).toEqual(expect.anything())
+  }, 60_000)
+
+  it('trusts the flags for feature_flag_cache_ttl_ms: answers them, tags events with them and reports the evaluation, without asking again', async () => {
+    const { distinctId, flags, sent } = await visit({ feature_flag_cache_ttl_ms: 60_000 }, 'site', 3_000)
+    expect(flags).toEqual({ on: true, off: false })
+    const flagRequests = sent.filter((r) => new URL(r.url()).pathname.startsWith('/flags'))
+    expect(flagRequests.length).toBeGreaterThan(0)
+    expect(flagRequests.length).toBeLessThanOrEqual(2)
+    const events = await waitFor(
+      async () => {
+        const res = await service.api(account, `/api/projects/${account.projectId}/events/?distinct_id=${encodeURIComponent(distinctId)}`)
+        const results = (await res.json()).results as Array<{ event: string; properties: Record<string, unknown> }>
+        const names = results.map((e) => e.event)
+        return names.includes('after flags') && names.includes('$feature_flag_called') ? results : undefined
+      },
+      { what: `the events of ${distinctId}`, timeoutMs: 20_000, intervalMs: 200 },
+    )
+    const after = events.find((e) => e.event === 'after flags')!
+    expect(after.properties).toMatchObject({ '$feature/browser-on': true, '$feature/browser-off': false })
+    const called = events.filter((e) => e.event === '$feature_flag_called')
+    expect(called.length).toBeGreaterThan(0)
+    for (const event of called) {
+      expect(event.properties.$feature_flag_request_id).toMatch(/^[0-9a-f-]{36}$/)
+      expect(event.properties.$feature_flag_evaluated_at).toEqual(expect.any(Number))
+    }
   }, 60_000)
 })

@@ -254,7 +254,7 @@ describe('/decide/', () => {
     }
   })
 
-  it('matches regex conditions in time linear in the value, with RE2 syntax', async () => {
+  it('matches regex conditions in time linear in the value, with lookaround and backreferences bounded in time', async () => {
     const fresh = await service.account()
     const regexFlag = (key: string, value: string) =>
       createFlag(
@@ -266,14 +266,19 @@ describe('/decide/', () => {
       )
     await regexFlag('nested-quantifiers', '^(a+)+$')
     await regexFlag('case-insensitive', '(?i)^ADA')
+    await regexFlag('not-a-test-user', '^(?!test-)')
+    await regexFlag('double-letter', '(\\w)\\1')
+    await regexFlag('slow-lookahead', '^(a+)+(?=b)$')
     // Against a backtracking engine this value would hold the server for longer than the test may run.
     const flags = await decide(
       { api_key: fresh.projectToken, distinct_id: 'x', person_properties: { name: `${'a'.repeat(100_000)}!` } },
       '?v=2',
     )
-    expect(flags.body.featureFlags).toEqual({})
+    expect(flags.body.featureFlags).toEqual({ 'not-a-test-user': true, 'double-letter': true })
     const ada = await decide({ api_key: fresh.projectToken, distinct_id: 'y', person_properties: { name: 'ada lovelace' } }, '?v=2')
-    expect(ada.body.featureFlags).toEqual({ 'case-insensitive': true })
+    expect(ada.body.featureFlags).toEqual({ 'case-insensitive': true, 'not-a-test-user': true })
+    const tester = await decide({ api_key: fresh.projectToken, distinct_id: 'z', person_properties: { name: 'test-anna' } }, '?v=2')
+    expect(tester.body.featureFlags).toEqual({ 'double-letter': true })
   })
 
   it('serves the remote config posthog-js loads first, as JSON and as a script, with CORS', async () => {
@@ -596,5 +601,179 @@ describe('flags on stored persons and cohorts', () => {
     const changed = await fetch(url, { headers: { ...auth, 'if-none-match': etag! } })
     expect(changed.status).toBe(200)
     expect(changed.headers.get('etag')).not.toBe(etag)
+  })
+})
+
+describe('answers as PostHog flag service', () => {
+  let project: TestAccount
+  const ask = (body: Record<string, unknown>, query = '', path = '/flags/') =>
+    decide({ api_key: project.projectToken, ...body }, query, path)
+
+  beforeAll(async () => {
+    project = await service.account()
+    await createFlag({ key: 'on', filters: { groups: [{ rollout_percentage: 100 }] } }, project)
+  })
+
+  it('carries requestId and evaluatedAt on every /flags/ and /decide/ answer, the request id taken from X-Request-Id', async () => {
+    const before = Date.now()
+    for (const [path, query] of [
+      ['/decide/', ''],
+      ['/decide/', '?v=2'],
+      ['/decide/', '?v=3'],
+      ['/decide/', '?v=4'],
+      ['/flags/', ''],
+      ['/flags/', '?v=1'],
+      ['/flags/', '?v=2'],
+    ] as const) {
+      const { body } = await ask({ distinct_id: 'u' }, query, path)
+      expect(body.requestId, `${path}${query}`).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+      expect(body.evaluatedAt).toBeGreaterThanOrEqual(before)
+      expect(body.evaluatedAt).toBeLessThanOrEqual(Date.now())
+    }
+    const get = (await (await fetch(`${service.baseUrl}/flags/?v=2`)).json()) as Record<string, unknown>
+    expect(get).toMatchObject({ requestId: expect.any(String), evaluatedAt: expect.any(Number) })
+    const id = '6f7c3e0a-2d1b-4c5e-9f8a-0b1c2d3e4f50'
+    const res = await service.post('/flags/?v=2', { api_key: project.projectToken, distinct_id: 'u' }, { 'x-request-id': id })
+    expect(((await res.json()) as Record<string, unknown>).requestId).toBe(id)
+  })
+
+  it('answers a POST to /flags/ without v in the v2 shape with the configuration, and ?v=2 without config=true with flags only', async () => {
+    const latest = (await ask({ distinct_id: 'u' })).body
+    expect(latest.flags.on).toMatchObject({ key: 'on', enabled: true })
+    expect(latest).toMatchObject({ config: { enable_collect_everything: true }, supportedCompression: expect.any(Array) })
+    expect(latest).not.toHaveProperty('featureFlags')
+    const flagsOnly = (await ask({ distinct_id: 'u' }, '?v=2')).body
+    expect(Object.keys(flagsOnly).sort()).toEqual(['errorsWhileComputingFlags', 'evaluatedAt', 'flags', 'requestId'])
+    const withConfig = (await ask({ distinct_id: 'u' }, '?v=2&config=true')).body
+    expect(withConfig).toMatchObject({ flags: { on: { enabled: true } }, config: { enable_collect_everything: true } })
+    const legacy = (await ask({ distinct_id: 'u' }, '?v=1')).body
+    expect(legacy).toMatchObject({ featureFlags: { on: true }, featureFlagPayloads: {} })
+    expect(legacy).not.toHaveProperty('config')
+  })
+
+  it('evaluates for a personal API key with project_id in the body or the query, on /flags/ too', async () => {
+    const viaBody = await decide({ api_key: project.personalApiKey, project_id: project.projectId, distinct_id: 'u' }, '?v=2', '/flags/')
+    expect(viaBody).toMatchObject({ status: 200, body: { flags: { on: { enabled: true } } } })
+    const viaQuery = await decide({ api_key: project.personalApiKey, distinct_id: 'u' }, `?v=2&project_id=${project.projectId}`, '/flags/')
+    expect(viaQuery).toMatchObject({ status: 200, body: { flags: { on: { enabled: true } } } })
+    expect(await decide({ api_key: project.personalApiKey, distinct_id: 'u' }, '?v=2', '/flags/')).toMatchObject({
+      status: 400,
+      body: { code: 'invalid_project' },
+    })
+  })
+
+  it('gives an early-access flag to an enrolled person, stored or sent, whatever the main conditions say', async () => {
+    await createFlag(
+      {
+        key: 'beta-dashboard',
+        filters: {
+          groups: [{ properties: [{ key: 'plan', value: 'enterprise', type: 'person' }], rollout_percentage: 100 }],
+          super_groups: [
+            {
+              properties: [{ key: '$feature_enrollment/beta-dashboard', value: ['true'], operator: 'exact', type: 'person' }],
+              rollout_percentage: 100,
+            },
+          ],
+        },
+      },
+      project,
+    )
+    const sent = await ask({ distinct_id: 'early', person_properties: { '$feature_enrollment/beta-dashboard': true } }, '?v=2')
+    expect(sent.body.flags['beta-dashboard']).toMatchObject({
+      enabled: true,
+      reason: { code: 'super_condition_value', condition_index: 0, description: 'Super condition value' },
+    })
+    // posthog-js enrols a person with a $feature_enrollment_update event that $sets the property.
+    const capture = await service.post('/i/v0/e/', {
+      api_key: project.projectToken,
+      event: '$feature_enrollment_update',
+      distinct_id: 'stored-early',
+      properties: { $set: { '$feature_enrollment/beta-dashboard': true } },
+    })
+    expect(capture.status).toBe(200)
+    await service.personOf(project, 'stored-early', (p) => p.properties?.['$feature_enrollment/beta-dashboard'] === true)
+    expect((await ask({ distinct_id: 'stored-early' }, '?v=2')).body.flags['beta-dashboard']).toMatchObject({ enabled: true })
+    expect((await ask({ distinct_id: 'someone', person_properties: { plan: 'free' } }, '?v=2')).body.flags['beta-dashboard']).toMatchObject(
+      {
+        enabled: false,
+        reason: { code: 'no_condition_match' },
+      },
+    )
+  })
+
+  it('evaluates the operators PostHog has: semver, icontains_multi, between, and flags depending on flags', async () => {
+    const person = (key: string, value: unknown, operator: string) => ({ key, value, operator, type: 'person' })
+    await createFlag({ key: 'new-app', filters: { groups: [{ properties: [person('app_version', '3.9', 'semver_gt')] }] } }, project)
+    await createFlag(
+      { key: 'browsers', filters: { groups: [{ properties: [person('$browser', ['chrome', 'edge'], 'icontains_multi')] }] } },
+      project,
+    )
+    await createFlag({ key: 'mid-age', filters: { groups: [{ properties: [person('age', [18, 30], 'between')] }] } }, project)
+    const base = await createFlag({ key: 'base', filters: { groups: [{ properties: [person('plan', 'pro', 'exact')] }] } }, project)
+    await createFlag(
+      {
+        key: 'follows-base',
+        filters: { groups: [{ properties: [{ key: String(base.id), type: 'flag', operator: 'flag_evaluates_to', value: true }] }] },
+      },
+      project,
+    )
+    const values = async (props: Record<string, unknown>, keys?: string[]) => {
+      const body = (await ask({ distinct_id: 'ops', person_properties: props, ...(keys ? { flag_keys_to_evaluate: keys } : {}) }, '?v=2'))
+        .body
+      return Object.fromEntries(Object.entries(body.flags as Record<string, { enabled: boolean }>).map(([k, v]) => [k, v.enabled]))
+    }
+    expect(await values({ app_version: '3.10', $browser: 'Chrome Mobile', age: 30, plan: 'pro' })).toMatchObject({
+      'new-app': true,
+      browsers: true,
+      'mid-age': true,
+      base: true,
+      'follows-base': true,
+    })
+    expect(await values({ app_version: '3.08', $browser: 'Safari', age: 31, plan: 'free' })).toMatchObject({
+      'new-app': false,
+      browsers: false,
+      'mid-age': false,
+      base: false,
+      'follows-base': false,
+    })
+    // The flag it depends on is evaluated even when the request does not name it.
+    expect(await values({ plan: 'pro' }, ['follows-base'])).toEqual({ 'follows-base': true })
+  })
+
+  it("reads a date without a zone as midnight in the project's timezone, and numbers as epoch seconds", async () => {
+    await createFlag(
+      {
+        key: 'joined-2024',
+        filters: { groups: [{ properties: [{ key: 'joined', value: '2024-01-02', operator: 'is_date_after', type: 'person' }] }] },
+      },
+      project,
+    )
+    const joined = async (value: unknown) =>
+      (await ask({ distinct_id: 'd', person_properties: { joined: value } }, '?v=2')).body.flags['joined-2024'].enabled
+    // In UTC, 03:00 on 2 January is after its midnight.
+    expect(await joined('2024-01-02T03:00:00Z')).toBe(true)
+    const patched = await service.api(project, `/api/projects/${project.projectId}/`, {
+      method: 'PATCH',
+      body: JSON.stringify({ timezone: 'America/New_York' }),
+    })
+    expect(patched.status).toBe(200)
+    // At once, 03:00 UTC on 2 January is still 1 January in New York.
+    expect(await joined('2024-01-02T03:00:00Z')).toBe(false)
+    expect(await joined('2024-01-02T06:00:00Z')).toBe(true)
+    expect(await joined(1_704_186_000)).toBe(true) // 2024-01-02T09:00:00Z
+    expect(await joined(1_704_164_400)).toBe(false) // 2024-01-02T03:00:00Z
+  })
+
+  it('matches exact with Unicode case folding and parses numbers as PostHog does', async () => {
+    await createFlag({ key: 'munich', filters: { groups: [{ properties: [{ key: 'city', value: 'MÜNCHEN', type: 'person' }] }] } }, project)
+    await createFlag(
+      { key: 'big', filters: { groups: [{ properties: [{ key: 'seats', value: 10, operator: 'gt', type: 'person' }] }] } },
+      project,
+    )
+    const flags = async (props: Record<string, unknown>) => (await ask({ distinct_id: 'n', person_properties: props }, '?v=2')).body.flags
+    expect((await flags({ city: 'münchen', seats: '0x10' })).munich.enabled).toBe(true)
+    expect((await flags({ city: 'münchen', seats: '0x10' })).big.enabled).toBe(false)
+    expect((await flags({ seats: ' 20' })).big.enabled).toBe(false)
+    expect((await flags({ seats: 'inf' })).big.enabled).toBe(true)
   })
 })

@@ -115,8 +115,8 @@ describe('feature flags', () => {
     ['a payload for no value of the flag', { key: 'v7', filters: { groups: [{}], payloads: { false: '1' } } }, 'filters'],
     ['a payload that is not JSON', { key: 'v8', filters: { groups: [{}], payloads: { true: '{nope' } } }, 'filters'],
     [
-      'a pattern RE2 cannot read (lookahead)',
-      { key: 'v9', filters: { groups: [{ properties: [{ key: 'email', value: 'a(?=b)', operator: 'regex', type: 'person' }] }] } },
+      'a pattern that does not compile',
+      { key: 'v9', filters: { groups: [{ properties: [{ key: 'email', value: 'a(?=b', operator: 'regex', type: 'person' }] }] } },
       'filters',
     ],
   ])('answers 400 validation_error for %s', async (_name, body, attr) => {
@@ -205,5 +205,92 @@ describe('remote configuration flags', () => {
     // Turned off for the flag, the payload is no longer served.
     expect((await call(owner, 'PATCH', `${emptyConfig.id}/`, { is_remote_configuration: false })).body.is_remote_configuration).toBe(false)
     expect((await remoteConfig('empty-config')).status).toBe(404)
+  })
+})
+
+describe('release conditions PostHog accepts', () => {
+  const person = (key: string, value: unknown, operator: string) => ({ key, value, operator, type: 'person' })
+  const withProperties = (key: string, ...properties: unknown[]) => ({
+    key,
+    filters: { groups: [{ properties, rollout_percentage: 100 }] },
+  })
+  const dependency = (id: number, value: unknown = true) => ({ key: String(id), type: 'flag', operator: 'flag_evaluates_to', value })
+
+  it('accepts the semver, multi-contains, between and early-access conditions', async () => {
+    for (const [operator, value] of [
+      ['semver_eq', '1.2.3'],
+      ['semver_neq', 'v1.2'],
+      ['semver_gt', '3.08'],
+      ['semver_gte', '1.0.0-beta.1'],
+      ['semver_lt', '2'],
+      ['semver_lte', '2.0.0'],
+      ['semver_tilde', '1.2.3'],
+      ['semver_caret', '0.2.3'],
+      ['semver_wildcard', '1.2.*'],
+      ['icontains_multi', ['chrome', 'edge']],
+      ['not_icontains_multi', ['bot']],
+      ['between', [1, 10]],
+      ['not_between', ['1.5', '2']],
+    ] as const) {
+      const created = await call(account, 'POST', '', withProperties(`op-${operator}`, person('p', value, operator)))
+      expect(created.status, operator).toBe(201)
+    }
+    const early = await call(account, 'POST', '', {
+      key: 'early',
+      filters: {
+        groups: [{ rollout_percentage: 0 }],
+        super_groups: [{ properties: [person('$feature_enrollment/early', ['true'], 'exact')], rollout_percentage: 100 }],
+      },
+    })
+    expect(early.status).toBe(201)
+    expect(early.body.filters.super_groups).toHaveLength(1)
+  })
+
+  it('refuses values those operators cannot read, and relative dates of 10,000 units or more', async () => {
+    for (const [operator, value] of [
+      ['semver_gt', 'latest'],
+      ['semver_wildcard', '1.*.3'],
+      ['between', [10, 1]],
+      ['between', [1]],
+      ['is_date_after', '10000d'],
+      ['is_date_before', 'yesterday'],
+    ] as const) {
+      const refused = await call(account, 'POST', '', withProperties(`bad-${operator}`, person('p', value, operator)))
+      expect(refused, `${operator} ${JSON.stringify(value)}`).toMatchObject({
+        status: 400,
+        body: { type: 'validation_error', attr: 'filters' },
+      })
+    }
+    expect((await call(account, 'POST', '', withProperties('recent', person('p', '9999d', 'is_date_after')))).status).toBe(201)
+  })
+
+  it('accepts flag dependencies on active flags by id, and refuses keys, unknown or disabled flags, itself and cycles', async () => {
+    const a = await call(account, 'POST', '', { key: 'dep-a', filters: { groups: [{ rollout_percentage: 100 }] } })
+    const b = await call(account, 'POST', '', withProperties('dep-b', dependency(a.body.id)))
+    expect(b.status).toBe(201)
+    const c = await call(account, 'POST', '', withProperties('dep-c', dependency(b.body.id, false)))
+    expect(c.status).toBe(201)
+
+    const refusal = (detail: string) => ({ status: 400, body: { type: 'validation_error', attr: 'filters', detail } })
+    expect(await call(account, 'POST', '', withProperties('by-key', { ...dependency(0), key: 'dep-a' }))).toMatchObject(
+      refusal("Flag dependencies must reference flag IDs (integers), not flag keys. Invalid reference: 'dep-a'"),
+    )
+    expect(await call(account, 'POST', '', withProperties('unknown', dependency(999_999)))).toMatchObject(
+      refusal('Flag dependency references non-existent flag with ID 999999'),
+    )
+    const off = await call(account, 'POST', '', { key: 'dep-off', active: false, filters: { groups: [{ rollout_percentage: 100 }] } })
+    expect(await call(account, 'POST', '', withProperties('on-off', dependency(off.body.id)))).toMatchObject(
+      refusal(
+        `Cannot create dependency on disabled flag 'dep-off' (ID: ${off.body.id}). Flag dependencies must reference active flags only.`,
+      ),
+    )
+    expect(await call(account, 'PATCH', `${a.body.id}/`, { filters: { groups: [{ properties: [dependency(a.body.id)] }] } })).toMatchObject(
+      refusal("Feature flag 'dep-a' cannot depend on itself"),
+    )
+    expect(await call(account, 'PATCH', `${a.body.id}/`, { filters: { groups: [{ properties: [dependency(c.body.id)] }] } })).toMatchObject(
+      refusal('Circular dependency detected: dep-a → dep-c → dep-b → dep-a'),
+    )
+    // Nothing was saved: dep-a is still on for everyone.
+    expect((await call(account, 'GET', `${a.body.id}/`)).body.filters).toEqual({ groups: [{ rollout_percentage: 100 }] })
   })
 })

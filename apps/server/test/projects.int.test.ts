@@ -36,6 +36,7 @@ describe('projects', () => {
         'created_at',
         'updated_at',
         'anonymize_ips',
+        'cookieless_server_hash_mode',
         'completed_snippet_onboarding',
         'ingested_event',
         'test_account_filters',

@@ -3,6 +3,7 @@ import { ApiProblem, problems } from '@burrow/contracts'
 import type { ProjectTokenResolver } from '@burrow/core'
 import { encodeFrame, type PersonIntent, type Sighting, type SpoolAppend } from '@burrow/spool'
 import { deadLetter, rawPayloadOf } from './deadLetter'
+import { isCookieless, type CookielessSalts } from './cookieless'
 import { decodeRequestBody } from './decode'
 import { encodeEvent } from './eventRow'
 import { keepLongNumericDistinctIds } from './longNumericIds'
@@ -33,6 +34,8 @@ export interface CaptureDeps {
   metrics: CaptureMetrics
   maxDecompressedBytes: number
   log: (msg: string) => void
+  /** The daily salts of cookieless hashes; without them, cookieless events are dropped. */
+  cookielessSalts?: CookielessSalts
 }
 
 export type CaptureResult = { status: number; body: unknown }
@@ -68,6 +71,13 @@ export async function handleCapture(input: CaptureInput, deps: CaptureDeps): Pro
     if (request.events.length === 0) return CAPTURE_ACCEPTED
 
     const ctx: RequestContext = { project, ip: input.ip, nowMs: Date.now(), sentAtMs: request.sentAtMs }
+    if (
+      project.cookielessMode &&
+      deps.cookielessSalts &&
+      request.events.some((e) => isCookieless(e.distinct_id ?? e.$distinct_id, e.properties))
+    ) {
+      ctx.cookielessSalts = await deps.cookielessSalts.forNow(ctx.nowMs)
+    }
     const lines: string[] = []
     const intents: PersonIntent[] = []
     const latest = new Map<string, Sighting>()

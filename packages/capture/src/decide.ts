@@ -1,5 +1,6 @@
 import { replaceNul, type FlagDefinitionsResolver, type ProjectFlags, type ProjectTokenResolver } from '@burrow/core'
-import { evaluateFlag, type FlagEvaluation } from '@burrow/flags'
+import { randomUUID } from 'node:crypto'
+import { evaluateFlags, type FlagEvaluation } from '@burrow/flags'
 import type { FlagPerson } from '@burrow/postgres'
 import type { CaptureInput, CaptureResult } from './capture'
 import { decodeRequestBody } from './decode'
@@ -43,12 +44,44 @@ const BASE_CONFIG: Readonly<Record<string, unknown>> = Object.freeze({
 /** A person not read from the database is in no static cohort. */
 const NO_COHORTS: ReadonlySet<number> = new Set()
 
-/** The `v` of a request: absent means 1; anything but an integer means 2 (as PostHog reads it). */
+/** The `v` of a /decide/ request: absent means 1; anything but an integer means 2 (as PostHog reads it). */
 function versionOf(query: URLSearchParams): number {
   const v = query.get('v')
   if (v === null || v === '') return 1
   const n = Number(v)
   return Number.isInteger(n) ? n : 2
+}
+
+/** A boolean query parameter; undefined when absent or neither true nor false. */
+function queryFlag(query: URLSearchParams, name: string): boolean | undefined {
+  const value = query.get(name)?.toLowerCase()
+  if (value === 'true' || value === '1') return true
+  if (value === 'false' || value === '0') return false
+  return undefined
+}
+
+/**
+ * The answer's shape version and whether it carries the configuration, as PostHog's flag service
+ * reads a request: /decide/ always configures; a POST to /flags/ with neither `v` nor `config`
+ * gets the newest shape with the configuration, otherwise the configuration only with
+ * `config=true`, and a `v` that is no integer means 1.
+ */
+function requestedShape(input: CaptureInput, flagsEndpoint: boolean): { version: number; config: boolean } {
+  if (!flagsEndpoint) return { version: versionOf(input.query), config: queryFlag(input.query, 'config') !== false }
+  const v = input.query.get('v')
+  const config = queryFlag(input.query, 'config')
+  const versionGiven = v !== null && v !== ''
+  // A GET is answered in the shape its `v` names, with the configuration.
+  if (input.body.length === 0) return { version: versionGiven && /^[+-]?\d+$/.test(v) ? Number(v) : 1, config: true }
+  if (!versionGiven && config === undefined) return { version: 2, config: true }
+  return { version: versionGiven && /^[+-]?\d+$/.test(v) ? Number(v) : 1, config: config === true }
+}
+
+/** A valid X-Request-Id names the evaluation, as PostHog's flag service takes it; else a fresh one. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+function requestIdOf(input: CaptureInput): string {
+  const header = input.headers['x-request-id']?.trim()
+  return header !== undefined && UUID.test(header) ? header.toLowerCase() : randomUUID()
 }
 
 function flagDetails(result: FlagEvaluation, flag: { id: number; version?: number | undefined }) {
@@ -125,10 +158,17 @@ async function storedPerson(
  */
 export async function handleDecide(input: CaptureInput, deps: DecideDeps, flagsEndpoint: boolean): Promise<CaptureResult> {
   try {
-    const version = versionOf(input.query)
+    const { version, config } = requestedShape(input, flagsEndpoint)
+    // posthog-js keeps flags only as long as it trusts them (`feature_flag_cache_ttl_ms`): it
+    // dates them by `evaluatedAt` and reports `requestId` with each `$feature_flag_called`.
+    const requestId = requestIdOf(input)
+    const answer = (results: Parameters<typeof shape>[0], errors = false) => ({
+      status: 200,
+      body: { ...(config ? BASE_CONFIG : {}), ...shape(results, version, flagsEndpoint, errors), requestId, evaluatedAt: Date.now() },
+    })
     if (input.body.length === 0) {
       // A GET (or an empty POST) gets the configuration and no flags, as PostHog answers it.
-      return { status: 200, body: { ...BASE_CONFIG, ...shape([], version, flagsEndpoint) } }
+      return answer([])
     }
     const decoded = decodeRequestBody(input, { maxDecompressedBytes: deps.maxDecompressedBytes })
     let body: unknown
@@ -167,7 +207,7 @@ export async function handleDecide(input: CaptureInput, deps: DecideDeps, flagsE
       ? new Set((body.flag_keys_to_evaluate ?? body.flag_keys) as unknown[])
       : undefined
 
-    if (body.disable_flags === true) return { status: 200, body: { ...BASE_CONFIG, ...shape([], version, flagsEndpoint) } }
+    if (body.disable_flags === true) return answer([])
     const projectFlags = await deps.flags.forProject(project.id)
     const flags = wanted ? projectFlags.flags.filter((flag) => wanted.has(flag.key)) : projectFlags.flags
     const stored = await storedPerson(deps, project.id, projectFlags, distinctId, personProperties, anonId)
@@ -183,9 +223,10 @@ export async function handleDecide(input: CaptureInput, deps: DecideDeps, flagsE
       hashKeyOverrides: overrides,
       cohorts: projectFlags.cohorts.dynamic,
       staticCohorts: stored.person ? new Set(stored.person.staticCohorts) : NO_COHORTS,
+      timezone: projectFlags.timezone,
     }
-    const results = flags.map((flag) => ({ flag, result: evaluateFlag(flag, ctx) }))
-    return { status: 200, body: { ...BASE_CONFIG, ...shape(results, version, flagsEndpoint, stored.failed) } }
+    // Flags that others depend on are evaluated too, even when the request did not name them.
+    return answer(evaluateFlags(projectFlags.flags, ctx, flags), stored.failed)
   } catch (err) {
     if (err instanceof ApiProblem) return { status: err.status, body: err.body }
     deps.log(`decide failed: ${(err as Error)?.stack ?? String(err)}`)

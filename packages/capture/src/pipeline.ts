@@ -27,6 +27,8 @@ export interface RequestContext {
   ip: string | undefined
   nowMs: number
   sentAtMs: number | undefined
+  /** Cookieless salts by day, when the project hashes cookieless visitors and the request has any. */
+  cookielessSalts?: ReadonlyMap<string, Buffer>
 }
 
 /** What a project's users are told about events that were not stored as sent (PostHog's ingestion warnings). */

@@ -87,6 +87,11 @@ describe('release conditions', () => {
     expect(propertyProblem({ key: 'joined', operator: 'is_date_exact', value: 'yesterday' })).toEqual([
       { path: 'filters', message: 'The value of "joined" is not a date.' },
     ])
+    // PostHog reads no relative date of 10,000 units or more.
+    expect(propertyProblem({ key: 'joined', operator: 'is_date_after', value: '10000d' })).toEqual([
+      { path: 'filters', message: 'The value of "joined" is not a date.' },
+    ])
+    expect(propertyProblem({ key: 'joined', operator: 'is_date_after', value: '9999d' })).toEqual([])
   })
 
   it('want a valid regular expression for regex and not_regex', () => {

@@ -1,9 +1,31 @@
 import { z } from 'zod'
-import { isValidPattern } from '@burrow/flags'
+import { betweenBounds, isDateFilterValue, isSemverFilterValue, isValidPattern, SEMVER_OPERATORS, type SemverOperator } from '@burrow/flags'
 import { PROPERTY_OPERATORS } from './propertyFilters'
 import { userSummarySchema } from './users'
 
-const FLAG_OPERATORS = [...PROPERTY_OPERATORS, 'starts_with', 'not_starts_with', 'ends_with', 'not_ends_with', 'in', 'not_in'] as const
+const FLAG_OPERATORS = [
+  ...PROPERTY_OPERATORS,
+  'starts_with',
+  'not_starts_with',
+  'ends_with',
+  'not_ends_with',
+  'in',
+  'not_in',
+  'icontains_multi',
+  'not_icontains_multi',
+  'between',
+  'not_between',
+  'semver_eq',
+  'semver_neq',
+  'semver_gt',
+  'semver_gte',
+  'semver_lt',
+  'semver_lte',
+  'semver_tilde',
+  'semver_caret',
+  'semver_wildcard',
+  'flag_evaluates_to',
+] as const
 
 const flagPropertySchema = z.looseObject({
   key: z.union([z.string().min(1), z.number()]).transform(String),
@@ -12,7 +34,9 @@ const flagPropertySchema = z.looseObject({
     .enum(FLAG_OPERATORS, { error: (issue) => `"${String(issue.input)}" is not a valid operator.` })
     .nullable()
     .optional(),
-  type: z.enum(['person', 'cohort', 'group'], { error: (issue) => `"${String(issue.input)}" is not a valid property type.` }).optional(),
+  type: z
+    .enum(['person', 'cohort', 'group', 'flag'], { error: (issue) => `"${String(issue.input)}" is not a valid property type.` })
+    .optional(),
   group_type_index: z.number().int().min(0).max(4).nullable().optional(),
   negation: z.boolean().optional(),
 })
@@ -36,6 +60,7 @@ const DATE_OPERATORS = new Set(['is_date_exact', 'is_date_before', 'is_date_afte
 export const flagFiltersSchema = z
   .looseObject({
     groups: z.array(flagConditionSchema).optional(),
+    super_groups: z.array(flagConditionSchema).max(1).nullable().optional(),
     multivariate: z
       .object({ variants: z.array(flagVariantSchema).min(1) })
       .nullable()
@@ -52,7 +77,7 @@ export const flagFiltersSchema = z
       if (new Set(variants.map((v) => v.key)).size !== variants.length) fail('Invalid variant definitions: variant keys must be unique.')
     }
     const variantKeys = new Set(variants.map((v) => v.key))
-    for (const condition of filters.groups ?? []) {
+    for (const condition of [...(filters.groups ?? []), ...(filters.super_groups ?? [])]) {
       if (condition.variant && !variantKeys.has(condition.variant))
         fail(`Filters are not valid (variant override "${condition.variant}" does not exist)`)
       for (const property of condition.properties ?? []) {
@@ -60,12 +85,20 @@ export const flagFiltersSchema = z
         if (NUMERIC_OPERATORS.has(operator) && !Number.isFinite(Number(property.value))) {
           fail(`The value of "${property.key}" must be a number for the "${operator}" operator.`)
         }
-        if (
-          DATE_OPERATORS.has(operator) &&
-          !/^-?\d+[hdwmy]$/.test(String(property.value)) &&
-          Number.isNaN(Date.parse(String(property.value)))
-        ) {
+        // Relative dates of 10,000 units or more are no dates, as PostHog reads them.
+        if (DATE_OPERATORS.has(operator) && !isDateFilterValue(property.value)) {
           fail(`The value of "${property.key}" is not a date.`)
+        }
+        if (SEMVER_OPERATORS.has(operator) && !isSemverFilterValue(operator as SemverOperator, property.value)) {
+          fail(`The value of "${property.key}" is not a valid version for the "${operator}" operator.`)
+        }
+        if ((operator === 'between' || operator === 'not_between') && betweenBounds(property.value) === undefined) {
+          fail(`The value of "${property.key}" must be a [min, max] pair of numbers with min <= max for the "${operator}" operator.`)
+        }
+        if ((property.type === 'flag') !== (operator === 'flag_evaluates_to')) {
+          fail(`Flag dependencies use the "flag_evaluates_to" operator on properties of type "flag".`)
+        } else if (property.type === 'flag' && typeof property.value !== 'boolean' && typeof property.value !== 'string') {
+          fail(`The value of a flag dependency must be true, false or a variant key.`)
         }
         if ((operator === 'regex' || operator === 'not_regex') && !isValidPattern(String(property.value))) {
           fail(`The value of "${property.key}" is not a valid regular expression.`)

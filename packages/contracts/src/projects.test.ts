@@ -20,6 +20,7 @@ const project: Project = {
   created_at: '2024-01-01T00:00:00Z',
   updated_at: '2024-01-01T00:00:00Z',
   anonymize_ips: false,
+  cookieless_server_hash_mode: 0,
   completed_snippet_onboarding: true,
   ingested_event: true,
   test_account_filters: [],

@@ -20,6 +20,7 @@ export const projectSchema = z.object({
   created_at: z.string(),
   updated_at: z.string(),
   anonymize_ips: z.boolean(),
+  cookieless_server_hash_mode: z.number().int(),
   completed_snippet_onboarding: z.boolean(),
   ingested_event: z.boolean(),
   test_account_filters: jsonValue,
@@ -63,6 +64,9 @@ export const projectWritableSchema = z.object({
   name: z.string().trim().min(1).max(200),
   chat_incoming_webhook: z.string().max(500).nullable(),
   anonymize_ips: z.boolean(),
+  cookieless_server_hash_mode: z.union([z.literal(0), z.literal(1), z.literal(2)], {
+    error: (issue) => `"${String(issue.input)}" is not a valid choice.`,
+  }),
   completed_snippet_onboarding: z.boolean(),
   test_account_filters: jsonValue,
   test_account_filters_default_checked: z.boolean(),

@@ -10,6 +10,7 @@ import {
 import { cohorts, featureFlags, groupTypes, projects, type FeatureFlagRow, type UserRow } from '@burrow/postgres'
 import type { CoreDeps } from './deps'
 import { cohortsOfFlags, hasBehaviour } from './flagCohorts'
+import { checkFlagDependencies } from './flagDependencies'
 import { serialId, serialIdOrNotFound } from './ids'
 import { userSummaries } from './users'
 
@@ -129,6 +130,7 @@ async function findBySerialId(deps: CoreDeps, projectId: number, idParam: string
 
 export async function createFeatureFlag(deps: CoreDeps, projectId: number, user: UserRow, input: FeatureFlagCreate): Promise<FeatureFlag> {
   await checkCohorts(deps, projectId, input.filters)
+  await checkFlagDependencies(deps, projectId, input.key, input.filters)
   const row = await featureFlags.insertFeatureFlag(deps.sql, projectId, user.id, {
     ...input,
     filters: input.filters ?? { groups: [{ properties: [], rollout_percentage: 0 }] },
@@ -148,6 +150,10 @@ export async function updateFeatureFlag(
 ): Promise<FeatureFlag> {
   const filters = input.filters && 'groups' in input.filters ? input.filters : undefined
   await checkCohorts(deps, projectId, filters)
+  if (filters) {
+    const current = await featureFlags.findFeatureFlag(deps.sql, projectId, serialIdOrNotFound(idParam))
+    if (current) await checkFlagDependencies(deps, projectId, current.key, filters)
+  }
   const row = await featureFlags.updateFeatureFlag(deps.sql, projectId, serialIdOrNotFound(idParam), { ...input, filters })
   if (row === 'conflict') throw keyTaken()
   if (!row) throw problems.notFound()

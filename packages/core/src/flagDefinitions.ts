@@ -1,6 +1,6 @@
 import { LocalTtlCache } from '@burrow/cache'
 import type { CohortProperties, FlagDefinition, FlagProperty } from '@burrow/flags'
-import { featureFlags, groupTypes } from '@burrow/postgres'
+import { featureFlags, groupTypes, projects } from '@burrow/postgres'
 import type { CoreDeps } from './deps'
 import { flagDefinitionsCacheKey } from './featureFlags'
 import { cohortsOfFlags, type FlagCohorts } from './flagCohorts'
@@ -17,12 +17,17 @@ export interface ProjectFlags {
   continuityKeys: string[]
   /** Group type names by index, for group flags. */
   groupTypeNames: Record<number, string>
+  /** The project's timezone, where date conditions without an offset are read. */
+  timezone: string
 }
+
+/** Condition types that read no person property. */
+const NOT_PERSON = new Set(['cohort', 'group', 'flag'])
 
 function personKeysIn(values: ReadonlyArray<CohortProperties | FlagProperty>, into: Set<string>): void {
   for (const v of values) {
     if ('values' in v && Array.isArray(v.values)) personKeysIn(v.values, into)
-    else if ((v as FlagProperty).type !== 'cohort' && (v as FlagProperty).type !== 'group') into.add((v as FlagProperty).key)
+    else if (!NOT_PERSON.has((v as FlagProperty).type ?? 'person')) into.add((v as FlagProperty).key)
   }
 }
 
@@ -86,10 +91,14 @@ async function loadProjectFlags(deps: CoreDeps, projectId: number): Promise<Proj
   }))
   const cohorts = await cohortsOfFlags(deps.sql, projectId, flags)
   const mapping = await groupTypes.groupTypeMapping(deps.sql, projectId)
+  const project = await projects.findProjectById(deps.sql, projectId)
   const keys = new Set<string>()
   for (const flag of flags) {
     if (flag.filters.aggregation_group_type_index !== undefined && flag.filters.aggregation_group_type_index !== null) continue
-    for (const condition of flag.filters.groups ?? [{ properties: flag.filters.properties ?? [] }])
+    for (const condition of [
+      ...(flag.filters.groups ?? [{ properties: flag.filters.properties ?? [] }]),
+      ...(flag.filters.super_groups ?? []),
+    ])
       personKeysIn(condition.properties ?? [], keys)
   }
   for (const definition of Object.values(cohorts.dynamic)) personKeysIn(definition.values, keys)
@@ -99,6 +108,7 @@ async function loadProjectFlags(deps: CoreDeps, projectId: number): Promise<Proj
     personKeys: [...keys],
     continuityKeys: flags.filter((f) => f.ensure_experience_continuity).map((f) => f.key),
     groupTypeNames: Object.fromEntries(mapping.map((m) => [m.group_type_index, m.group_type])),
+    timezone: project?.timezone ?? 'UTC',
   }
 }
 

@@ -8,6 +8,14 @@ import { serialId } from './ids'
 export interface IngestionProject {
   id: number
   anonymizeIps: boolean
+  /** Cookieless server hash mode: 0 (or absent) off, 1 stateless, 2 stateful. */
+  cookielessMode?: number
+  /** The project's timezone, whose calendar days pick cookieless salts. */
+  timezone?: string
+}
+
+function ingestionProject(row: projects.ProjectRow): IngestionProject {
+  return { id: row.id, anonymizeIps: row.anonymize_ips, cookielessMode: row.cookieless_server_hash_mode, timezone: row.timezone }
 }
 
 const SHARED_TTL_SECONDS = 300
@@ -86,7 +94,7 @@ function storageSource(deps: CoreDeps): ProjectSource {
       const shared = await deps.cache.get(cacheKey(token))
       if (shared !== undefined) return JSON.parse(shared) as IngestionProject | null
       const row = await projects.findProjectByToken(deps.sql, token)
-      const project = row ? { id: row.id, anonymizeIps: row.anonymize_ips } : null
+      const project = row ? ingestionProject(row) : null
       await deps.cache.set(cacheKey(token), JSON.stringify(project), project ? SHARED_TTL_SECONDS : 5)
       return project
     },
@@ -95,7 +103,7 @@ function storageSource(deps: CoreDeps): ProjectSource {
       if (!user) return 'invalid_key'
       if (serialId(projectId) === null) return 'invalid_project'
       const row = await projects.findProjectForUser(deps.sql, Number(projectId), user.id)
-      return row ? { id: row.id, anonymizeIps: row.anonymize_ips } : 'invalid_project'
+      return row ? ingestionProject(row) : 'invalid_project'
     },
     onInvalidation(listener) {
       deps.cache.onInvalidation((key) => {
@@ -108,7 +116,7 @@ function storageSource(deps: CoreDeps): ProjectSource {
 /** The project with this id as ingestion sees it, or null (dead-letter replay knows projects by id). */
 export async function findIngestionProject(deps: Pick<CoreDeps, 'sql'>, id: number): Promise<IngestionProject | null> {
   const row = await projects.findProjectById(deps.sql, id)
-  return row ? { id: row.id, anonymizeIps: row.anonymize_ips } : null
+  return row ? ingestionProject(row) : null
 }
 
 export async function invalidateProjectToken(deps: CoreDeps, token: string): Promise<void> {

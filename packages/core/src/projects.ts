@@ -13,6 +13,7 @@ import { organizations, projects, type ProjectRow, type UserRow } from '@burrow/
 import { MEMBERSHIP_LEVEL } from './accounts'
 import type { CoreDeps } from './deps'
 import { generateProjectToken } from './keys'
+import { flagsChanged } from './featureFlags'
 import { invalidateProjectToken } from './projectTokens'
 import { serialId } from './ids'
 
@@ -47,6 +48,7 @@ export function toProject(row: ProjectRow, membershipLevel: number | null): Proj
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
     anonymize_ips: row.anonymize_ips,
+    cookieless_server_hash_mode: row.cookieless_server_hash_mode,
     completed_snippet_onboarding: row.completed_snippet_onboarding,
     ingested_event: row.ingested_event,
     test_account_filters: row.test_account_filters as Project['test_account_filters'],
@@ -100,6 +102,8 @@ export async function updateProject(deps: CoreDeps, user: UserRow, idParam: stri
   const updated = await projects.updateProject(deps.sql, row.id, input)
   if (!updated) throw problems.notFound('Project not found.')
   await invalidateProjectToken(deps, row.api_token)
+  // Flags read dates without an offset in the project's timezone.
+  if (updated.timezone !== row.timezone) await flagsChanged(deps, row.id)
   return toProject({ ...updated, has_group_types: row.has_group_types }, membershipLevel)
 }
 

@@ -125,14 +125,25 @@ describe('property conditions', () => {
     expect(matchProperty({ key: 'seen', value: '-7d', operator: 'is_date_after' }, { seen: new Date().toISOString() })).toBe(true)
   })
 
-  it('reads regex patterns as RE2 does: inline flags, no lookaround, and no backtracking on any value', () => {
+  it('reads regex patterns as PostHog does: inline flags, lookaround and backreferences, and no backtracking on any value', () => {
     expect(matchProperty({ key: 'org', value: '(?i)^acme', operator: 'regex' }, { org: 'ACME Inc' })).toBe(true)
-    expect(matchProperty({ key: 'org', value: 'acme(?=inc)', operator: 'regex' }, { org: 'acmeinc' })).toBe(false)
+    expect(matchProperty({ key: 'org', value: 'acme(?=inc)', operator: 'regex' }, { org: 'acmeinc' })).toBe(true)
+    expect(matchProperty({ key: 'org', value: 'acme(?=inc)', operator: 'regex' }, { org: 'acme inc' })).toBe(false)
     expect(matchProperty({ key: 'org', value: 'acme(?=inc)', operator: 'not_regex' }, { org: 'acmeinc' })).toBe(false)
-    // A backtracking engine would take longer than the test's time limit on this value.
+    expect(matchProperty({ key: 'org', value: '^(?!test-)', operator: 'regex' }, { org: 'test-org' })).toBe(false)
+    expect(matchProperty({ key: 'org', value: '(?i)^(?!test-)', operator: 'regex' }, { org: 'TEST-org' })).toBe(false)
+    expect(matchProperty({ key: 'word', value: '(\\w)\\1', operator: 'regex' }, { word: 'hello' })).toBe(true)
+    expect(matchProperty({ key: 'word', value: '(\\w)\\1', operator: 'regex' }, { word: 'helo' })).toBe(false)
+    // A backtracking engine would take longer than the test's time limit on these values: RE2
+    // runs the first two; the lookahead one runs out of its budget and holds for neither operator.
     const attack = `${'a'.repeat(50_000)}!`
     expect(matchProperty({ key: 'name', value: '^(a+)+$', operator: 'regex' }, { name: attack })).toBe(false)
     expect(matchProperty({ key: 'name', value: '^(a|aa)+$', operator: 'not_regex' }, { name: attack })).toBe(true)
+    const started = Date.now()
+    const slow = { key: 'name', value: '^(a+)+(?=b)$', operator: 'regex' }
+    expect(matchProperty(slow, { name: `${'a'.repeat(40)}c` })).toBe(false)
+    expect(matchProperty({ ...slow, operator: 'not_regex' }, { name: `${'a'.repeat(40)}c` })).toBe(false)
+    expect(Date.now() - started).toBeLessThan(2_000)
   })
 })
 

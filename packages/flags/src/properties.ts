@@ -1,39 +1,53 @@
-import type { FlagProperty } from './types'
+import { propertyDate, parseDateText } from './dates'
 import { isValidPattern, matchesPattern } from './patterns'
+import { matchesSemver, SEMVER_OPERATORS, type SemverOperator } from './semver'
+import type { FlagProperty } from './types'
+import { asNumber, text } from './values'
+
+export interface MatchOptions {
+  /** The project's timezone: dates without an offset are wall clocks there. */
+  timezone?: string | undefined
+}
 
 /**
  * Whether a property condition holds for the given properties, with the PostHog flag server's
  * semantics: values compare as text (non-strings as their JSON), case-insensitively; a boolean
  * filter value compares truthiness; numbers compare as numbers; a missing property satisfies
- * only the negative operators.
+ * only the negative operators. A condition PostHog cannot evaluate (a filter value of the wrong
+ * kind) holds for neither side.
  */
-export function matchProperty(property: FlagProperty, values: Record<string, unknown>): boolean {
+export function matchProperty(property: FlagProperty, values: Record<string, unknown>, options: MatchOptions = {}): boolean {
   const operator = property.operator ?? 'exact'
   const present = Object.hasOwn(values, property.key)
   const actual = values[property.key]
   const expected = property.value
+  if (operator === 'is_set') return present
+  if (operator === 'is_not_set') return !present
+  // Every other operator needs a filter value.
+  if (expected === undefined || expected === null) return false
+  if (SEMVER_OPERATORS.has(operator)) return present && matchesSemver(operator as SemverOperator, actual, expected)
   switch (operator) {
-    case 'is_set':
-      return present
-    case 'is_not_set':
-      return !present
     case 'exact':
       return present && matchesExactly(expected, actual)
     case 'is_not':
       return !present || !matchesExactly(expected, actual)
     case 'icontains':
-      return present && lower(text(actual)).includes(lower(text(expected)))
+      return present && asciiLower(text(actual)).includes(asciiLower(text(expected)))
     case 'not_icontains':
-      return !present || !lower(text(actual)).includes(lower(text(expected)))
+      return !present || !asciiLower(text(actual)).includes(asciiLower(text(expected)))
+    case 'icontains_multi':
+      return present && containsAny(actual, expected)
+    case 'not_icontains_multi':
+      return !present || !containsAny(actual, expected)
     case 'starts_with':
-      return present && lower(text(actual)).startsWith(lower(text(expected)))
+      return present && asciiLower(text(actual)).startsWith(asciiLower(text(expected)))
     case 'not_starts_with':
-      return !present || !lower(text(actual)).startsWith(lower(text(expected)))
+      return !present || !asciiLower(text(actual)).startsWith(asciiLower(text(expected)))
     case 'ends_with':
-      return present && lower(text(actual)).endsWith(lower(text(expected)))
+      return present && asciiLower(text(actual)).endsWith(asciiLower(text(expected)))
     case 'not_ends_with':
-      return !present || !lower(text(actual)).endsWith(lower(text(expected)))
-    // A pattern that does not compile holds for neither operator, as in PostHog.
+      return !present || !asciiLower(text(actual)).endsWith(asciiLower(text(expected)))
+    // A pattern that does not compile (or runs out of time) holds for neither operator, as in PostHog.
     case 'regex':
       return present && matchesPattern(text(expected), text(actual)) === true
     case 'not_regex':
@@ -43,22 +57,20 @@ export function matchProperty(property: FlagProperty, values: Record<string, unk
     case 'lt':
     case 'lte':
       return present && compareNumbers(operator, actual, expected)
+    case 'between':
+    case 'not_between':
+      return betweenHolds(operator, present, actual, expected)
     case 'is_date_exact':
     case 'is_date_before':
     case 'is_date_after':
-      return present && compareDates(operator, actual, expected)
+      return present && compareDates(operator, actual, expected, options.timezone ?? 'UTC')
     default:
       return false
   }
 }
 
-/** Strings as they are; anything else as its JSON (5 → "5", true → "true"). */
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '')
-}
-
-/** ASCII-only lower-casing, as the server does. */
-function lower(value: string): string {
+/** ASCII-only lower-casing, as the server does for the substring operators. */
+function asciiLower(value: string): string {
   return value.replace(/[A-Z]/g, (c) => c.toLowerCase())
 }
 
@@ -76,19 +88,17 @@ function truthy(value: unknown): boolean {
   return Array.isArray(value) && value.every(truthy)
 }
 
+/** `exact` compares with Unicode lower-casing ("ÄRGER" is "ärger"), unlike the substring operators. */
 function matchesExactly(expected: unknown, actual: unknown): boolean {
   if (booleanLike(expected)) return truthy(expected) === truthy(actual)
-  const wanted = lower(text(actual))
-  return (Array.isArray(expected) ? expected : [expected]).some((candidate) => lower(text(candidate)) === wanted)
+  const wanted = text(actual).toLowerCase()
+  return (Array.isArray(expected) ? expected : [expected]).some((candidate) => text(candidate).toLowerCase() === wanted)
 }
 
-function asNumber(value: unknown): number | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined
-  if (typeof value === 'string' && value.trim() !== '') {
-    const n = Number(value)
-    return Number.isFinite(n) ? n : undefined
-  }
-  return undefined
+/** Whether the value contains any of the filter's texts (one text or a list), ASCII case-insensitively. */
+function containsAny(actual: unknown, expected: unknown): boolean {
+  const haystack = asciiLower(text(actual))
+  return (Array.isArray(expected) ? expected : [expected]).some((needle) => haystack.includes(asciiLower(text(needle))))
 }
 
 function compareNumbers(operator: 'gt' | 'gte' | 'lt' | 'lte', actual: unknown, expected: unknown): boolean {
@@ -101,33 +111,36 @@ function compareNumbers(operator: 'gt' | 'gte' | 'lt' | 'lte', actual: unknown, 
   return a <= b
 }
 
-const RELATIVE = /^-?(\d+)([hdwmy])$/
-
-/** A date, or a relative one such as `-7d` (hours, days, weeks, months, years before now). */
-function asDate(value: unknown, now: Date): number | undefined {
-  if (typeof value === 'string') {
-    const relative = RELATIVE.exec(value)
-    if (relative) {
-      const n = Number(relative[1])
-      const d = new Date(now)
-      const unit = relative[2]
-      if (unit === 'h') d.setUTCHours(d.getUTCHours() - n)
-      else if (unit === 'd') d.setUTCDate(d.getUTCDate() - n)
-      else if (unit === 'w') d.setUTCDate(d.getUTCDate() - 7 * n)
-      else if (unit === 'm') d.setUTCMonth(d.getUTCMonth() - n)
-      else d.setUTCFullYear(d.getUTCFullYear() - n)
-      return d.getTime()
-    }
-  }
-  if (typeof value !== 'string' && typeof value !== 'number') return undefined
-  const time = new Date(value).getTime()
-  return Number.isNaN(time) ? undefined : time
+/** The [min, max] of a `between` filter, or undefined when it is not two numbers in order. */
+export function betweenBounds(expected: unknown): [number, number] | undefined {
+  if (!Array.isArray(expected) || expected.length !== 2) return undefined
+  const low = asNumber(expected[0])
+  const high = asNumber(expected[1])
+  if (low === undefined || high === undefined || Number.isNaN(low) || Number.isNaN(high) || low > high) return undefined
+  return [low, high]
 }
 
-function compareDates(operator: 'is_date_exact' | 'is_date_before' | 'is_date_after', actual: unknown, expected: unknown): boolean {
-  const now = new Date()
-  const a = asDate(actual, now)
-  const b = asDate(expected, now)
+/** Inclusive at both ends; a missing value is outside the range, a value that is no number in neither. */
+function betweenHolds(operator: 'between' | 'not_between', present: boolean, actual: unknown, expected: unknown): boolean {
+  if (!present) return operator === 'not_between'
+  const bounds = betweenBounds(expected)
+  const value = asNumber(actual)
+  if (bounds === undefined || value === undefined || Number.isNaN(value)) return false
+  const inside = value >= bounds[0] && value <= bounds[1]
+  return operator === 'between' ? inside : !inside
+}
+
+function compareDates(
+  operator: 'is_date_exact' | 'is_date_before' | 'is_date_after',
+  actual: unknown,
+  expected: unknown,
+  timezone: string,
+): boolean {
+  // The filter's date is always text; the property's may also be epoch seconds.
+  if (typeof expected !== 'string') return false
+  const now = Date.now()
+  const a = propertyDate(actual, timezone, now)
+  const b = parseDateText(expected, timezone, now)
   if (a === undefined || b === undefined) return false
   if (operator === 'is_date_before') return a < b
   if (operator === 'is_date_after') return a > b

@@ -3,7 +3,7 @@ export interface FlagProperty {
   key: string
   value?: unknown
   operator?: string | null
-  /** person (default), group, or cohort. */
+  /** person (default), group, cohort, or flag (the key is then the id of the flag it depends on). */
   type?: string
   group_type_index?: number | null
   negation?: boolean
@@ -24,6 +24,11 @@ export interface FlagVariant {
 
 export interface FlagFilters {
   groups?: FlagCondition[] | null
+  /**
+   * Early-access enrolment: one condition on `$feature_enrollment/<flag key>`. A person who has
+   * that property gets the answer of this condition, whatever the groups say.
+   */
+  super_groups?: FlagCondition[] | null
   multivariate?: { variants: FlagVariant[] } | null
   /** Keyed by "true" or by variant key; values are usually JSON text. */
   payloads?: Record<string, unknown> | null
@@ -66,9 +71,11 @@ export interface EvaluationContext {
   cohorts?: Readonly<Record<string, CohortProperties>>
   /** The static cohorts the person belongs to. */
   staticCohorts?: ReadonlySet<number>
+  /** The project's timezone, where dates without an offset are read. */
+  timezone?: string
 }
 
-export type MatchReasonCode = 'condition_match' | 'no_condition_match' | 'out_of_rollout_bound' | 'no_group_type'
+export type MatchReasonCode = 'condition_match' | 'no_condition_match' | 'out_of_rollout_bound' | 'no_group_type' | 'super_condition_value'
 
 export interface FlagEvaluation {
   key: string

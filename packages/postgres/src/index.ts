@@ -34,3 +34,4 @@ export type {
   MergePolicy,
 } from './queries/persons'
 export * as groupTypes from './queries/groupTypes'
+export * as cookielessSalts from './queries/cookielessSalts'

@@ -22,6 +22,8 @@ export interface CaptureServices {
   /** For /decide/, answered by the threads: a project's flags (kept in the thread), and a stored person. */
   projectFlags(projectId: number): Promise<ProjectFlags>
   flagPerson(projectId: number, distinctId: string, continuity?: { anonId: string; flagKeys: string[] }): Promise<FlagPerson | undefined>
+  /** The shared salt of a day's cookieless hashes (base64). */
+  cookielessSalt(day: string): Promise<string>
 }
 
 export interface CaptureThreadsOptions {
@@ -138,6 +140,7 @@ export async function startCaptureThreads(options: CaptureThreadsOptions): Promi
         projectFlags: (projectId: number) => (options.services() ?? notReady()).projectFlags(projectId),
         flagPerson: (projectId: number, distinctId: string, continuity?: { anonId: string; flagKeys: string[] }) =>
           (options.services() ?? notReady()).flagPerson(projectId, distinctId, continuity),
+        cookielessSalt: (day: string) => (options.services() ?? notReady()).cookielessSalt(day),
         lane: (events: LaneEvent[], rows: ArrayBuffer) => {
           for (const event of events) {
             if (event.kind === 'rotate') {

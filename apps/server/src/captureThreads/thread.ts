@@ -2,7 +2,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { parentPort, workerData } from 'node:worker_threads'
 import { FlagDefinitionsResolver, ProjectTokenResolver, type IngestionProject, type ProjectFlags } from '@burrow/core'
 import type { FlagPerson } from '@burrow/postgres'
-import type { CaptureDeps, DecideDeps } from '@burrow/capture'
+import { CookielessSalts, type CaptureDeps, type DecideDeps } from '@burrow/capture'
 import { DiskReserve, SpoolAppender, SpoolBytes, SpoolWriter } from '@burrow/spool'
 import { Gauge, Registry } from 'prom-client'
 import { createDispatcher, isPublicSdkPath, type Lifecycle } from '../dispatch'
@@ -116,6 +116,7 @@ const capture: CaptureDeps = {
   metrics,
   maxDecompressedBytes: data.maxDecompressedBytes,
   log,
+  cookielessSalts: new CookielessSalts((day) => main.call<string>('cookielessSalt', day)),
 }
 
 const decide: DecideDeps = {

@@ -1,4 +1,5 @@
 import type { Step } from '../pipeline'
+import { hashCookielessVisitor } from './cookieless'
 import { resolveDistinctId } from './distinctId'
 import { requireEventName } from './eventName'
 import { divertNonEvents } from './eventKind'
@@ -17,5 +18,6 @@ export const INGESTION_STEPS: readonly Step[] = [
   divertNonEvents,
   resolveTimestamp,
   buildProperties,
+  hashCookielessVisitor,
   readPersonIntent,
 ]

@@ -9,6 +9,8 @@ export interface ProjectRow {
   app_urls: string[]
   chat_incoming_webhook: string | null
   anonymize_ips: boolean
+  /** 0 off, 1 stateless, 2 stateful (PostHog's CookielessServerHashMode). */
+  cookieless_server_hash_mode: number
   completed_snippet_onboarding: boolean
   ingested_event: boolean
   test_account_filters: unknown
@@ -40,6 +42,7 @@ export const PROJECT_WRITABLE_COLUMNS = [
   'name',
   'chat_incoming_webhook',
   'anonymize_ips',
+  'cookieless_server_hash_mode',
   'completed_snippet_onboarding',
   'test_account_filters',
   'test_account_filters_default_checked',

@@ -1,0 +1,80 @@
+import type { TestAccount } from '@burrow/testing'
+import { describe, expect, it } from 'vitest'
+import { useTestService, type TestService } from './service'
+
+let service: TestService
+let account: TestAccount
+useTestService((s, a) => {
+  service = s
+  account = a
+})
+
+/** What posthog-js sends with `cookieless_mode: 'always'`: the sentinel id and what the visitor's hash is made of. */
+const cookielessEvent = (event: string, userAgent: string, extra: Record<string, unknown> = {}) => ({
+  event,
+  distinct_id: '$posthog_cookieless',
+  properties: {
+    $cookieless_mode: true,
+    $raw_user_agent: userAgent,
+    $host: 'www.shop.example.co.uk',
+    $current_url: 'https://www.shop.example.co.uk/',
+    $timezone: 'Europe/London',
+    ...extra,
+  },
+})
+
+async function send(owner: TestAccount, events: unknown[]) {
+  const res = await service.post('/batch/', { api_key: owner.projectToken, batch: events })
+  expect(res.status).toBe(200)
+}
+
+describe('cookieless mode', () => {
+  it('drops the events of the cookieless sentinel while the project has not enabled cookieless_server_hash_mode', async () => {
+    const project = await service.api(account, `/api/projects/${account.projectId}/`)
+    expect((await project.json()).cookieless_server_hash_mode).toBe(0)
+    await send(account, [cookielessEvent('$pageview', 'Firefox/120'), { event: 'marker', distinct_id: 'known-user' }])
+    const events = await service.eventsOf(account, 1)
+    expect(events.map((e) => e.event)).toEqual(['marker'])
+  })
+
+  it('gives each visitor a daily hash as distinct id, with a device and a session id, once the project enables it', async () => {
+    const fresh = await service.account()
+    const patched = await service.api(fresh, `/api/projects/${fresh.projectId}/`, {
+      method: 'PATCH',
+      body: JSON.stringify({ cookieless_server_hash_mode: 1 }),
+    })
+    expect(patched.status).toBe(200)
+    expect((await patched.json()).cookieless_server_hash_mode).toBe(1)
+    await send(fresh, [
+      cookielessEvent('$pageview', 'Firefox/120'),
+      cookielessEvent('clicked', 'Firefox/120'),
+      cookielessEvent('$pageview', 'Safari/17'),
+      cookielessEvent('$create_alias', 'Safari/17', { alias: 'someone' }),
+    ])
+    const events = await service.eventsOf(fresh, 3)
+    expect(events).toHaveLength(3)
+    const ids = new Set(events.map((e) => e.distinct_id as string))
+    expect(ids.size).toBe(2)
+    for (const id of ids) expect(id).toMatch(/^cookieless_[A-Za-z0-9+/]{22}$/)
+    expect(ids.has('$posthog_cookieless')).toBe(false)
+    const firefox = events.filter((e) => e.event === 'clicked')[0]!
+    const firefoxPageview = events.find((e) => e.event === '$pageview' && e.distinct_id === firefox.distinct_id)!
+    expect(firefoxPageview).toBeDefined()
+    for (const e of events) {
+      expect(e.properties.$device_id).toMatch(/^cookielessd_/)
+      expect(e.properties.$session_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+      // What was hashed is not stored.
+      expect(e.properties).not.toHaveProperty('$raw_user_agent')
+      expect(e.properties).not.toHaveProperty('$ip')
+    }
+    // One session a day per visitor.
+    expect(firefox.properties.$session_id).toBe(firefoxPageview.properties.$session_id)
+    const safari = events.find((e) => e.distinct_id !== firefox.distinct_id)!
+    expect(safari.properties.$session_id).not.toBe(firefox.properties.$session_id)
+
+    // The same visitor the same day gets the same id on a later request.
+    await send(fresh, [cookielessEvent('returned', 'Firefox/120')])
+    const later = await service.eventsOf(fresh, 4)
+    expect(later.find((e) => e.event === 'returned')?.distinct_id).toBe(firefox.distinct_id)
+  })
+})
