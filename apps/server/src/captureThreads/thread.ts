@@ -1,12 +1,12 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { parentPort, workerData } from 'node:worker_threads'
 import { FlagDefinitionsResolver, ProjectTokenResolver, type IngestionProject, type ProjectFlags } from '@burrow/core'
 import type { FlagPerson } from '@burrow/postgres'
 import type { CaptureDeps, DecideDeps } from '@burrow/capture'
 import { SpoolAppender, SpoolBytes, SpoolWriter } from '@burrow/spool'
-import { Gauge, Registry } from 'prom-client'
+import { Registry } from 'prom-client'
 import { createDispatcher, isPublicSdkPath, type Lifecycle } from '../dispatch'
 import { monitorEventLoopBusy } from '../eventLoopBusy'
+import { monitorEventLoopDelayMax } from '../eventLoopDelay'
 import { startHttpServer, type HttpServer, type IncomingRequest, type OutgoingResponse } from '../http/uwsServer'
 import { createServerMetrics } from '../metrics'
 import { asBuffer, connectPeer } from './peer'
@@ -32,22 +32,16 @@ process.on('unhandledRejection', (reason) => log(`unhandled rejection: ${(reason
 
 const registry = new Registry()
 const metrics = createServerMetrics(registry)
-const loopDelay = monitorEventLoopDelay({ resolution: data.eventLoopSampleMs })
-loopDelay.enable()
-new Gauge({
+monitorEventLoopDelayMax({
+  registry,
   name: 'burrow_capture_eventloop_lag_max_seconds',
-  help: 'The longest event-loop delay of the capture threads since the last scrape',
-  aggregator: 'max',
-  registers: [registry],
-  collect() {
-    this.set(loopDelay.max / 1e9)
-    loopDelay.reset()
-  },
+  help: 'The longest event-loop delay of the capture threads in the last minute',
+  sampleMs: data.eventLoopSampleMs,
 })
 monitorEventLoopBusy({
   registry,
   name: 'burrow_capture_eventloop_busy_max_seconds',
-  help: "The longest CPU time the capture threads' own work held their event loops since the last scrape",
+  help: "The longest CPU time the capture threads' own work held their event loops in the last minute",
   sampleMs: data.eventLoopSampleMs,
 })
 
