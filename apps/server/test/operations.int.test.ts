@@ -39,7 +39,7 @@ describe('probes, metrics and logs', () => {
   })
 
   it('serves /_metrics only with the bearer token when METRICS_TOKEN is set', async () => {
-    for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: TOKEN }]) {
+    for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: TOKEN }] as Array<Record<string, string>>) {
       const res = await fetch(`${service.baseUrl}/_metrics`, { headers })
       expect(res.status).toBe(401)
       expect(await res.json()).toMatchObject({ type: 'authentication_error', code: 'not_authenticated' })

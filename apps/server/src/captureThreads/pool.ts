@@ -38,7 +38,8 @@ export interface CaptureThreadsOptions {
   dispatch: Dispatcher
   /** Undefined until the service is ready (capture answers 503 until then). */
   services: () => CaptureServices | undefined
-  log: (msg: string) => void
+  /** A warning, or a failure with its error. */
+  log: (msg: string, err?: unknown) => void
 }
 
 export interface CaptureThreads {
@@ -125,7 +126,7 @@ export async function startCaptureThreads(options: CaptureThreadsOptions): Promi
     const peer = connectPeer(
       worker,
       {
-        log: (msg: string) => options.log(`capture thread ${i}: ${msg}`),
+        log: (msg: string, err?: unknown) => options.log(`capture thread ${i}: ${msg}`, err),
         dispatch: (req: IncomingRequest) => options.dispatch({ ...req, body: asBuffer(req.body) }),
         loadProject: (token: string) => (options.services() ?? notReady()).resolveProject(token),
         resolveWithPersonalKey: (key: string, projectId: string) =>
@@ -151,7 +152,7 @@ export async function startCaptureThreads(options: CaptureThreadsOptions): Promi
       },
       options.log,
     )
-    worker.on('error', (err) => options.log(`capture thread ${i} failed: ${err.stack ?? String(err)}`))
+    worker.on('error', (err) => options.log(`capture thread ${i} failed`, err))
     worker.on('exit', (code) => {
       peer.fail(`capture thread ${i} exited`)
       if (!stopping) options.log(`capture thread ${i} exited with code ${code}`)

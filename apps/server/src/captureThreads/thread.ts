@@ -23,12 +23,13 @@ import type { CaptureThreadData, LaneSpool } from './protocol'
  * storage (projects, flags, a stored person, dead letters), goes to the main thread.
  */
 const data = workerData as CaptureThreadData
-const log = (msg: string) => main.notify('log', [msg])
+// An error crosses to the main thread as a structured clone (its name, message and stack), which logs it in `err`.
+const log = (msg: string, err?: unknown) => main.notify('log', err === undefined ? [msg] : [msg, err])
 
 // A thread that ends with uWS sockets open aborts the whole process: a bug in a request's
 // handling is logged, and the thread goes on serving.
-process.on('uncaughtException', (err) => log(`uncaught exception: ${err.stack ?? String(err)}`))
-process.on('unhandledRejection', (reason) => log(`unhandled rejection: ${(reason as Error)?.stack ?? String(reason)}`))
+process.on('uncaughtException', (err) => log('uncaught exception', err))
+process.on('unhandledRejection', (reason) => log('unhandled rejection', reason))
 
 const registry = new Registry()
 const metrics = createServerMetrics(registry)
