@@ -136,6 +136,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       dispatch,
       services: () => captureServices,
       log: warn,
+      onAnswered: serviceEndpoints.onAnswered,
     })
   }
   const captureThreads = threads

@@ -81,6 +81,16 @@ describe('probes, metrics and logs', () => {
     const line = service.log.lines.find((l) => l.msg === 'request' && l.route === '/api/projects/:id/')
     expect(line).toMatchObject({ level: 20, method: 'GET', status: 200, path: `/api/projects/${account.projectId}/` })
     expect(line!.duration_ms).toBeGreaterThan(0)
+    // Capture is answered by the capture thread, which tells the main thread's log of it.
+    const capture = await fetch(`${service.baseUrl}/capture/`, {
+      method: 'POST',
+      body: JSON.stringify({ api_key: account.projectToken, event: 'logged', distinct_id: 'u1' }),
+    })
+    expect(capture.status).toBe(200)
+    const captured = await waitFor(() => service.log.lines.find((l) => l.msg === 'request' && l.route === 'capture'), {
+      what: 'the capture request log line',
+    })
+    expect(captured).toMatchObject({ level: 20, method: 'POST', path: '/capture/', status: 200 })
     for (const l of service.log.lines) expect(l).toMatchObject({ pid: process.pid, hostname: expect.any(String), service: 'burrow' })
   })
 })

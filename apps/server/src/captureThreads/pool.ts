@@ -5,7 +5,7 @@ import type { IngestionProject, ProjectFlags } from '@burrow/core'
 import type { FlagPerson } from '@burrow/postgres'
 import type { CommittedFrame, SegmentWriter, SpoolBytes, SpoolWriterOptions } from '@burrow/spool'
 import type { MetricObjectWithValues, MetricValue } from 'prom-client'
-import type { Lifecycle } from '../dispatch'
+import type { AnsweredRequest, Lifecycle } from '../dispatch'
 import type { Dispatcher, IncomingRequest } from '../http/uwsServer'
 import { asBuffer, connectPeer, type Peer } from './peer'
 import type { CaptureThreadData, LaneEvent, LaneSpool } from './protocol'
@@ -40,6 +40,8 @@ export interface CaptureThreadsOptions {
   services: () => CaptureServices | undefined
   /** A warning, or a failure with its error. */
   log: (msg: string, err?: unknown) => void
+  /** Told of each request a thread answers itself (the others reach `dispatch`); absent, the threads say nothing. */
+  onAnswered?: ((entry: AnsweredRequest) => void) | undefined
 }
 
 export interface CaptureThreads {
@@ -116,6 +118,7 @@ export async function startCaptureThreads(options: CaptureThreadsOptions): Promi
     siteUrl: options.siteUrl,
     eventLoopSampleMs: options.eventLoopSampleMs,
     spoolBytes: options.spoolBytes.shared,
+    reportRequests: options.onAnswered !== undefined,
     spoolMaxBytes: options.spoolMaxBytes,
   }
   let stopping = false
@@ -127,6 +130,7 @@ export async function startCaptureThreads(options: CaptureThreadsOptions): Promi
       worker,
       {
         log: (msg: string, err?: unknown) => options.log(`capture thread ${i}: ${msg}`, err),
+        answered: (entry: AnsweredRequest) => options.onAnswered?.(entry),
         dispatch: (req: IncomingRequest) => options.dispatch({ ...req, body: asBuffer(req.body) }),
         loadProject: (token: string) => (options.services() ?? notReady()).resolveProject(token),
         resolveWithPersonalKey: (key: string, projectId: string) =>

@@ -13,6 +13,8 @@ export interface CaptureThreadData {
   /** The spool's size, shared by every thread (see SpoolBytes), and its bound. */
   spoolBytes: SharedArrayBuffer
   spoolMaxBytes: number
+  /** Tell the main thread of every request answered here, for its request log (debug level only: a message each). */
+  reportRequests: boolean
 }
 
 /** What the main thread tells a capture thread when its lane's spool is open. */

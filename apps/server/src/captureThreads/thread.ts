@@ -130,6 +130,7 @@ const answerHere = createDispatcher({
   decide,
   rest: undefined,
   trpc: undefined,
+  onAnswered: data.reportRequests ? (entry) => main.notify('answered', [entry]) : undefined,
 })
 
 function dispatch(req: IncomingRequest): OutgoingResponse | Promise<OutgoingResponse> {
