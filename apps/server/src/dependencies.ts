@@ -16,12 +16,15 @@ export class DependencyUnavailable extends Error {
   constructor(
     readonly dependency: string,
     readonly target: string,
-    waitedMs: number,
+    waitedMs: number | 'refused',
     cause: unknown,
   ) {
-    super(`${dependency} at ${target} did not answer within ${Math.round(waitedMs / 1000)} s (DEPENDENCY_WAIT_MS): ${errorText(cause)}`, {
-      cause,
-    })
+    super(
+      waitedMs === 'refused'
+        ? `${dependency} at ${target} refused the connection: ${errorText(cause)}`
+        : `${dependency} at ${target} did not answer within ${Math.round(waitedMs / 1000)} s (DEPENDENCY_WAIT_MS): ${errorText(cause)}`,
+      { cause },
+    )
     this.name = 'DependencyUnavailable'
   }
 }
@@ -58,7 +61,8 @@ export async function waitForDependency<T>(
       return result
     } catch (err) {
       const waited = Date.now() - started
-      if (isPermanent(err) || waited + delay > options.waitMs) throw new DependencyUnavailable(dependency, target, waited, err)
+      if (isPermanent(err)) throw new DependencyUnavailable(dependency, target, 'refused', err)
+      if (waited + delay > options.waitMs) throw new DependencyUnavailable(dependency, target, waited, err)
       options.logger.warn(
         { dependency, target, attempt: tries, retry_in_ms: delay, err: errorText(err) },
         `${dependency} at ${target} is not answering, retrying in ${delay} ms`,
