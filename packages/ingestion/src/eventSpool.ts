@@ -261,11 +261,6 @@ export class EventSpool {
     return oldest ? now - oldest.at : 0
   }
 
-  /** Whether the consumer is failing (a dependency is down) right now. */
-  get failing(): boolean {
-    return this.outage.down
-  }
-
   get spoolBytes(): number {
     return this.bytes.value
   }
