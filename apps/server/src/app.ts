@@ -25,7 +25,7 @@ import { createDispatcher, type DispatchDeps, type Lifecycle } from './dispatch'
 import { monitorEventLoopBusy } from './eventLoopBusy'
 import { monitorEventLoopDelayMax } from './eventLoopDelay'
 import { startHttpServer, type HttpServer } from './http/uwsServer'
-import { logFn, type Logger } from './logger'
+import { logFn, rateLimitedLog, type Logger } from './logger'
 import { createServerMetrics } from './metrics'
 import { CHECK_TIMEOUT_MS, runReadinessChecks, type ReadinessCheck } from './probes'
 import { registerBuildInfo, registerDeadLetterGauge, SERVICE_VERSION } from './serviceMetrics'
@@ -49,6 +49,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
   let lifecycle: Lifecycle = 'starting'
   const log = (msg: string) => logger.info(msg)
   const warn = logFn(logger)
+  // What fails per request (a lookup while PostgreSQL is down) is written once per 30 s with a count.
+  const perRequest = rateLimitedLog(warn)
   const registry = new Registry()
   collectDefaultMetrics({ register: registry, prefix: 'burrow_', eventLoopMonitoringPrecision: config.EVENT_LOOP_SAMPLE_MS })
   // prom-client's maximum is reset at each scrape: replaced by one over a window, which reading does not change.
@@ -135,14 +137,14 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       spoolMaxBytes: config.SPOOL_MAX_BYTES,
       dispatch,
       services: () => captureServices,
-      log: warn,
+      log: perRequest,
       onAnswered: serviceEndpoints.onAnswered,
     })
   }
   const captureThreads = threads
   const server: Pick<HttpServer, 'port' | 'close'> = captureThreads
     ? { port: captureThreads.port, close: () => captureThreads.stopListening() }
-    : await startHttpServer({ host: config.HOST, port: config.PORT, maxBodyBytes: config.MAX_BODY_BYTES, log: warn, dispatch })
+    : await startHttpServer({ host: config.HOST, port: config.PORT, maxBodyBytes: config.MAX_BODY_BYTES, log: perRequest, dispatch })
   log(`listening on ${config.HOST}:${server.port}${captureThreads ? ` (${config.CAPTURE_THREADS} capture threads)` : ''}`)
   // Metrics (and the probes) on a port of their own, which only the monitoring network need reach.
   const metricsServer =
@@ -234,7 +236,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     readinessChecks.push(...dependencies.checks)
     registerDeadLetterGauge(registry, ch, CHECK_TIMEOUT_MS)
 
-    const deps: CoreDeps = { sql: pg.sql, ch, cache, log: warn }
+    const deps: CoreDeps = { sql: pg.sql, ch, cache, log: perRequest }
     const first = await accounts.bootstrapFirstAccount(pg.sql, {
       email: config.BOOTSTRAP_EMAIL,
       organizationName: config.BOOTSTRAP_ORGANIZATION,
@@ -306,7 +308,13 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       const projectFlags = FlagDefinitionsResolver.fromStorage(deps)
       const flagPerson: DecideDeps['flagPerson'] = (projectId, distinctId, continuity) =>
         personQueries.flagPersonOf(pg.sql, projectId, distinctId, continuity)
-      decide = { projects: projectTokens, flags: projectFlags, flagPerson, maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES, log: warn }
+      decide = {
+        projects: projectTokens,
+        flags: projectFlags,
+        flagPerson,
+        maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES,
+        log: perRequest,
+      }
       if (captureThreads) {
         projectTokens.onInvalidation((token) => captureThreads.invalidate(token))
         projectFlags.onInvalidation((projectId) => captureThreads.invalidateFlags(projectId))
@@ -324,7 +332,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
           sink,
           metrics,
           maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES,
-          log: warn,
+          log: perRequest,
         }
       }
     }
