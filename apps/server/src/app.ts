@@ -174,6 +174,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
   if (metricsServer) log(`metrics on ${config.HOST}:${metricsServer.port}`)
 
   const cleanups: (() => Promise<void>)[] = []
+  /** When the process's own deadline (SHUTDOWN_TIMEOUT_MS from the stop) comes: what is closed last must fit before it. */
+  let stopDeadline = Infinity
   cleanups.push(async () => loopDelay.stop())
   if (loopBusy) cleanups.push(async () => loopBusy.stop())
   if (metricsServer) cleanups.push(async () => metricsServer.close())
@@ -191,7 +193,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       },
       waitMs(config.DATABASE_URL),
     )
-    cleanups.unshift(() => pg.close())
+    // A query stuck on a PostgreSQL that is down gets what is left of the stop's time, not 5 s more.
+    cleanups.unshift(() => pg.close(Math.max(100, Math.min(5_000, stopDeadline - Date.now() - 1_000))))
     const appliedPg = await migratePostgres(pg.sql)
     log(`postgres: ${pg.description}${appliedPg.length ? `, applied ${appliedPg.join(', ')}` : ''}`)
 
@@ -368,6 +371,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       deps,
       async stop() {
         if (lifecycle === 'draining') return
+        stopDeadline = Date.now() + config.SHUTDOWN_TIMEOUT_MS
         setLifecycle('draining')
         server.close()
         // Each part is closed even if one before it fails: the spool's count of what is left must be said.

@@ -132,7 +132,7 @@ describe.skipIf(!pgUrl)('stopping while PostgreSQL and Redis are down', () => {
       fetch(`${service.baseUrl}/batch/`, { method: 'POST', body: JSON.stringify({ api_key: account.projectToken, batch }) })
     expect((await send([{ event: 'before', distinct_id: 'u1' }])).status).toBe(200)
     const scrape = async () => (await fetch(`${service.baseUrl}/_metrics`)).text()
-    await waitFor(async () => (metricValue(await scrape(), 'burrow_buffer_depth_rows') === 0 ? true : undefined), {
+    await waitFor(async () => ((metricValue(await scrape(), 'burrow_events_inserted_total') ?? 0) >= 1 ? true : undefined), {
       what: 'the first event stored',
     })
 
