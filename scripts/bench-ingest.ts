@@ -120,13 +120,20 @@ interface RunFigures {
   captureToDurableRatioH2load: number
 }
 
+/**
+ * Waits out the service's window of longest stalls (a minute: the `*_max_seconds` gauges are
+ * maxima over it, which a scrape does not reset), so that the next phase's reading holds its
+ * own stalls and an idle minute's, not the phase before's.
+ */
+const untilStallsForgotten = () => sleep(61_000)
+
 function run(): Promise<RunFigures> {
   return withService('burrow-bench-', async (service, dataDir) => {
     const batchBody = JSON.stringify({ api_key: service.token, batch: Array.from({ length: BATCH_SIZE }, (_, i) => benchEvent(i)) })
     const captureBody = JSON.stringify({ api_key: service.token, ...benchEvent(1) })
 
     // /batch/: 100-event batches as fast as the service takes them, probing the lag meanwhile.
-    await service.loopStalls()
+    await untilStallsForgotten()
     const before = await storedEventCount(service)
     const started = performance.now()
     const batchLoad = load(`${service.base}/batch/`, batchBody)
@@ -138,6 +145,7 @@ function run(): Promise<RunFigures> {
     const batchLoop = await service.loopStalls()
 
     // /capture/: single events at full speed, with each load generator...
+    await untilStallsForgotten()
     const { result: capture, cpu: captureCpu } = await cpuPerRequest(
       service.child.process.pid!,
       () => load(`${service.base}/capture/`, captureBody),
@@ -148,6 +156,7 @@ function run(): Promise<RunFigures> {
     // ...then at half the autocannon maximum, evenly paced: latency and the event loop, then the
     // ingestion lag in a second run (its probes query ClickHouse, which competes for the CPU).
     const halfRate = Math.round(capture.requests.average / 2)
+    await untilStallsForgotten()
     const paced = await h2load(`${service.base}/capture/`, captureBody, { rate: halfRate })
     const halfRateLoop = await service.loopStalls()
     const halfRateLags = await probeLag(service, h2load(`${service.base}/capture/`, captureBody, { rate: halfRate }))

@@ -228,7 +228,7 @@ export interface Service {
   base: string
   token: string
   api: (p: string, init?: { method?: string; body?: unknown }) => Promise<any>
-  /** The longest event-loop stalls since the last call (see LoopStalls). */
+  /** The longest event-loop stalls in the last minute (see LoopStalls). */
   loopStalls: () => Promise<LoopStalls>
 }
 

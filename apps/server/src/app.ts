@@ -31,14 +31,18 @@ import { backupService } from './backup'
 import { startCaptureThreads, type CaptureServices, type CaptureThreads } from './captureThreads/pool'
 import { clientBundles } from './clientBundles'
 import { reportDetachedParts } from './detachedParts'
+import { watchDependencies, waitForDependency } from './dependencies'
 import { createDiskReserve, diskReserveOptions } from './disk'
-import { createDispatcher, type Lifecycle } from './dispatch'
+import { createDispatcher, type DispatchDeps, type Lifecycle } from './dispatch'
 import { monitorEventLoopBusy } from './eventLoopBusy'
+import { monitorEventLoopDelayMax } from './eventLoopDelay'
 import { startHttpServer, type HttpServer } from './http/uwsServer'
+import { logFn, rateLimitedLog, type Logger } from './logger'
 import { createServerMetrics } from './metrics'
+import { CHECK_TIMEOUT_MS, runReadinessChecks, type ReadinessCheck } from './probes'
+import { registerBuildInfo, registerDeadLetterGauge, SERVICE_VERSION } from './serviceMetrics'
 import { openSpoolLanes } from './spoolLanes'
-import type { Logger } from './logger'
-import { connectClickHouseFrom } from './storage'
+import { connectClickHouseFrom, redactedTarget } from './storage'
 
 export interface RunningApp {
   port: number
@@ -56,16 +60,31 @@ export interface RunningApp {
 export async function startApp(config: Config, logger: Logger): Promise<RunningApp> {
   let lifecycle: Lifecycle = 'starting'
   const log = (msg: string) => logger.info(msg)
-  const warn = (msg: string) => logger.warn(msg)
+  const warn = logFn(logger)
+  // What fails per request (a lookup while PostgreSQL is down) is written once per 30 s with a count.
+  const perRequest = rateLimitedLog(warn)
   const registry = new Registry()
   collectDefaultMetrics({ register: registry, prefix: 'burrow_', eventLoopMonitoringPrecision: config.EVENT_LOOP_SAMPLE_MS })
+  // prom-client's maximum is reset at each scrape: replaced by one over a window, which reading does not change.
+  registry.removeSingleMetric('burrow_nodejs_eventloop_lag_max_seconds')
+  const loopDelay = monitorEventLoopDelayMax({
+    registry,
+    name: 'burrow_nodejs_eventloop_lag_max_seconds',
+    help: "The longest delay of the main thread's event loop in the last minute",
+    sampleMs: config.EVENT_LOOP_SAMPLE_MS,
+  })
   const loopBusy = monitorEventLoopBusy({
     registry,
     name: 'burrow_eventloop_busy_max_seconds',
-    help: "The longest CPU time the main thread's own work held its event loop since the last scrape",
+    help: "The longest CPU time the main thread's own work held its event loop in the last minute",
     sampleMs: config.EVENT_LOOP_SAMPLE_MS,
   })
-  const metrics = createServerMetrics(registry)
+  registerBuildInfo(registry)
+  const spoolBytes = new SpoolBytes()
+  let spools: EventSpool[] = []
+  const metrics = createServerMetrics(registry, { spools: () => spools, spoolBytes: () => spoolBytes.value })
+  // Readiness looks at these; each part adds its own once it exists (a check of disk room is one line here).
+  const readinessChecks: ReadinessCheck[] = []
   const runsIngestion = config.ROLE !== 'api'
   const runsApi = config.ROLE !== 'ingestion'
 
@@ -75,17 +94,40 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
   let trpc: ReturnType<typeof createTrpcHandler> | undefined
   let captureServices: CaptureServices | undefined
   let threads: CaptureThreads | undefined
-  const spoolBytes = new SpoolBytes()
   const disk = createDiskReserve(config)
-  const dispatch = createDispatcher({
+  readinessChecks.push({
+    name: 'disk',
+    critical: true,
+    check: () => {
+      const { ok, freeBytes, totalBytes, reserveBytes, error } = disk.room()
+      return {
+        ok,
+        error: ok ? error : `free space ${freeBytes} bytes is below the reserve of ${reserveBytes} bytes`,
+        detail: { free_bytes: freeBytes, total_bytes: totalBytes, reserve_bytes: reserveBytes },
+      }
+    },
+  })
+  const metricsText = async () => {
+    if (!threads) return { contentType: registry.contentType, body: await registry.metrics() }
+    const all = AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), ...(await threads.metrics())])
+    return { contentType: all.contentType, body: await all.metrics() }
+  }
+  const serviceEndpoints: Pick<DispatchDeps, 'lifecycle' | 'metricsToken' | 'readiness' | 'onAnswered'> = {
     lifecycle: () => lifecycle,
+    metricsToken: config.METRICS_TOKEN,
+    readiness: async () => ({ version: SERVICE_VERSION, ...(await runReadinessChecks(readinessChecks)) }),
+    // Request logs at debug level; nothing is built for them otherwise.
+    onAnswered: logger.isLevelEnabled('debug')
+      ? ({ method, route, path, status, durationMs }) =>
+          logger.debug({ method, route, path, status, duration_ms: Math.round(durationMs * 100) / 100 }, 'request')
+      : undefined,
+  }
+  const separateMetricsPort = config.METRICS_PORT !== undefined
+  const dispatch = createDispatcher({
+    ...serviceEndpoints,
     siteUrl: config.SITE_URL,
     trustProxy: config.TRUST_PROXY,
-    async metricsText() {
-      if (!threads) return { contentType: registry.contentType, body: await registry.metrics() }
-      const all = AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), ...(await threads.metrics())])
-      return { contentType: all.contentType, body: await all.metrics() }
-    },
+    metricsText: separateMetricsPort ? undefined : metricsText,
     metrics,
     bundles: clientBundles(),
     get capture() {
@@ -121,26 +163,76 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       disk: diskReserveOptions(config),
       dispatch,
       services: () => captureServices,
-      log: warn,
+      log: perRequest,
+      onAnswered: serviceEndpoints.onAnswered,
     })
   }
   const captureThreads = threads
   const server: Pick<HttpServer, 'port' | 'close'> = captureThreads
     ? { port: captureThreads.port, close: () => captureThreads.stopListening() }
-    : await startHttpServer({ host: config.HOST, port: config.PORT, maxBodyBytes: config.MAX_BODY_BYTES, log: warn, dispatch })
+    : await startHttpServer({ host: config.HOST, port: config.PORT, maxBodyBytes: config.MAX_BODY_BYTES, log: perRequest, dispatch })
   log(`listening on ${config.HOST}:${server.port}${captureThreads ? ` (${config.CAPTURE_THREADS} capture threads)` : ''}`)
+  // Metrics (and the probes) on a port of their own, which only the monitoring network need reach.
+  const metricsServer =
+    config.METRICS_PORT === undefined
+      ? undefined
+      : await startHttpServer({
+          host: config.HOST,
+          port: config.METRICS_PORT,
+          maxBodyBytes: 64 * 1024,
+          log: warn,
+          dispatch: createDispatcher({
+            ...serviceEndpoints,
+            onAnswered: undefined,
+            siteUrl: config.SITE_URL,
+            trustProxy: config.TRUST_PROXY,
+            metricsText,
+            metrics,
+            capture: undefined,
+            decide: undefined,
+            rest: undefined,
+            trpc: undefined,
+          }),
+        }).catch((err: unknown) => {
+          server.close()
+          throw err
+        })
+  if (metricsServer) log(`metrics on ${config.HOST}:${metricsServer.port}`)
 
   const cleanups: (() => Promise<void>)[] = []
+  /** When the process's own deadline (SHUTDOWN_TIMEOUT_MS from the stop) comes: what is closed last must fit before it. */
+  let stopDeadline = Infinity
+  cleanups.push(async () => loopDelay.stop())
   if (loopBusy) cleanups.push(async () => loopBusy.stop())
+  if (metricsServer) cleanups.push(async () => metricsServer.close())
   // The threads end last: their spools are closed (everything acknowledged on disk) before.
   if (captureThreads) cleanups.unshift(() => captureThreads.terminate())
   try {
-    const pg = await connectPostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, log })
-    cleanups.unshift(() => pg.close())
+    // A server given by URL may not answer yet (started alongside): waited for, up to DEPENDENCY_WAIT_MS.
+    const waitMs = (url: string | undefined) => ({ waitMs: url ? config.DEPENDENCY_WAIT_MS : 0, logger })
+    const pg = await waitForDependency(
+      'postgres',
+      redactedTarget(config.DATABASE_URL, 'embedded'),
+      async () => {
+        const handle = await connectPostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, log })
+        return answering(handle, () => handle.sql`select 1`)
+      },
+      waitMs(config.DATABASE_URL),
+    )
+    // A query stuck on a PostgreSQL that is down gets what is left of the stop's time, not 5 s more.
+    cleanups.unshift(() => pg.close(Math.max(100, Math.min(5_000, stopDeadline - Date.now() - 1_000))))
     const appliedPg = await migratePostgres(pg.sql)
     log(`postgres: ${pg.description}${appliedPg.length ? `, applied ${appliedPg.join(', ')}` : ''}`)
 
-    const ch = await connectClickHouseFrom(config)
+    const ch = await waitForDependency(
+      'clickhouse',
+      redactedTarget(config.CLICKHOUSE_URL, 'embedded'),
+      async () => {
+        const handle = await connectClickHouseFrom(config)
+        return answering(handle, () => handle.writer.command({ query: 'SELECT 1' }))
+      },
+      waitMs(config.CLICKHOUSE_URL),
+    )
     cleanups.unshift(() => ch.close())
     const appliedCh = await migrateClickHouse(ch.writer, { exclusively: (migrate) => whileClickHouseMigrationLocked(pg.sql, migrate) })
     log(`clickhouse: ${ch.description}${appliedCh.length ? `, applied ${appliedCh.join(', ')}` : ''}`)
@@ -152,22 +244,53 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     })
     if (retention.length > 0) log(`clickhouse retention: ${retention.join(', ')}`)
 
+    // Not waited for: the cache misses until Redis answers, then connects by itself.
     const cache = await createSharedCache(config.REDIS_URL, warn)
     cleanups.unshift(() => cache.close())
-    log(`cache: ${cache.kind}`)
+    log(
+      `cache: ${cache.kind}${config.REDIS_URL ? ` ${redactedTarget(config.REDIS_URL, '')}${cache.connected() ? '' : ' (not answering yet)'}` : ''}`,
+    )
 
-    const deps: CoreDeps = { sql: pg.sql, ch, cache, log: warn }
+    const dependencies = watchDependencies(
+      [
+        { name: 'postgres', probe: async () => void (await pg.sql`select 1`) },
+        { name: 'clickhouse', probe: async () => void (await ch.reader.command({ query: 'SELECT 1' })) },
+        ...(config.REDIS_URL
+          ? [
+              {
+                name: 'redis' as const,
+                probe: () => {
+                  if (!cache.connected()) throw new Error('not connected')
+                },
+              },
+            ]
+          : []),
+      ],
+      registry,
+      CHECK_TIMEOUT_MS,
+    )
+    readinessChecks.push(...dependencies.checks)
+    registerDeadLetterGauge(registry, ch, CHECK_TIMEOUT_MS)
+
+    const deps: CoreDeps = { sql: pg.sql, ch, cache, log: perRequest }
     const first = await accounts.bootstrapFirstAccount(pg.sql, {
       email: config.BOOTSTRAP_EMAIL,
       organizationName: config.BOOTSTRAP_ORGANIZATION,
       personalApiKey: config.BOOTSTRAP_PERSONAL_API_KEY,
     })
     if (first) {
-      const key = config.BOOTSTRAP_PERSONAL_API_KEY ? '(BOOTSTRAP_PERSONAL_API_KEY)' : first.personalApiKey
       logger.info(
-        { email: first.user.email, personal_api_key: key, project_id: first.project.id, project_api_key: first.project.api_token },
-        'created the first account: keep this personal API key, it is not shown again',
+        { email: first.user.email, project_id: first.project.id, project_api_key: first.project.api_token },
+        config.BOOTSTRAP_PERSONAL_API_KEY
+          ? 'created the first account, with BOOTSTRAP_PERSONAL_API_KEY as its personal API key'
+          : 'created the first account: its personal API key is printed on stderr, once',
       )
+      // A secret stays out of the JSON log stream, which log shippers keep: plain text on stderr, for the operator's eyes only.
+      if (!config.BOOTSTRAP_PERSONAL_API_KEY) {
+        process.stderr.write(
+          `\nThe first account (${first.user.email}) has this personal API key. Keep it: it is not shown again.\n\n    ${first.personalApiKey}\n\n`,
+        )
+      }
     }
 
     // Gives events their persons: the spool consumer's batches and replayed dead letters.
@@ -175,7 +298,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     if (runsIngestion) {
       const definitions = new EventDefinitionTracker(deps)
       const sink = new EventSink({ ch, metrics, log: warn })
-      const spools = await openSpoolLanes(
+      spools = await openSpoolLanes(
         path.join(config.DATA_DIR, 'spool'),
         captureThreads ? Array.from({ length: config.CAPTURE_THREADS }, (_, lane) => captureThreads.writerFor(lane)) : [undefined],
         (dir, createWriter) =>
@@ -203,13 +326,32 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
             },
           }),
       )
-      // What ClickHouse does not take in time stays in the spool for the next start.
-      cleanups.unshift(() => Promise.all(spools.map((spool) => spool.close(config.SHUTDOWN_TIMEOUT_MS))).then(() => undefined))
+      const lanes = spools
+      readinessChecks.push(spoolRoomCheck(spoolBytes, config.SPOOL_MAX_BYTES))
+      // What ClickHouse does not take in time stays in the spool for the next start. The spool
+      // gets most of SHUTDOWN_TIMEOUT_MS; the rest is for closing connections before the process's deadline.
+      const spoolBudgetMs = Math.max(Math.floor(config.SHUTDOWN_TIMEOUT_MS * 0.8), config.SHUTDOWN_TIMEOUT_MS - 5_000)
+      cleanups.unshift(async () => {
+        const left = await Promise.all(lanes.map((spool) => spool.close(spoolBudgetMs)))
+        const rows = left.reduce((sum, l) => sum + l.rows, 0)
+        const segments = left.reduce((sum, l) => sum + l.segments, 0)
+        if (segments === 0) return
+        logger.warn(
+          { rows_left: rows, segments_left: segments, bytes_left: left.reduce((sum, l) => sum + l.bytes, 0) },
+          `stopped before storing everything: ${rows} acknowledged row(s) stay in the spool (${segments} segment(s)) and are stored at the next start`,
+        )
+      })
       const projectTokens = ProjectTokenResolver.fromStorage(deps)
       const projectFlags = FlagDefinitionsResolver.fromStorage(deps)
       const flagPerson: DecideDeps['flagPerson'] = (projectId, distinctId, continuity) =>
         personQueries.flagPersonOf(pg.sql, projectId, distinctId, continuity)
-      decide = { projects: projectTokens, flags: projectFlags, flagPerson, maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES, log: warn }
+      decide = {
+        projects: projectTokens,
+        flags: projectFlags,
+        flagPerson,
+        maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES,
+        log: perRequest,
+      }
       if (captureThreads) {
         projectTokens.onInvalidation((token) => captureThreads.invalidate(token))
         projectFlags.onInvalidation((projectId) => captureThreads.invalidateFlags(projectId))
@@ -225,11 +367,11 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       } else {
         capture = {
           projects: projectTokens,
-          spool: spools[0]!,
+          spool: lanes[0]!,
           sink,
           metrics,
           maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES,
-          log: warn,
+          log: perRequest,
           cookielessSalts: new CookielessSalts((day) => cookielessSalt(deps, day)),
         }
       }
@@ -268,9 +410,18 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       deps,
       async stop() {
         if (lifecycle === 'draining') return
+        stopDeadline = Date.now() + config.SHUTDOWN_TIMEOUT_MS
         setLifecycle('draining')
         server.close()
-        for (const cleanup of cleanups) await cleanup()
+        // Each part is closed even if one before it fails: the spool's count of what is left must be said.
+        let failure: Error | undefined
+        for (const cleanup of cleanups) {
+          await cleanup().catch((err: unknown) => {
+            warn('a part of the service failed to close', err)
+            failure ??= err instanceof Error ? err : new Error(String(err))
+          })
+        }
+        if (failure) throw failure
         log('stopped')
       },
     }
@@ -278,5 +429,33 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     server.close()
     for (const cleanup of cleanups) await cleanup().catch(() => {})
     throw err
+  }
+}
+
+/** `handle` once `probe` succeeds through it; closed (and the error thrown) when it does not, so that a retry starts afresh. */
+async function answering<T extends { close(): Promise<void> }>(handle: T, probe: () => Promise<unknown>): Promise<T> {
+  try {
+    await probe()
+    return handle
+  } catch (err) {
+    await handle.close().catch(() => {})
+    throw err
+  }
+}
+
+/** Above this share of SPOOL_MAX_BYTES the spool counts as full for readiness: capture is about to answer 503. */
+const SPOOL_FULL_SHARE = 0.95
+
+function spoolRoomCheck(bytes: SpoolBytes, maxBytes: number): ReadinessCheck {
+  return {
+    name: 'spool',
+    critical: true,
+    check: () => {
+      const used = bytes.value
+      const detail = { used_bytes: used, max_bytes: maxBytes }
+      return used < maxBytes * SPOOL_FULL_SHARE
+        ? { ok: true, detail }
+        : { ok: false, error: 'the spool of acknowledged events is full: ClickHouse is not taking them in', detail }
+    },
   }
 }

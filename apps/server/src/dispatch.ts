@@ -13,20 +13,38 @@ import {
   type CaptureResult,
   type DecideDeps,
 } from '@burrow/capture'
+import { timingSafeEqual } from 'node:crypto'
 import { problems, type ApiProblem } from '@burrow/contracts'
 import type { ClientBundles } from './clientBundles'
 import type { IncomingRequest, OutgoingResponse } from './http/uwsServer'
 import type { ServerMetrics } from './metrics'
+import type { ReadinessReport } from './probes'
+import { methodLabel, routeLabel } from './routeLabels'
 
 export type Lifecycle = 'starting' | 'ready' | 'draining'
+
+/** One answered request, as a request log line tells it. */
+export interface AnsweredRequest {
+  method: string
+  route: string
+  path: string
+  status: number
+  durationMs: number
+}
 
 export interface DispatchDeps {
   lifecycle: () => Lifecycle
   siteUrl: string | undefined
   trustProxy: boolean
-  /** The metrics in Prometheus' text format, served at /_metrics. */
-  metricsText: () => Promise<{ contentType: string; body: string }>
-  metrics: Pick<ServerMetrics, 'requests'>
+  /** The metrics in Prometheus' text format, served at /_metrics; absent where they are served on a port of their own. */
+  metricsText: (() => Promise<{ contentType: string; body: string }>) | undefined
+  /** When given, /_metrics answers only requests with `Authorization: Bearer <token>`. */
+  metricsToken?: string | undefined
+  /** What /_readyz reports once the service is ready; absent where another thread answers it. */
+  readiness?: () => Promise<ReadinessReport>
+  metrics: Pick<ServerMetrics, 'requests' | 'requestDuration'>
+  /** Told of every answer (request logs at debug level); absent when nothing listens, which costs nothing. */
+  onAnswered?: ((entry: AnsweredRequest) => void) | undefined
   /** Absent when this process does not run ingestion (ROLE=api). */
   capture: CaptureDeps | undefined
   /** Flag evaluation for /decide/ and /flags/; served with capture. */
@@ -121,19 +139,6 @@ export function isPublicSdkPath(path: string): boolean {
   return isCapturePath(path) || DECIDE_PATHS.has(path) || remoteConfigRequest(path) !== undefined || clientFeatureList(path) !== undefined
 }
 
-function routeLabel(path: string): string {
-  if (isCapturePath(path)) return 'capture'
-  if (DECIDE_PATHS.has(path)) return 'decide'
-  if (path.startsWith('/array/')) return 'remote_config'
-  if (path.startsWith('/static/')) return 'static'
-  if (clientFeatureList(path)) return 'feature_lists'
-  if (path.startsWith('/api/')) return 'api'
-  if (path.startsWith(TRPC_ENDPOINT)) return 'trpc'
-  if (path.startsWith('/_health')) return 'health'
-  if (path.startsWith('/_metrics')) return 'metrics'
-  return 'other'
-}
-
 /** Routes each request of the one listening address to ingestion, the private API or the service endpoints. */
 export function createDispatcher(deps: DispatchDeps) {
   // Not async: capture, most of the traffic, goes through one promise (its spool write) rather than one per layer.
@@ -143,8 +148,13 @@ export function createDispatcher(deps: DispatchDeps) {
     if (path === '/_health' || path === '/_health/') {
       return json(lifecycle === 'ready' ? 200 : 503, { status: lifecycle === 'ready' ? 'ok' : lifecycle })
     }
-    if (path === '/_metrics' || path === '/_metrics/') {
-      return deps.metricsText().then(({ contentType, body }) => ({ status: 200, headers: { 'content-type': contentType }, body }))
+    // Liveness: the process answers. Never failed by a dependency, so an orchestrator does not restart an instance that waits for one.
+    if (path === '/_livez' || path === '/_health/live') return LIVE
+    if ((path === '/_readyz' || path === '/_health/ready') && deps.readiness) return readinessAnswer(lifecycle, deps.readiness)
+    const metricsText = deps.metricsText
+    if ((path === '/_metrics' || path === '/_metrics/') && metricsText) {
+      if (deps.metricsToken !== undefined && !bearerMatches(req.headers.authorization, deps.metricsToken)) return METRICS_UNAUTHORIZED
+      return metricsText().then(({ contentType, body }) => ({ status: 200, headers: { 'content-type': contentType }, body }))
     }
 
     const capture = deps.capture
@@ -193,20 +203,45 @@ export function createDispatcher(deps: DispatchDeps) {
     return NOT_FOUND
   }
 
-  // The counter of each (route, status), looked up once: resolving labels costs more than counting.
+  // The counter of each (route, status) and histogram of each (route, method), looked up once: resolving labels costs more than counting.
   const counters = new Map<string, Map<number, { inc: () => void }>>()
-  function counted(req: IncomingRequest, response: OutgoingResponse): OutgoingResponse {
+  const histograms = new Map<string, { observe: (seconds: number) => void }>()
+  function counted(req: IncomingRequest, response: OutgoingResponse, started: number): OutgoingResponse {
     const routeName = routeLabel(req.path)
     let byStatus = counters.get(routeName)
     if (!byStatus) counters.set(routeName, (byStatus = new Map<number, { inc: () => void }>()))
     let counter = byStatus.get(response.status)
     if (!counter) byStatus.set(response.status, (counter = deps.metrics.requests.labels(routeName, String(response.status))))
     counter.inc()
+    const method = methodLabel(req.method)
+    const key = `${routeName} ${method}`
+    let histogram = histograms.get(key)
+    if (!histogram) histograms.set(key, (histogram = deps.metrics.requestDuration.labels(routeName, method)))
+    const seconds = (performance.now() - started) / 1000
+    histogram.observe(seconds)
+    deps.onAnswered?.({ method: req.method, route: routeName, path: req.path, status: response.status, durationMs: seconds * 1000 })
     return response
   }
 
   return function dispatch(req: IncomingRequest): Answer {
+    const started = performance.now()
     const answer = route(req)
-    return answer instanceof Promise ? answer.then((response) => counted(req, response)) : counted(req, answer)
+    return answer instanceof Promise ? answer.then((response) => counted(req, response, started)) : counted(req, answer, started)
   }
+}
+
+const LIVE = json(200, { status: 'ok' })
+const METRICS_UNAUTHORIZED = json(401, problems.notAuthenticated().body, { 'www-authenticate': 'Bearer' })
+
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const given = Buffer.from(/^Bearer\s+(.+)$/i.exec(header ?? '')?.[1]?.trim() ?? '')
+  const expected = Buffer.from(token)
+  return given.length === expected.length && timingSafeEqual(given, expected)
+}
+
+/** 200 when ready and no critical check fails, else 503; the body says which check fails and why. */
+async function readinessAnswer(lifecycle: Lifecycle, readiness: () => Promise<ReadinessReport>): Promise<OutgoingResponse> {
+  if (lifecycle !== 'ready') return json(503, { status: lifecycle, checks: {} })
+  const report = await readiness()
+  return json(report.status === 'unavailable' ? 503 : 200, report, { 'cache-control': 'no-store' })
 }

@@ -1,5 +1,6 @@
 import { closeSync, openSync, readSync } from 'node:fs'
 import { Gauge, type Registry } from 'prom-client'
+import { WindowedMax } from './windowedMax'
 
 /** The first field of Linux's schedstat: the CPU time the thread has run, in ns. */
 function readRunNs(fd: number, buf: Buffer): number {
@@ -14,7 +15,11 @@ export interface EventLoopBusyOptions {
   help: string
   /** How often the loop's timers are asked to run, in ms (EVENT_LOOP_SAMPLE_MS). */
   sampleMs: number
+  /** The gauge is the maximum over this window (default: a minute), whoever scrapes it and how often. */
+  windowMs?: number
 }
+
+export const MAX_WINDOW_MS = 60_000
 
 /**
  * The longest CPU time the calling thread spent between two runs of a timer that asks to run
@@ -34,10 +39,10 @@ export function monitorEventLoopBusy(options: EventLoopBusyOptions): { stop(): v
   }
   const buf = Buffer.alloc(64)
   let last = readRunNs(fd, buf)
-  let maxNs = 0
+  const max = new WindowedMax(options.windowMs ?? MAX_WINDOW_MS)
   const timer = setInterval(() => {
     const now = readRunNs(fd, buf)
-    if (now - last > maxNs) maxNs = now - last
+    max.record(now - last)
     last = now
   }, options.sampleMs)
   timer.unref()
@@ -47,8 +52,7 @@ export function monitorEventLoopBusy(options: EventLoopBusyOptions): { stop(): v
     aggregator: 'max',
     registers: [options.registry],
     collect() {
-      this.set(maxNs / 1e9)
-      maxNs = 0
+      this.set(max.read() / 1e9)
     },
   })
   return {

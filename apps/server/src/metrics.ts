@@ -1,13 +1,14 @@
 import { createCaptureMetrics } from '@burrow/capture'
 import { createIngestionMetrics } from '@burrow/ingestion'
 import { createSpoolMetrics } from '@burrow/spool'
-import { Counter, type Registry } from 'prom-client'
+import { Counter, Histogram, type Registry } from 'prom-client'
 
 /**
  * The service's metrics, served at /_metrics. Every thread registers all of them, whatever it
- * runs, so that the main thread aggregates the same names from each (see startApp).
+ * runs, so that the main thread aggregates the same names from each (see startApp); the
+ * spool's depth gauges read the main thread's lanes (`spoolSource`), a capture thread has none.
  */
-export function createServerMetrics(registry: Registry) {
+export function createServerMetrics(registry: Registry, spoolSource: Parameters<typeof createIngestionMetrics>[1] = {}) {
   return {
     requests: new Counter({
       name: 'burrow_http_requests_total',
@@ -15,8 +16,15 @@ export function createServerMetrics(registry: Registry) {
       labelNames: ['route', 'status'] as const,
       registers: [registry],
     }),
+    requestDuration: new Histogram({
+      name: 'burrow_http_request_duration_seconds',
+      help: 'Time from a request read in full to its answer, by route (the private API by route pattern) and method',
+      labelNames: ['route', 'method'] as const,
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
     ...createCaptureMetrics(registry),
-    ...createIngestionMetrics(registry),
+    ...createIngestionMetrics(registry, spoolSource),
     ...createSpoolMetrics(registry),
   }
 }

@@ -11,3 +11,14 @@ export function connectClickHouseFrom(config: Config): Promise<ClickHouse> {
     dataDir: config.DATA_DIR,
   })
 }
+
+/** Where a server URL points, for logs and errors: host, port and database, never the user or password. */
+export function redactedTarget(url: string | undefined, absent: string): string {
+  if (!url) return absent
+  try {
+    const parsed = new URL(url)
+    return `${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`
+  } catch {
+    return 'an unreadable URL'
+  }
+}

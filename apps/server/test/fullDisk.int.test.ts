@@ -104,6 +104,10 @@ describe.skipIf(cannotMount !== undefined)('DATA_DIR on a file system that fills
       const free = statfsSync(dataDir)
       // The reserve held: the disk never filled, ClickHouse had room to store and merge.
       expect(free.bavail * free.bsize).toBeGreaterThan(8 * MiB)
+      // An orchestrator sees it too: the instance is not ready, and the disk is the reason.
+      const readiness = await fetch(`${service.baseUrl}/_readyz`)
+      expect(readiness.status).toBe(503)
+      expect(((await readiness.json()) as { checks: Record<string, { status: string }> }).checks.disk).toMatchObject({ status: 'failing' })
 
       // Room again: the file system grows, and capture takes events again without a restart.
       execFileSync('mount', ['-o', 'remount,size=256m', dataDir])

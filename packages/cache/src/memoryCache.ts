@@ -27,6 +27,9 @@ export function createMemoryCache({ clock = systemClock }: { clock?: Clock } = {
     onInvalidation(listener) {
       listeners.push(listener)
     },
+    connected() {
+      return true
+    },
     async close() {
       entries.clear()
     },

@@ -1,29 +1,23 @@
 import { createClient } from 'redis'
 import { systemClock, type Clock } from './clock'
+import { OutageLog, type LogFn } from './outageLog'
 import type { SharedCache } from './sharedCache'
-
-/**
- * Logs a client error only when none came in the 10 s before it: a down Redis makes both
- * clients fail at every reconnection attempt, which would otherwise flood the log.
- */
-export function quietErrorLog(log: (msg: string) => void, clock: Clock): (err: unknown) => void {
-  let lastError = 0
-  return (err) => {
-    if (clock.now() - lastError > 10_000) log(`redis: ${String(err)}`)
-    lastError = clock.now()
-  }
-}
 
 const INVALIDATION_CHANNEL = 'burrow:invalidate'
 const KEY_PREFIX = 'burrow:'
 
+/** How long a clean QUIT may take at close before the connection is dropped instead. */
+const QUIT_TIMEOUT_MS = 1_000
+
 /**
  * Redis-backed cache. Commands fail at once while Redis is unreachable (no offline queue), so
  * a Redis outage costs a cache miss, never a hung request; the client reconnects by itself.
+ * Nor does it wait for Redis to start: the cache is created at once, misses until Redis
+ * answers, and subscribes to invalidations when it does.
  */
 export async function createRedisCache(
   url: string,
-  log: (msg: string) => void = () => {},
+  log: LogFn = () => {},
   { clock = systemClock }: { clock?: Clock } = {},
 ): Promise<SharedCache> {
   const options = {
@@ -33,14 +27,25 @@ export async function createRedisCache(
   }
   const client = createClient(options)
   const subscriber = createClient(options)
-  const logError = quietErrorLog(log, clock)
-  for (const c of [client, subscriber]) c.on('error', logError)
-  await Promise.all([client.connect(), subscriber.connect()])
+  // Both clients fail at every reconnection attempt while Redis is down: one outage, one log.
+  const outage = new OutageLog(`redis ${redactedHost(url)}`, log, { clock })
+  for (const c of [client, subscriber]) {
+    c.on('error', (err: unknown) => outage.failed(err))
+    c.on('ready', () => {
+      if (client.isReady && subscriber.isReady) outage.succeeded()
+    })
+  }
   const listeners: ((key: string) => void)[] = []
   const notify = (key: string) => {
     for (const listener of listeners) listener(key)
   }
-  await subscriber.subscribe(INVALIDATION_CHANNEL, notify)
+  // connect() resolves only once Redis answers (it retries meanwhile); the client resubscribes
+  // by itself after later reconnections.
+  void client.connect().catch(() => {})
+  void subscriber
+    .connect()
+    .then(() => (subscriber.isReady ? subscriber.subscribe(INVALIDATION_CHANNEL, notify) : undefined))
+    .catch((err: unknown) => outage.failed(err))
 
   return {
     kind: 'redis',
@@ -69,8 +74,36 @@ export async function createRedisCache(
     onInvalidation(listener) {
       listeners.push(listener)
     },
-    async close() {
-      await Promise.allSettled([subscriber.quit(), client.quit()])
+    connected() {
+      return client.isReady
     },
+    async close() {
+      await Promise.all([subscriber, client].map(closeClient))
+    },
+  }
+}
+
+/**
+ * QUITs a connected client, within a bound; drops one that is not (a QUIT to an unreachable
+ * Redis would wait for a reconnection that may never come).
+ */
+async function closeClient(client: { isReady: boolean; close(): Promise<void>; destroy(): void }): Promise<void> {
+  if (!client.isReady) {
+    client.destroy()
+    return
+  }
+  let timer: NodeJS.Timeout | undefined
+  const timedOut = new Promise<void>((resolve) => (timer = setTimeout(resolve, QUIT_TIMEOUT_MS)))
+  await Promise.race([client.close().catch(() => {}), timedOut])
+  clearTimeout(timer)
+  if (client.isReady) client.destroy()
+}
+
+/** Where Redis is, for logs: host and port, never the password. */
+function redactedHost(url: string): string {
+  try {
+    return new URL(url).host
+  } catch {
+    return 'server'
   }
 }

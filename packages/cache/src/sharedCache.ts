@@ -11,5 +11,7 @@ export interface SharedCache {
   /** Tells every instance (this one included) that `key` changed. */
   publishInvalidation(key: string): Promise<void>
   onInvalidation(listener: (key: string) => void): void
+  /** Whether the backend answers now (always, for memory). */
+  connected(): boolean
   close(): Promise<void>
 }

@@ -41,6 +41,7 @@ describe('loadConfig', () => {
       COHORT_CHECK_INTERVAL_MS: 60_000,
       EVENT_LOOP_SAMPLE_MS: 10,
       SHUTDOWN_TIMEOUT_MS: 30_000,
+      DEPENDENCY_WAIT_MS: 60_000,
       TRUST_PROXY: true,
     })
   })

@@ -118,6 +118,15 @@ export const configSchema = z.object({
    */
   EVENT_LOOP_SAMPLE_MS: z.coerce.number().int().min(1).max(1000).default(10),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /**
+   * How long the start waits for a PostgreSQL or ClickHouse server that does not answer yet,
+   * retrying with back-off, before it gives up (a database started alongside takes a while).
+   */
+  DEPENDENCY_WAIT_MS: z.coerce.number().int().min(0).default(60_000),
+  /** When set, /_metrics answers only requests that carry `Authorization: Bearer <token>`. */
+  METRICS_TOKEN: optionalString,
+  /** When set, /_metrics is served on this port (and not on PORT), e.g. one that only the monitoring network reaches. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   TRUST_PROXY: booleanFromEnv.default(true),
 })
 

@@ -1,3 +1,4 @@
+import { OutageLog, type LogFn } from '@burrow/cache'
 import { deadLetter } from '@burrow/capture'
 import {
   deadLetterQueue,
@@ -13,13 +14,11 @@ import type { IngestionMetrics } from './metrics'
 export interface EventSinkOptions {
   ch: ClickHouse
   metrics: IngestionMetrics
-  log: (msg: string) => void
+  log: LogFn
   /** Back-off bounds for retried inserts. */
   retryBaseMs?: number
   retryMaxMs?: number
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 export class SinkGaveUp extends Error {
   constructor(cause: unknown) {
@@ -35,19 +34,37 @@ export class SinkGaveUp extends Error {
  */
 export class EventSink {
   private retrying = true
+  private readonly outage: OutageLog
+  /** The back-off waits under way, ended at once when the sink stops retrying. */
+  private readonly waits = new Set<() => void>()
 
-  constructor(private readonly options: EventSinkOptions) {}
+  constructor(private readonly options: EventSinkOptions) {
+    this.outage = new OutageLog('clickhouse: inserting events', options.log)
+  }
 
-  /** From now on a failing insert throws SinkGaveUp instead of waiting for ClickHouse (shutdown). */
+  /** From now on a failing insert throws SinkGaveUp instead of waiting for ClickHouse (shutdown); a wait under way ends now. */
   stopRetrying(): void {
     this.retrying = false
+    for (const end of this.waits) end()
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const end = () => {
+        clearTimeout(timer)
+        this.waits.delete(end)
+        resolve()
+      }
+      const timer = setTimeout(end, ms)
+      this.waits.add(end)
+    })
   }
 
   /** Stores JSONEachRow lines (`body`, `rows` of them); resolves once each is in ClickHouse or dead-lettered. */
   async insert(body: Buffer, rows: number): Promise<void> {
     const started = performance.now()
     try {
-      await this.retryUnlessContent(() => eventsTable.insertEncodedEvents(this.options.ch, body), rows)
+      await this.retryUnlessContent(() => eventsTable.insertEncodedEvents(this.options.ch, body))
       this.options.metrics.eventsInserted.inc(rows)
     } catch (err) {
       if (!isDataRejection(err)) throw err
@@ -60,14 +77,14 @@ export class EventSink {
   /** Writes dead letters, retrying while ClickHouse is unavailable; resolves once they are stored. */
   async storeDeadLetters(letters: DeadLetterRow[]): Promise<void> {
     if (letters.length === 0) return
-    await this.retryUnlessContent(() => deadLetterQueue.insertDeadLetters(this.options.ch, letters), letters.length)
+    await this.retryUnlessContent(() => deadLetterQueue.insertDeadLetters(this.options.ch, letters))
     for (const letter of letters) this.options.metrics.eventsDeadLettered.inc({ reason: letter.tags[0] ?? 'unknown' })
   }
 
   /** Writes ingestion warnings, retrying while ClickHouse is unavailable; resolves once they are stored. */
   async storeIngestionWarnings(warnings: IngestionWarningRow[]): Promise<void> {
     if (warnings.length === 0) return
-    await this.retryUnlessContent(() => ingestionWarnings.insertIngestionWarnings(this.options.ch, warnings), warnings.length)
+    await this.retryUnlessContent(() => ingestionWarnings.insertIngestionWarnings(this.options.ch, warnings))
   }
 
   /** After a batch was refused for its content: stores the good rows, dead-letters the bad. */
@@ -76,11 +93,12 @@ export class EventSink {
       .toString('utf8')
       .split('\n')
       .filter((line) => line.length > 0)
-    this.options.log(`batch of ${lines.length} rejected for its content, inserting row by row: ${String(batchError)}`)
+    // Rows refused for what they hold are the data's fault, not a failure of the service: a warning.
+    this.options.log(`batch of ${lines.length} rejected for its content, inserting row by row: ${String(batchError).split('\n')[0]}`)
     const letters: DeadLetterRow[] = []
     for (const line of lines) {
       try {
-        await this.retryUnlessContent(() => eventsTable.insertEncodedEvents(this.options.ch, Buffer.from(`${line}\n`)), 1)
+        await this.retryUnlessContent(() => eventsTable.insertEncodedEvents(this.options.ch, Buffer.from(`${line}\n`)))
         this.options.metrics.eventsInserted.inc()
       } catch (error) {
         if (!isDataRejection(error)) throw error
@@ -90,18 +108,19 @@ export class EventSink {
     await this.storeDeadLetters(letters)
   }
 
-  private async retryUnlessContent(insert: () => Promise<void>, rows: number): Promise<void> {
+  private async retryUnlessContent(insert: () => Promise<void>): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
         await insert()
+        this.outage.succeeded()
         return
       } catch (err) {
         if (isDataRejection(err)) throw err
         if (!this.retrying) throw new SinkGaveUp(err)
         this.options.metrics.flushRetries.inc()
-        const delay = this.backoff(attempt)
-        this.options.log(`insert of ${rows} rows failed (attempt ${attempt + 1}), retrying in ${delay} ms: ${String(err)}`)
-        await sleep(delay)
+        this.outage.failed(err)
+        await this.sleep(this.backoff(attempt))
+        if (!this.retrying) throw new SinkGaveUp(err)
       }
     }
   }

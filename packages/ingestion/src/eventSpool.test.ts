@@ -112,7 +112,7 @@ it('tries a batch that failed again after a back-off, and stores it once', async
   await spool.append(frameOf('a'))
   await settle()
   expect(sink.tries).toBe(1)
-  expect(logged.at(-1)).toMatch(/consuming failed, retrying in 200 ms/)
+  expect(logged.at(-1)).toMatch(/storing events failed$/)
   await vi.advanceTimersByTimeAsync(199)
   await settle()
   expect(sink.tries).toBe(1)
@@ -146,6 +146,63 @@ it('stops waiting for the sink once its shutdown timeout passes, and the next st
   await next.close(5_000)
   expect(up.inserts).toEqual([['a']])
   expect(readdirSync(dir)).toEqual([])
+})
+
+it('counts each failed attempt by the step that failed: a PostgreSQL outage during persons shows as prepare failures', async () => {
+  const registry = new Registry()
+  const metrics = { ...createIngestionMetrics(registry), ...createSpoolMetrics(registry) }
+  let postgresDown = 2
+  const sink = new RecordingSink()
+  const logged: Array<{ msg: string; err: unknown }> = []
+  const spool = await EventSpool.open({
+    ...options(newDir(), sink, { maxRows: 1, log: (msg, err) => logged.push({ msg, err }) }),
+    metrics,
+    beforeInsert: async (frames) => {
+      if (postgresDown-- > 0) throw new Error('connect ECONNREFUSED 127.0.0.1:5432')
+      return frames
+    },
+  })
+  await spool.append(frameOf('a'))
+  await settle()
+  await vi.advanceTimersByTimeAsync(200)
+  await settle()
+  await vi.advanceTimersByTimeAsync(400)
+  for (let i = 0; i < 10_000 && logged.length < 2; i++) await new Promise((resolve) => setImmediate(resolve))
+  expect(sink.inserts).toEqual([['a']])
+  const failures = (await registry.getSingleMetric('burrow_consumer_failures_total')!.get()).values
+  expect(failures).toEqual([{ value: 2, labels: { stage: 'prepare' } }])
+  // The outage is logged when it starts, with its error apart, and once when it ends.
+  expect(logged.map((l) => l.msg.replace(/^spool \S+: /, ''))).toEqual([
+    'storing events failed',
+    expect.stringMatching(/^storing events recovered after 0\.6 s and 2 failure\(s\)$/),
+  ])
+  expect((logged[0]!.err as Error).message).toBe('connect ECONNREFUSED 127.0.0.1:5432')
+  await spool.close(5_000)
+})
+
+it('says how many acknowledged rows it leaves for the next start, which counts them in its depth and their age', async () => {
+  const dir = newDir()
+  const down = new RecordingSink()
+  down.unavailable = true
+  const spool = await EventSpool.open(options(dir, down, { maxRows: 100 }))
+  for (const id of ['a', 'b', 'c']) await spool.append(frameOf(id))
+  await vi.advanceTimersByTimeAsync(3_000)
+  expect(spool.backlogRows()).toBe(3)
+  expect(spool.oldestWaitingMs()).toBeGreaterThanOrEqual(3_000)
+  const closing = spool.close(1_000)
+  await untilTimers(2)
+  await vi.advanceTimersByTimeAsync(1_000)
+  expect(await closing).toMatchObject({ rows: 3, segments: 1 })
+
+  const next = await EventSpool.open(options(dir, down, { maxRows: 100 }))
+  for (let i = 0; i < 10_000 && next.backlogRows() < 3; i++) await new Promise((resolve) => setImmediate(resolve))
+  expect(next.backlogRows()).toBe(3)
+  await vi.advanceTimersByTimeAsync(2_000)
+  expect(next.oldestWaitingMs()).toBeGreaterThanOrEqual(2_000)
+  const closingNext = next.close(1_000)
+  await untilTimers(2)
+  await vi.advanceTimersByTimeAsync(1_000)
+  expect(await closingNext).toMatchObject({ rows: 3, segments: 1 })
 })
 
 it('stores the frames of a segment of format 1 (no header) that an earlier release left, then its own', async () => {

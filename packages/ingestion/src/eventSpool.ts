@@ -1,4 +1,4 @@
-import { rm } from 'node:fs/promises'
+import { rm, stat } from 'node:fs/promises'
 import path from 'node:path'
 import {
   listSegments,
@@ -6,6 +6,7 @@ import {
   readPosition,
   removeSegment,
   SegmentReader,
+  segmentPath,
   SpoolAppender,
   SpoolBytes,
   SpoolWriter,
@@ -19,6 +20,8 @@ import {
   type SpoolPosition,
   type SpoolWriterOptions,
 } from '@burrow/spool'
+import { OutageLog, type LogFn } from '@burrow/cache'
+import { countSegmentRows } from './backlogRows'
 import { concatInSlices, yieldToEventLoop } from './eventLoop'
 import { SinkGaveUp, type EventSink } from './eventSink'
 import type { IngestionMetrics } from './metrics'
@@ -26,7 +29,7 @@ import type { IngestionMetrics } from './metrics'
 export interface EventSpoolOptions {
   dir: string
   sink: Pick<EventSink, 'insert' | 'stopRetrying'>
-  metrics: Pick<IngestionMetrics, 'bufferDepth' | 'spoolBytes'> & SpoolMetrics
+  metrics: Pick<IngestionMetrics, 'consumerFailures'> & SpoolMetrics
   /** An insert happens at this many rows waiting, or when the oldest has waited maxAgeMs. */
   maxRows: number
   maxAgeMs: number
@@ -42,7 +45,7 @@ export interface EventSpoolOptions {
    * (ClickHouse is slow or down and a backlog builds up), frames are read back from disk.
    */
   keptBytes?: number
-  log: (msg: string) => void
+  log: LogFn
   /**
    * Called with a batch's frames before their rows are inserted; answers the frames to store,
    * and may rewrite their rows in place (person ids). A failure leaves the batch in the spool
@@ -70,6 +73,16 @@ interface Segment {
   /** No more frames will be added. */
   closed: boolean
 }
+
+/** What a spool keeps for the next start when it stops before storing everything. */
+export interface SpoolLeft {
+  rows: number
+  segments: number
+  bytes: number
+}
+
+/** The step of consuming a batch that failed, as the failures metric labels it. */
+type ConsumerStage = 'read' | 'prepare' | 'insert' | 'advance'
 
 interface Batch {
   frames: FrameContent[]
@@ -132,6 +145,14 @@ export class EventSpool {
   private kept: KeptFrame[] = []
   private keptHead = 0
   private keptBytes = 0
+  /** Rows an earlier run left, counted in the background at open (0 until counted), and those of them stored since. */
+  private earlierRows = 0
+  private earlierStored = 0
+  /** When the oldest of an earlier run's remaining segments was last written: its rows are at least this old. */
+  private earlierSince: number | undefined
+  private readonly outage: OutageLog
+  /** Ends a back-off wait at once when the spool gives up (shutdown). */
+  private interruptWait: (() => void) | undefined
 
   private constructor(
     private readonly options: EventSpoolOptions,
@@ -140,6 +161,7 @@ export class EventSpool {
     firstSeq: number,
   ) {
     this.bytes = options.bytes ?? new SpoolBytes()
+    this.outage = new OutageLog(`spool ${options.dir}: storing events`, options.log)
     for (const { seq, size, framesStart } of previous) {
       this.segments.set(seq, { start: framesStart, end: size, bytes: size, closed: true })
       this.bytes.add(size)
@@ -168,7 +190,6 @@ export class EventSpool {
         const last = this.commits.at(-1)
         if (last && now - last.at < this.options.maxAgeMs / 10) last.rows = this.committedRows
         else this.commits.push({ rows: this.committedRows, at: now })
-        this.updateGauges()
         if (this.waitingRows() >= this.options.maxRows) this.notify()
       },
       onRotate: (seq) => {
@@ -195,7 +216,24 @@ export class EventSpool {
     for (const segment of remaining) previous.push({ ...segment, framesStart: await framesStartOf(options.dir, segment.seq) })
     const start = saved && remaining[0]?.seq === saved.seq ? saved : { seq: remaining[0]?.seq ?? lastSeq + 1, offset: 0 }
     if (remaining.length > 0) options.log(`spool: resuming ${remaining.length} segment(s) from an earlier run`)
-    return new EventSpool(options, previous, start, lastSeq + 1)
+    const spool = new EventSpool(options, previous, start, lastSeq + 1)
+    if (remaining.length > 0) void spool.countEarlierRows(previous, start)
+    return spool
+  }
+
+  /** Counts an earlier run's rows from the position on, for the depth metrics, without holding up the start. */
+  private async countEarlierRows(previous: Array<{ seq: number; size: number }>, start: SpoolPosition): Promise<void> {
+    try {
+      const oldest = previous[0]
+      if (oldest) this.earlierSince = (await stat(segmentPath(this.options.dir, oldest.seq))).mtimeMs
+      for (const { seq, size } of previous) {
+        if (this.giveUp) return
+        this.earlierRows += await countSegmentRows(this.options.dir, seq, seq === start.seq ? start.offset : 0, size)
+      }
+    } catch (err) {
+      // Segments stored (and removed) meanwhile are simply not counted.
+      if ((err as NodeJS.ErrnoException)?.code !== 'ENOENT') this.options.log('spool: could not count the rows an earlier run left', err)
+    }
   }
 
   /** Whether a frame of this size fits under the bound. */
@@ -213,6 +251,18 @@ export class EventSpool {
     return this.committedRows - this.consumedRows
   }
 
+  /** Rows acknowledged and not yet stored, an earlier run's backlog included (once counted). */
+  backlogRows(): number {
+    return this.waitingRows() + Math.max(0, this.earlierRows - this.earlierStored)
+  }
+
+  /** How long the oldest acknowledged row not yet stored has waited, in ms (0 when none waits). */
+  oldestWaitingMs(now = Date.now()): number {
+    if (this.earlierSince !== undefined && this.hasEarlierRunSegments()) return Math.max(0, now - this.earlierSince)
+    const oldest = this.commits.find((c) => c.rows > this.consumedRows)
+    return oldest ? now - oldest.at : 0
+  }
+
   get spoolBytes(): number {
     return this.bytes.value
   }
@@ -221,7 +271,7 @@ export class EventSpool {
    * Stops accepting, stores everything acknowledged, and removes the segments. If ClickHouse
    * does not take the rows within `timeoutMs`, stops anyway: they stay on disk for the next start.
    */
-  async close(timeoutMs: number): Promise<void> {
+  async close(timeoutMs: number): Promise<SpoolLeft> {
     this.appender.stop()
     await this.writer.close()
     const active = this.segments.get(this.writer.activeSeq)
@@ -232,6 +282,7 @@ export class EventSpool {
       this.giveUp = true
       this.options.sink.stopRetrying()
       this.notify()
+      this.interruptWait?.()
     }, timeoutMs)
     try {
       await this.consumer
@@ -243,8 +294,10 @@ export class EventSpool {
     }
     // The last batch may have been stored before its segment was closed.
     if (!this.giveUp) await this.removeFinishedSegments()
+    const left: SpoolLeft = { rows: this.backlogRows(), segments: this.segments.size, bytes: 0 }
+    for (const segment of this.segments.values()) left.bytes += segment.bytes
     if (this.segments.size === 0) await rm(path.join(this.options.dir, 'position.json'), { force: true })
-    else this.options.log(`spool: ${this.segments.size} segment(s) left for the next start`)
+    return left
   }
 
   private notify(): void {
@@ -281,23 +334,36 @@ export class EventSpool {
         await new Promise<void>((resolve) => (this.wake = resolve))
         continue
       }
+      let stage: ConsumerStage = 'read'
       try {
         const batch = await this.readBatch()
+        stage = 'prepare'
         const frames = batch.rows > 0 && this.options.beforeInsert ? await this.options.beforeInsert(batch.frames) : batch.frames
         const rows = frames.reduce((sum, f) => sum + f.rows, 0)
         if (rows > 0) {
+          stage = 'insert'
           await this.options.sink.insert(await concatInSlices(frames.map((f) => f.body)), rows)
           const sightings = frames.flatMap((f) => f.sightings)
-          await this.options.onStored?.(sightings).catch((err) => this.options.log(`after-store hook failed: ${String(err)}`))
+          await this.options.onStored?.(sightings).catch((err) => this.options.log('after-store hook failed', err))
         }
+        stage = 'advance'
         await this.advance(batch)
         failures = 0
+        this.outage.succeeded()
       } catch (err) {
         if (err instanceof SinkGaveUp || this.giveUp) return
         // Backs off while a dependency (PostgreSQL for persons, the disk) stays unavailable.
+        this.options.metrics.consumerFailures.inc({ stage })
+        this.outage.failed(err)
         const delay = Math.min(200 * 2 ** failures++, 5_000)
-        this.options.log(`spool: consuming failed, retrying in ${delay} ms: ${(err as Error)?.stack ?? String(err)}`)
-        await new Promise((resolve) => setTimeout(resolve, delay))
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, delay)
+          this.interruptWait = () => {
+            clearTimeout(timer)
+            resolve()
+          }
+        })
+        this.interruptWait = undefined
       }
     }
   }
@@ -423,10 +489,10 @@ export class EventSpool {
     this.position = batch.end
     this.forgetKept()
     this.consumedRows += batch.liveRows
+    this.earlierStored += batch.rows - batch.liveRows
     while (this.commits.length > 0 && this.commits[0]!.rows <= this.consumedRows) this.commits.shift()
     await this.removeFinishedSegments()
     await writePosition(this.options.dir, this.position)
-    this.updateGauges()
   }
 
   /** Deletes the segments whose rows are all stored. */
@@ -442,11 +508,6 @@ export class EventSpool {
       this.segments.delete(seq)
       this.bytes.add(-segment.bytes)
     }
-  }
-
-  private updateGauges(): void {
-    this.options.metrics.bufferDepth.set(this.waitingRows())
-    this.options.metrics.spoolBytes.set(this.bytes.value)
   }
 }
 

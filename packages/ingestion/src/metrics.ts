@@ -1,8 +1,21 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
 
+/** What the depth gauges read of each spool lane (the main thread's; a capture thread has none). */
+export interface SpoolDepth {
+  backlogRows(): number
+  oldestWaitingMs(): number
+}
+
+export interface SpoolSource {
+  spools?: () => readonly SpoolDepth[]
+  /** The size of the spool's files, every lane's. */
+  spoolBytes?: () => number
+}
+
 /** What the main thread's storing of events measures: the spool's consumer and the event sink. */
-export function createIngestionMetrics(registry: Registry) {
+export function createIngestionMetrics(registry: Registry, source: SpoolSource = {}) {
   const registers = [registry]
+  const spools = () => source.spools?.() ?? []
   return {
     eventsDeadLettered: new Counter({
       name: 'burrow_events_dead_lettered_total',
@@ -23,9 +36,38 @@ export function createIngestionMetrics(registry: Registry) {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     }),
-    flushRetries: new Counter({ name: 'burrow_flush_retries_total', help: 'Insert attempts retried after an error', registers }),
-    bufferDepth: new Gauge({ name: 'burrow_buffer_depth_rows', help: 'Rows acknowledged and not yet in ClickHouse', registers }),
-    spoolBytes: new Gauge({ name: 'burrow_spool_bytes', help: 'Size of the on-disk spool of acknowledged rows', registers }),
+    flushRetries: new Counter({ name: 'burrow_flush_retries_total', help: 'ClickHouse inserts retried after an error', registers }),
+    consumerFailures: new Counter({
+      name: 'burrow_consumer_failures_total',
+      help: 'Batches the spool consumer failed to store and will try again, by the step that failed (read, prepare: PostgreSQL for persons, insert, advance)',
+      labelNames: ['stage'] as const,
+      registers,
+    }),
+    bufferDepth: new Gauge({
+      name: 'burrow_buffer_depth_rows',
+      help: "Rows acknowledged and not yet in ClickHouse, an earlier run's backlog included",
+      registers,
+      collect() {
+        this.set(spools().reduce((rows, spool) => rows + spool.backlogRows(), 0))
+      },
+    }),
+    oldestWaiting: new Gauge({
+      name: 'burrow_spool_oldest_event_age_seconds',
+      help: 'How long the oldest acknowledged row not yet in ClickHouse has waited',
+      aggregator: 'max',
+      registers,
+      collect() {
+        this.set(spools().reduce((max, spool) => Math.max(max, spool.oldestWaitingMs()), 0) / 1000)
+      },
+    }),
+    spoolBytes: new Gauge({
+      name: 'burrow_spool_bytes',
+      help: 'Size of the on-disk spool of acknowledged rows',
+      registers,
+      collect() {
+        this.set(source.spoolBytes?.() ?? 0)
+      },
+    }),
   }
 }
 

@@ -10,7 +10,8 @@ export interface PostgresHandle {
   sql: Pool
   /** Where the connection points, without the password, for logs. */
   description: string
-  close(): Promise<void>
+  /** Ends the pool: queries still running get `timeoutMs` (default 5 s) before their connections are closed. */
+  close(timeoutMs?: number): Promise<void>
 }
 
 export interface PostgresOptions {
@@ -34,8 +35,8 @@ export async function connectPostgres(options: PostgresOptions): Promise<Postgre
   return {
     sql,
     description: `${embedded ? 'embedded ' : ''}postgres://${parsed.host}${parsed.pathname}`,
-    async close() {
-      await sql.end({ timeout: 5 })
+    async close(timeoutMs = 5_000) {
+      await sql.end({ timeout: timeoutMs / 1000 })
       await embedded?.stop()
     },
   }

@@ -7,3 +7,4 @@ export { listSegments, readPosition, removeSegment, writePosition, SEGMENT_FORMA
 export { SpoolAppender, type SpoolAppend } from './spoolAppender'
 export { SpoolBytes } from './spoolBytes'
 export { SpoolWriter, type CommittedFrame, type SegmentWriter, type SpoolWriterOptions } from './spoolWriter'
+export { segmentPath } from './segments'

@@ -5,7 +5,7 @@ import type { IngestionProject, ProjectFlags } from '@burrow/core'
 import type { FlagPerson } from '@burrow/postgres'
 import type { CommittedFrame, SegmentWriter, SpoolBytes, SpoolWriterOptions } from '@burrow/spool'
 import type { MetricObjectWithValues, MetricValue } from 'prom-client'
-import type { Lifecycle } from '../dispatch'
+import type { AnsweredRequest, Lifecycle } from '../dispatch'
 import type { Dispatcher, IncomingRequest } from '../http/uwsServer'
 import { asBuffer, connectPeer, type Peer } from './peer'
 import type { CaptureThreadData, LaneEvent, LaneSpool } from './protocol'
@@ -42,7 +42,10 @@ export interface CaptureThreadsOptions {
   dispatch: Dispatcher
   /** Undefined until the service is ready (capture answers 503 until then). */
   services: () => CaptureServices | undefined
-  log: (msg: string) => void
+  /** A warning, or a failure with its error. */
+  log: (msg: string, err?: unknown) => void
+  /** Told of each request a thread answers itself (the others reach `dispatch`); absent, the threads say nothing. */
+  onAnswered?: ((entry: AnsweredRequest) => void) | undefined
 }
 
 export interface CaptureThreads {
@@ -119,6 +122,7 @@ export async function startCaptureThreads(options: CaptureThreadsOptions): Promi
     siteUrl: options.siteUrl,
     eventLoopSampleMs: options.eventLoopSampleMs,
     spoolBytes: options.spoolBytes.shared,
+    reportRequests: options.onAnswered !== undefined,
     spoolMaxBytes: options.spoolMaxBytes,
     disk: options.disk,
   }
@@ -130,7 +134,8 @@ export async function startCaptureThreads(options: CaptureThreadsOptions): Promi
     const peer = connectPeer(
       worker,
       {
-        log: (msg: string) => options.log(`capture thread ${i}: ${msg}`),
+        log: (msg: string, err?: unknown) => options.log(`capture thread ${i}: ${msg}`, err),
+        answered: (entry: AnsweredRequest) => options.onAnswered?.(entry),
         dispatch: (req: IncomingRequest) => options.dispatch({ ...req, body: asBuffer(req.body) }),
         loadProject: (token: string) => (options.services() ?? notReady()).resolveProject(token),
         resolveWithPersonalKey: (key: string, projectId: string) =>
@@ -158,7 +163,7 @@ export async function startCaptureThreads(options: CaptureThreadsOptions): Promi
       },
       options.log,
     )
-    worker.on('error', (err) => options.log(`capture thread ${i} failed: ${err.stack ?? String(err)}`))
+    worker.on('error', (err) => options.log(`capture thread ${i} failed`, err))
     worker.on('exit', (code) => {
       peer.fail(`capture thread ${i} exited`)
       if (!stopping) options.log(`capture thread ${i} exited with code ${code}`)

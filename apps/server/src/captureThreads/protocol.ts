@@ -15,6 +15,8 @@ export interface CaptureThreadData {
   spoolMaxBytes: number
   /** The file system whose free space is watched (DATA_DIR) and the reserve kept on it: below it capture answers 503. */
   disk: { dir: string; reserveBytes: number }
+  /** Tell the main thread of every request answered here, for its request log (debug level only: a message each). */
+  reportRequests: boolean
 }
 
 /** What the main thread tells a capture thread when its lane's spool is open. */

@@ -1,12 +1,12 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { parentPort, workerData } from 'node:worker_threads'
 import { FlagDefinitionsResolver, ProjectTokenResolver, type IngestionProject, type ProjectFlags } from '@burrow/core'
 import type { FlagPerson } from '@burrow/postgres'
 import { CookielessSalts, type CaptureDeps, type DecideDeps } from '@burrow/capture'
 import { DiskReserve, SpoolAppender, SpoolBytes, SpoolWriter } from '@burrow/spool'
-import { Gauge, Registry } from 'prom-client'
+import { Registry } from 'prom-client'
 import { createDispatcher, isPublicSdkPath, type Lifecycle } from '../dispatch'
 import { monitorEventLoopBusy } from '../eventLoopBusy'
+import { monitorEventLoopDelayMax } from '../eventLoopDelay'
 import { startHttpServer, type HttpServer, type IncomingRequest, type OutgoingResponse } from '../http/uwsServer'
 import { createServerMetrics } from '../metrics'
 import { asBuffer, connectPeer } from './peer'
@@ -23,31 +23,26 @@ import type { CaptureThreadData, LaneSpool } from './protocol'
  * storage (projects, flags, a stored person, dead letters), goes to the main thread.
  */
 const data = workerData as CaptureThreadData
-const log = (msg: string) => main.notify('log', [msg])
+// An error crosses to the main thread as a structured clone (its name, message and stack), which logs it in `err`.
+const log = (msg: string, err?: unknown) => main.notify('log', err === undefined ? [msg] : [msg, err])
 
 // A thread that ends with uWS sockets open aborts the whole process: a bug in a request's
 // handling is logged, and the thread goes on serving.
-process.on('uncaughtException', (err) => log(`uncaught exception: ${err.stack ?? String(err)}`))
-process.on('unhandledRejection', (reason) => log(`unhandled rejection: ${(reason as Error)?.stack ?? String(reason)}`))
+process.on('uncaughtException', (err) => log('uncaught exception', err))
+process.on('unhandledRejection', (reason) => log('unhandled rejection', reason))
 
 const registry = new Registry()
 const metrics = createServerMetrics(registry)
-const loopDelay = monitorEventLoopDelay({ resolution: data.eventLoopSampleMs })
-loopDelay.enable()
-new Gauge({
+monitorEventLoopDelayMax({
+  registry,
   name: 'burrow_capture_eventloop_lag_max_seconds',
-  help: 'The longest event-loop delay of the capture threads since the last scrape',
-  aggregator: 'max',
-  registers: [registry],
-  collect() {
-    this.set(loopDelay.max / 1e9)
-    loopDelay.reset()
-  },
+  help: 'The longest event-loop delay of the capture threads in the last minute',
+  sampleMs: data.eventLoopSampleMs,
 })
 monitorEventLoopBusy({
   registry,
   name: 'burrow_capture_eventloop_busy_max_seconds',
-  help: "The longest CPU time the capture threads' own work held their event loops since the last scrape",
+  help: "The longest CPU time the capture threads' own work held their event loops in the last minute",
   sampleMs: data.eventLoopSampleMs,
 })
 
@@ -140,6 +135,7 @@ const answerHere = createDispatcher({
   decide,
   rest: undefined,
   trpc: undefined,
+  onAnswered: data.reportRequests ? (entry) => main.notify('answered', [entry]) : undefined,
 })
 
 function dispatch(req: IncomingRequest): OutgoingResponse | Promise<OutgoingResponse> {

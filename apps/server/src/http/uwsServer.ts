@@ -41,7 +41,8 @@ export interface HttpServerOptions {
   port: number
   maxBodyBytes: number
   dispatch: Dispatcher
-  log: (msg: string) => void
+  /** A failure, with its error apart from the message. */
+  log: (msg: string, err?: unknown) => void
   /** DEFAULT_DISCARD unless given. */
   discard?: DiscardBounds
 }
@@ -121,8 +122,14 @@ function answerWith(res: uWS.HttpResponse, state: RequestState, response: Outgoi
   if (!state.aborted) write(res, state, response)
 }
 
-function answerFailure(res: uWS.HttpResponse, state: RequestState, log: (msg: string) => void, req: IncomingRequest, err: unknown): void {
-  log(`${req.method} ${req.path} failed: ${(err as Error)?.stack ?? String(err)}`)
+function answerFailure(
+  res: uWS.HttpResponse,
+  state: RequestState,
+  log: (msg: string, err?: unknown) => void,
+  req: IncomingRequest,
+  err: unknown,
+): void {
+  log(`${req.method} ${req.path} failed`, err)
   if (!state.aborted) write(res, state, SERVER_ERROR)
 }
 
