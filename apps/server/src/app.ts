@@ -6,6 +6,7 @@ import type { Config } from '@burrow/config'
 import {
   accounts,
   CohortCalculator,
+  earlyAccessFeatures as earlyAccess,
   EventDefinitionTracker,
   findIngestionProject,
   FlagDefinitionsResolver,
@@ -13,8 +14,17 @@ import {
   type CoreDeps,
 } from '@burrow/core'
 import type { CaptureDeps, DecideDeps } from '@burrow/capture'
-import { EventSink, EventSpool, framesOfExistingProjects, PersonStage, listDeadLetters, replayDeadLetters } from '@burrow/ingestion'
+import {
+  EventSink,
+  EventSpool,
+  framesOfExistingProjects,
+  GroupStage,
+  PersonStage,
+  listDeadLetters,
+  replayDeadLetters,
+} from '@burrow/ingestion'
 import { connectPostgres, migratePostgres, persons as personQueries } from '@burrow/postgres'
+import { flagGroupsFrom } from './flagGroups'
 import { SpoolBytes } from '@burrow/spool'
 import { AggregatorRegistry, collectDefaultMetrics, Registry } from 'prom-client'
 import { startAdminSocket } from './adminSocket'
@@ -151,6 +161,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
 
     // Gives events their persons: the spool consumer's batches and replayed dead letters.
     const persons = new PersonStage(deps)
+    const groups = new GroupStage(deps)
     if (runsIngestion) {
       const definitions = new EventDefinitionTracker(deps)
       const sink = new EventSink({ ch, metrics, log: warn })
@@ -171,7 +182,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
             writesInFlight: config.SPOOL_WRITES_IN_FLIGHT,
             log: warn,
             beforeInsert: async (frames) => {
-              const stored = await framesOfExistingProjects(pg.sql, frames)
+              const stored = await groups.assign(await framesOfExistingProjects(pg.sql, frames))
               await persons.assign(stored)
               return stored
             },
@@ -187,7 +198,18 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       const projectFlags = FlagDefinitionsResolver.fromStorage(deps)
       const flagPerson: DecideDeps['flagPerson'] = (projectId, distinctId, continuity) =>
         personQueries.flagPersonOf(pg.sql, projectId, distinctId, continuity)
-      decide = { projects: projectTokens, flags: projectFlags, flagPerson, maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES, log: warn }
+      const flagGroups = flagGroupsFrom(deps)
+      const earlyAccessFeatures: DecideDeps['earlyAccessFeatures'] = (projectId, stages) =>
+        earlyAccess.publicEarlyAccessFeatures(deps, projectId, stages)
+      decide = {
+        projects: projectTokens,
+        flags: projectFlags,
+        flagPerson,
+        flagGroups,
+        earlyAccessFeatures,
+        maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES,
+        log: warn,
+      }
       if (captureThreads) {
         projectTokens.onInvalidation((token) => captureThreads.invalidate(token))
         projectFlags.onInvalidation((projectId) => captureThreads.invalidateFlags(projectId))
@@ -197,6 +219,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
           storeDeadLetters: (letters) => sink.storeDeadLetters(letters),
           projectFlags: (projectId) => projectFlags.forProject(projectId),
           flagPerson,
+          flagGroups,
+          earlyAccessFeatures,
         }
       } else {
         capture = {
@@ -215,7 +239,15 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
         dlqList: (filter) => listDeadLetters(ch, filter),
         dlqReplay: (filter) =>
           replayDeadLetters(
-            { ch, projectById: (id) => findIngestionProject(deps, id), assignPersons: (frames) => persons.assign(frames) },
+            {
+              ch,
+              projectById: (id) => findIngestionProject(deps, id),
+              // Replayed events get their groups stored; their rows keep the properties they had.
+              assignPersons: async (frames) => {
+                await groups.assign(frames)
+                await persons.assign(frames)
+              },
+            },
             filter,
           ),
       },

@@ -1,8 +1,10 @@
 import type { AnyTRPCProcedure } from '@trpc/server'
 import { cohortsRouter } from './routers/cohorts'
+import { earlyAccessFeaturesRouter } from './routers/earlyAccessFeatures'
 import { eventDefinitionsRouter } from './routers/eventDefinitions'
 import { eventsRouter } from './routers/events'
 import { featureFlagsRouter } from './routers/featureFlags'
+import { groupsRouter, groupTypesRouter } from './routers/groups'
 import { pluginConfigsRouter, pluginsRouter } from './routers/plugins'
 import { personsRouter } from './routers/persons'
 import { projectsRouter } from './routers/projects'
@@ -19,6 +21,9 @@ export const appRouter = router({
   plugins: pluginsRouter,
   pluginConfigs: pluginConfigsRouter,
   users: usersRouter,
+  groups: groupsRouter,
+  groupTypes: groupTypesRouter,
+  earlyAccessFeatures: earlyAccessFeaturesRouter,
 })
 
 /** The router's type: what a frontend's `createTRPCClient<AppRouter>` needs. */

@@ -3,6 +3,7 @@ import { evaluateFlag, type FlagEvaluation } from '@burrow/flags'
 import type { FlagPerson } from '@burrow/postgres'
 import type { CaptureInput, CaptureResult } from './capture'
 import { decodeRequestBody } from './decode'
+import { groupPropertiesForFlags, type FlagGroupsLoader } from './flagGroups'
 import { projectForRequest } from './projectAuth'
 import { storedDistinctId } from './steps/distinctId'
 import { ApiProblem, isJsonObject, problems } from '@burrow/contracts'
@@ -17,6 +18,10 @@ export interface DecideDeps {
     distinctId: string,
     continuity?: { anonId: string; flagKeys: string[] },
   ) => Promise<FlagPerson | undefined>
+  /** The stored properties of the groups a request names, for group flags. */
+  flagGroups?: FlagGroupsLoader
+  /** The project's early access features posthog-js lists, in the stages asked for (default `beta`). */
+  earlyAccessFeatures?: (projectId: number, stages: string[]) => Promise<unknown[]>
   maxDecompressedBytes: number
   log: (msg: string) => void
 }
@@ -171,6 +176,11 @@ export async function handleDecide(input: CaptureInput, deps: DecideDeps, flagsE
     const projectFlags = await deps.flags.forProject(project.id)
     const flags = wanted ? projectFlags.flags.filter((flag) => wanted.has(flag.key)) : projectFlags.flags
     const stored = await storedPerson(deps, project.id, projectFlags, distinctId, personProperties, anonId)
+    const storedGroups = await groupPropertiesForFlags(
+      deps.flagGroups,
+      { projectId: project.id, project: projectFlags, groups, sent: groupProperties },
+      deps.log,
+    )
     const overrides: Record<string, string> = { ...stored.person?.hashKeys }
     // A user whose person is not stored yet keeps the bucket of the anonymous id they came with.
     if (anonId) for (const key of projectFlags.continuityKeys) overrides[key] ??= anonId
@@ -178,14 +188,14 @@ export async function handleDecide(input: CaptureInput, deps: DecideDeps, flagsE
       distinctId,
       personProperties: { ...stored.person?.properties, ...personProperties },
       groups,
-      groupProperties,
+      groupProperties: storedGroups.groupProperties,
       groupTypeNames: projectFlags.groupTypeNames,
       hashKeyOverrides: overrides,
       cohorts: projectFlags.cohorts.dynamic,
       staticCohorts: stored.person ? new Set(stored.person.staticCohorts) : NO_COHORTS,
     }
     const results = flags.map((flag) => ({ flag, result: evaluateFlag(flag, ctx) }))
-    return { status: 200, body: { ...BASE_CONFIG, ...shape(results, version, flagsEndpoint, stored.failed) } }
+    return { status: 200, body: { ...BASE_CONFIG, ...shape(results, version, flagsEndpoint, stored.failed || storedGroups.failed) } }
   } catch (err) {
     if (err instanceof ApiProblem) return { status: err.status, body: err.body }
     deps.log(`decide failed: ${(err as Error)?.stack ?? String(err)}`)

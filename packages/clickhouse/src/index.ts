@@ -14,3 +14,5 @@ export type { PropertyCondition, PropertyExpression, PropertyGroup, CohortCondit
 export { NIL_UUID } from './tables/events'
 export { clickHouseErrorCode, isDataRejection } from './errors'
 export { deleteTeamData } from './teamData'
+export * as groups from './tables/groups'
+export type { GroupCopy } from './tables/groups'

@@ -1,7 +1,15 @@
 import type { ClickHouse } from './connect'
 
 /** Every table that holds rows of a team (project). */
-const TEAM_TABLES = ['events', 'events_dead_letter_queue', 'plugin_log_entries', 'person', 'person_distinct_id2', 'cohortpeople'] as const
+const TEAM_TABLES = [
+  'events',
+  'events_dead_letter_queue',
+  'plugin_log_entries',
+  'person',
+  'person_distinct_id2',
+  'cohortpeople',
+  'groups',
+] as const
 
 /** Removes everything a deleted project left in ClickHouse. */
 export async function deleteTeamData(ch: ClickHouse, teamId: number): Promise<void> {

@@ -34,3 +34,7 @@ export type {
   MergePolicy,
 } from './queries/persons'
 export * as groupTypes from './queries/groupTypes'
+export * as groups from './queries/groups'
+export type { GroupRow, GroupUpdate } from './queries/groups'
+export * as earlyAccessFeatures from './queries/earlyAccessFeatures'
+export type { EarlyAccessFeatureRow } from './queries/earlyAccessFeatures'

@@ -2,6 +2,7 @@ import { createServer } from 'node:net'
 import { Worker } from 'node:worker_threads'
 import type { DeadLetterRow } from '@burrow/clickhouse'
 import type { IngestionProject, ProjectFlags } from '@burrow/core'
+import type { FlagGroupsLoader } from '@burrow/capture'
 import type { FlagPerson } from '@burrow/postgres'
 import type { CommittedFrame, SegmentWriter, SpoolBytes, SpoolWriterOptions } from '@burrow/spool'
 import type { MetricObjectWithValues, MetricValue } from 'prom-client'
@@ -21,6 +22,9 @@ export interface CaptureServices {
   /** For /decide/, answered by the threads: a project's flags (kept in the thread), and a stored person. */
   projectFlags(projectId: number): Promise<ProjectFlags>
   flagPerson(projectId: number, distinctId: string, continuity?: { anonId: string; flagKeys: string[] }): Promise<FlagPerson | undefined>
+  /** The stored properties of groups, for group flags, and the early access features posthog-js lists. */
+  flagGroups: FlagGroupsLoader
+  earlyAccessFeatures(projectId: number, stages: string[]): Promise<unknown[]>
 }
 
 export interface CaptureThreadsOptions {
@@ -134,6 +138,10 @@ export async function startCaptureThreads(options: CaptureThreadsOptions): Promi
         projectFlags: (projectId: number) => (options.services() ?? notReady()).projectFlags(projectId),
         flagPerson: (projectId: number, distinctId: string, continuity?: { anonId: string; flagKeys: string[] }) =>
           (options.services() ?? notReady()).flagPerson(projectId, distinctId, continuity),
+        flagGroups: (projectId: number, groups: Array<{ groupTypeIndex: number; groupKey: string }>) =>
+          (options.services() ?? notReady()).flagGroups(projectId, groups),
+        earlyAccessFeatures: (projectId: number, stages: string[]) =>
+          (options.services() ?? notReady()).earlyAccessFeatures(projectId, stages),
         lane: (events: LaneEvent[], rows: ArrayBuffer) => {
           for (const event of events) {
             if (event.kind === 'rotate') {

@@ -2,7 +2,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { parentPort, workerData } from 'node:worker_threads'
 import { FlagDefinitionsResolver, ProjectTokenResolver, type IngestionProject, type ProjectFlags } from '@burrow/core'
 import type { FlagPerson } from '@burrow/postgres'
-import type { CaptureDeps, DecideDeps } from '@burrow/capture'
+import type { CaptureDeps, DecideDeps, StoredGroup } from '@burrow/capture'
 import { SpoolAppender, SpoolBytes, SpoolWriter } from '@burrow/spool'
 import { Gauge, Registry } from 'prom-client'
 import { createDispatcher, isPublicSdkPath, type Lifecycle } from '../dispatch'
@@ -121,6 +121,8 @@ const decide: DecideDeps = {
     onInvalidation: (listener) => flagInvalidations.push(listener),
   }),
   flagPerson: (projectId, distinctId, continuity) => main.call<FlagPerson | undefined>('flagPerson', projectId, distinctId, continuity),
+  flagGroups: (projectId, groups) => main.call<StoredGroup[]>('flagGroups', projectId, groups),
+  earlyAccessFeatures: (projectId, stages) => main.call<unknown[]>('earlyAccessFeatures', projectId, stages),
   maxDecompressedBytes: data.maxDecompressedBytes,
   log,
 }

@@ -1,6 +1,7 @@
 import type { Step } from '../pipeline'
 import { resolveDistinctId } from './distinctId'
 import { requireEventName } from './eventName'
+import { readGroups } from './groups'
 import { readPersonIntent } from './personIntent'
 import { buildProperties } from './properties'
 import { segmentToPostHog } from './segment'
@@ -16,4 +17,5 @@ export const INGESTION_STEPS: readonly Step[] = [
   resolveTimestamp,
   buildProperties,
   readPersonIntent,
+  readGroups,
 ]

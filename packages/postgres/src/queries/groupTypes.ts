@@ -42,3 +42,18 @@ export async function registerGroupTypes(sql: Sql, projectId: number, groupTypes
   }
   return added
 }
+
+export interface GroupTypeDetailRow extends GroupTypeRow {
+  name_singular: string | null
+  name_plural: string | null
+  default_columns: string[] | null
+  created_at: Date | null
+}
+
+/** The project's group types with what its users named them, by index. */
+export async function listGroupTypes(sql: Sql, projectId: number): Promise<GroupTypeDetailRow[]> {
+  const rows = await sql<GroupTypeDetailRow[]>`
+    select group_type, group_type_index, name_singular, name_plural, default_columns, created_at
+    from group_type_mappings where project_id = ${projectId} order by group_type_index`
+  return [...rows]
+}

@@ -1,0 +1,40 @@
+import {
+  groupFindQuerySchema,
+  groupPropertyDefinitionsSchema,
+  groupPropertyValuesQuerySchema,
+  groupPropertyValuesSchema,
+  groupSchema,
+  groupsListQuerySchema,
+  groupTypeSchema,
+  pageQuerySchema,
+  pageSchema,
+} from '@burrow/contracts'
+import { groups } from '@burrow/core'
+import { z } from 'zod'
+import { projectProcedure, router } from '../trpc'
+
+export const groupsRouter = router({
+  list: projectProcedure
+    .input(pageQuerySchema.extend(groupsListQuerySchema.shape))
+    .output(pageSchema(groupSchema))
+    .query(({ ctx, input }) => groups.listGroups(ctx.deps, ctx.project.row.id, input)),
+  find: projectProcedure
+    .input(groupFindQuerySchema)
+    .output(groupSchema)
+    .query(({ ctx, input }) => groups.findGroup(ctx.deps, ctx.project.row.id, input)),
+  propertyDefinitions: projectProcedure
+    .input(z.object({}))
+    .output(groupPropertyDefinitionsSchema)
+    .query(({ ctx }) => groups.groupPropertyDefinitions(ctx.deps, ctx.project.row.id)),
+  propertyValues: projectProcedure
+    .input(groupPropertyValuesQuerySchema)
+    .output(groupPropertyValuesSchema)
+    .query(({ ctx, input }) => groups.groupPropertyValues(ctx.deps, ctx.project.row.id, input)),
+})
+
+export const groupTypesRouter = router({
+  list: projectProcedure
+    .input(z.object({}))
+    .output(z.array(groupTypeSchema))
+    .query(({ ctx }) => groups.listGroupTypes(ctx.deps, ctx.project.row.id)),
+})
