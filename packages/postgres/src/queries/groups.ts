@@ -32,11 +32,14 @@ export async function upsertGroups(sql: Sql, projectId: number, updates: readonl
   const rows = await sql<GroupRow[]>`
     insert into groups (project_id, group_type_index, group_key, group_properties, created_at, version)
     select ${projectId}, u.type_index, u.group_key, u.properties, u.created_at, 1
-    from unnest(
-      ${updates.map((u) => u.groupTypeIndex)}::smallint[],
-      ${updates.map((u) => u.groupKey)}::text[],
-      ${updates.map((u) => JSON.stringify(u.set))}::jsonb[],
-      ${updates.map((u) => u.createdAt.toISOString())}::timestamptz[]) as u(type_index, group_key, properties, created_at)
+    from jsonb_to_recordset(${sql.json(
+      updates.map((u) => ({
+        type_index: u.groupTypeIndex,
+        group_key: u.groupKey,
+        properties: u.set,
+        created_at: u.createdAt.toISOString(),
+      })) as never,
+    )}) as u(type_index smallint, group_key text, properties jsonb, created_at timestamptz)
     where exists (select 1 from projects p where p.id = ${projectId})
     on conflict (project_id, group_type_index, group_key) do update
       set group_properties = groups.group_properties || excluded.group_properties,
