@@ -242,10 +242,10 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
             {
               ch,
               projectById: (id) => findIngestionProject(deps, id),
-              // Replayed events get their groups stored; their rows keep the properties they had.
               assignPersons: async (frames) => {
-                await groups.assign(frames)
-                await persons.assign(frames)
+                const grouped = await groups.assign(frames)
+                await persons.assign(grouped)
+                return grouped
               },
             },
             filter,

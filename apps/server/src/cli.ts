@@ -3,7 +3,8 @@ import { loadConfig, type Config } from '@burrow/config'
 import { ApiProblem } from '@burrow/contracts'
 import { accounts, findIngestionProject } from '@burrow/core'
 import { createSharedCache } from '@burrow/cache'
-import { listDeadLetters, PersonStage, replayDeadLetters, type DeadLetterFilter, type ReplayOutcome } from '@burrow/ingestion'
+import { GroupStage, listDeadLetters, PersonStage, replayDeadLetters, type DeadLetterFilter, type ReplayOutcome } from '@burrow/ingestion'
+import type { FrameContent } from '@burrow/spool'
 import { connectPostgres, migratePostgres } from '@burrow/postgres'
 import { sendAdminCommand } from './adminSocket'
 import { connectClickHouseFrom } from './storage'
@@ -75,10 +76,13 @@ async function withDeadLetters<T>(config: Config, command: string, filter: DeadL
   try {
     if (command === '/dlq/list') return (await listDeadLetters(ch, filter)) as T
     const persons = new PersonStage({ sql: pg.sql, ch, cache, log })
-    return (await replayDeadLetters(
-      { ch, projectById: (id) => findIngestionProject(pg, id), assignPersons: (frames) => persons.assign(frames) },
-      filter,
-    )) as T
+    const groups = new GroupStage({ sql: pg.sql, ch, cache, log })
+    const assignPersons = async (frames: FrameContent[]) => {
+      const grouped = await groups.assign(frames)
+      await persons.assign(grouped)
+      return grouped
+    }
+    return (await replayDeadLetters({ ch, projectById: (id) => findIngestionProject(pg, id), assignPersons }, filter)) as T
   } finally {
     await cache.close()
     await ch.close()

@@ -117,6 +117,14 @@ describe('groups from events', () => {
       `/events/?event=clicked&properties=${encodeURIComponent(JSON.stringify([{ key: '$group_2', value: 'blue', type: 'event' }]))}`,
     )
     expect(filtered.body.results).toHaveLength(1)
+    // And the events table's group columns, as PostHog's, hold the keys as text.
+    const result = await service.app.deps.ch.reader.query({
+      query:
+        'SELECT `$group_0` AS g0, `$group_1` AS g1, `$group_2` AS g2, `$group_3` AS g3 FROM events WHERE team_id = {team:Int64} AND event = {event:String}',
+      query_params: { team: account.projectId, event: 'clicked' },
+      format: 'JSONEachRow',
+    })
+    expect(await result.json()).toEqual([{ g0: 'acme', g1: '42', g2: 'blue', g3: '' }])
   })
 
   it('refuses a list without a group type and answers 404 for a group that does not exist', async () => {

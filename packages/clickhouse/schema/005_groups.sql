@@ -15,8 +15,8 @@ ORDER BY (team_id, group_type_index, group_key);
 
 -- The key of each group an event belongs to, by group type index, as PostHog's events columns
 -- `$group_0` ... `$group_4`, read from the properties ingestion gives the event.
-ALTER TABLE events ADD COLUMN IF NOT EXISTS `$group_0` String MATERIALIZED JSONExtractString(properties, '$group_0');
-ALTER TABLE events ADD COLUMN IF NOT EXISTS `$group_1` String MATERIALIZED JSONExtractString(properties, '$group_1');
-ALTER TABLE events ADD COLUMN IF NOT EXISTS `$group_2` String MATERIALIZED JSONExtractString(properties, '$group_2');
-ALTER TABLE events ADD COLUMN IF NOT EXISTS `$group_3` String MATERIALIZED JSONExtractString(properties, '$group_3');
-ALTER TABLE events ADD COLUMN IF NOT EXISTS `$group_4` String MATERIALIZED JSONExtractString(properties, '$group_4');
+ALTER TABLE events ADD COLUMN IF NOT EXISTS `$group_0` String MATERIALIZED replaceRegexpAll(JSONExtractRaw(properties, '$group_0'), '^"|"$', '');
+ALTER TABLE events ADD COLUMN IF NOT EXISTS `$group_1` String MATERIALIZED replaceRegexpAll(JSONExtractRaw(properties, '$group_1'), '^"|"$', '');
+ALTER TABLE events ADD COLUMN IF NOT EXISTS `$group_2` String MATERIALIZED replaceRegexpAll(JSONExtractRaw(properties, '$group_2'), '^"|"$', '');
+ALTER TABLE events ADD COLUMN IF NOT EXISTS `$group_3` String MATERIALIZED replaceRegexpAll(JSONExtractRaw(properties, '$group_3'), '^"|"$', '');
+ALTER TABLE events ADD COLUMN IF NOT EXISTS `$group_4` String MATERIALIZED replaceRegexpAll(JSONExtractRaw(properties, '$group_4'), '^"|"$', '');
