@@ -46,6 +46,7 @@ describe('early access features', () => {
       description: 'Dashboards, rebuilt',
       stage: 'beta',
       documentation_url: 'https://docs.example.com/dashboards',
+      payload: { cta: 'Try it' },
     })
     expect(res.status).toBe(201)
     beta = res.body as Feature
@@ -75,6 +76,7 @@ describe('early access features', () => {
           description: 'Dashboards, rebuilt',
           stage: 'beta',
           documentationUrl: 'https://docs.example.com/dashboards',
+          payload: { cta: 'Try it' },
           flagKey: 'new-dashboard',
         },
       ],
@@ -86,7 +88,7 @@ describe('early access features', () => {
     expect(concept.status).toBe(201)
     expect(concept.body.feature_flag.filters.super_groups).toBeUndefined()
     expect((await publicList()).body.earlyAccessFeatures.map((f: { name: string }) => f.name)).toEqual(['New Dashboard!'])
-    expect((await publicList('&stages=concept&stages=beta')).body.earlyAccessFeatures.map((f: { name: string }) => f.name)).toEqual([
+    expect((await publicList('&stage=concept&stage=beta')).body.earlyAccessFeatures.map((f: { name: string }) => f.name)).toEqual([
       'New Dashboard!',
       'Dark mode',
     ])

@@ -35,8 +35,8 @@ export async function answerClientFeatureList(
     const token = query.get('token') || query.get('api_key') || undefined
     const project = await projectForRequest({ token, projectId: undefined }, deps)
     if (key === 'earlyAccessFeatures' && deps.earlyAccessFeatures) {
-      // posthog-js asks for stages other than beta with `&stages=concept&stages=beta`; a page holds at most a few.
-      const stages = query.getAll('stages').slice(0, 10)
+      // posthog-js asks for stages other than beta with `&stage=concept&stage=beta`; there are six.
+      const stages = query.getAll('stage').slice(0, 10)
       return { status: 200, body: { [key]: await deps.earlyAccessFeatures(project.id, stages) } }
     }
     return { status: 200, body: { [key]: [] } }

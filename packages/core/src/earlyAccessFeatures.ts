@@ -58,6 +58,7 @@ async function toFeature(deps: CoreDeps, row: EarlyAccessFeatureRow): Promise<Ea
     description: row.description,
     stage: row.stage as EarlyAccessFeature['stage'],
     documentation_url: row.documentation_url,
+    payload: row.payload,
     created_at: row.created_at.toISOString(),
   }
 }
@@ -137,6 +138,7 @@ export async function createEarlyAccessFeature(
     description: input.description ?? '',
     stage: input.stage,
     documentation_url: input.documentation_url ?? '',
+    payload: input.payload ?? {},
   })
   return toFeature(deps, row)
 }
@@ -167,7 +169,7 @@ export async function deleteEarlyAccessFeature(deps: CoreDeps, projectId: number
   if (!(await earlyAccessFeatures.deleteEarlyAccessFeature(deps.sql, projectId, id))) throw problems.notFound()
 }
 
-/** What posthog-js's getEarlyAccessFeatures shows: the project's features in `beta`, or in the stages it asks for. */
+/** What posthog-js's getEarlyAccessFeatures shows: the project's features in `beta`, or in the stages it asks for (`stage=`). */
 export async function publicEarlyAccessFeatures(
   deps: CoreDeps,
   projectId: number,
@@ -180,6 +182,7 @@ export async function publicEarlyAccessFeatures(
     description: row.description,
     stage: row.stage as PublicEarlyAccessFeature['stage'],
     documentationUrl: row.documentation_url,
+    payload: row.payload,
     flagKey: row.flag_key,
   }))
 }

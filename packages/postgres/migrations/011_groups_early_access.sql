@@ -28,6 +28,7 @@ CREATE TABLE early_access_features (
   description text NOT NULL DEFAULT '',
   stage text NOT NULL,
   documentation_url text NOT NULL DEFAULT '',
+  payload jsonb NOT NULL DEFAULT '{}',
   created_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX early_access_features_of_project ON early_access_features (project_id, created_at);

@@ -9,6 +9,7 @@ export interface EarlyAccessFeatureRow {
   description: string
   stage: string
   documentation_url: string
+  payload: unknown
   created_at: Date
 }
 
@@ -17,6 +18,7 @@ export interface EarlyAccessFeatureWrite {
   description: string
   stage: string
   documentation_url: string
+  payload: unknown
 }
 
 export async function listEarlyAccessFeatures(
@@ -64,8 +66,9 @@ export async function insertEarlyAccessFeature(
   feature: EarlyAccessFeatureWrite & { id: string; feature_flag_id: number },
 ): Promise<EarlyAccessFeatureRow> {
   const [row] = await sql<EarlyAccessFeatureRow[]>`
-    insert into early_access_features (id, project_id, feature_flag_id, name, description, stage, documentation_url)
-    values (${feature.id}, ${projectId}, ${feature.feature_flag_id}, ${feature.name}, ${feature.description}, ${feature.stage}, ${feature.documentation_url})
+    insert into early_access_features (id, project_id, feature_flag_id, name, description, stage, documentation_url, payload)
+    values (${feature.id}, ${projectId}, ${feature.feature_flag_id}, ${feature.name}, ${feature.description}, ${feature.stage},
+      ${feature.documentation_url}, ${sql.json(feature.payload as never)})
     returning *`
   return row!
 }
@@ -81,7 +84,8 @@ export async function updateEarlyAccessFeature(
       name = coalesce(${write.name ?? null}, name),
       description = coalesce(${write.description ?? null}, description),
       stage = coalesce(${write.stage ?? null}, stage),
-      documentation_url = coalesce(${write.documentation_url ?? null}, documentation_url)
+      documentation_url = coalesce(${write.documentation_url ?? null}, documentation_url),
+      payload = case when ${write.payload !== undefined} then ${sql.json((write.payload ?? null) as never)} else payload end
     where project_id = ${projectId} and id = ${id}
     returning *`
   return row
