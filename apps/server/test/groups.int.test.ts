@@ -1,4 +1,5 @@
 import { waitFor, type TestAccount } from '@burrow/testing'
+import { PostHog } from 'posthog-node'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestService, type TestService } from './service'
 
@@ -176,5 +177,35 @@ describe('group flags on stored group properties', () => {
   it('lets the properties a request sends override the stored ones', async () => {
     const answer = await flags({ groups: { organization: 'big-co' }, group_properties: { organization: { tier: 'starter' } } })
     expect(answer.flags['enterprise-only']!.enabled).toBe(false)
+  })
+})
+
+describe('posthog-node groups', () => {
+  it("stores groupIdentify's properties, which the flags posthog-node asks for then match", async () => {
+    const account = await service.account()
+    const client = new PostHog(account.projectToken, { host: service.baseUrl, flushAt: 1, flushInterval: 0 })
+    try {
+      client.groupIdentify({ groupType: 'workspace', groupKey: 'ws-1', properties: { seats: 40, region: 'eu' } })
+      await client.flush()
+      const group = await groupOnce(account, 0, 'ws-1')
+      expect(group.group_properties).toEqual({ seats: 40, region: 'eu' })
+      const res = await service.api(account, `/api/projects/${account.projectId}/feature_flags/`, {
+        method: 'POST',
+        body: JSON.stringify({
+          key: 'big-workspaces',
+          filters: {
+            aggregation_group_type_index: 0,
+            groups: [
+              { properties: [{ key: 'seats', value: 25, operator: 'gt', type: 'group', group_type_index: 0 }], rollout_percentage: 100 },
+            ],
+          },
+        }),
+      })
+      expect(res.status).toBe(201)
+      expect(await client.getFeatureFlag('big-workspaces', 'member', { groups: { workspace: 'ws-1' } })).toBe(true)
+      expect(await client.getFeatureFlag('big-workspaces', 'member', { groups: { workspace: 'ws-2' } })).toBe(false)
+    } finally {
+      await client.shutdown()
+    }
   })
 })
