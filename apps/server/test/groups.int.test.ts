@@ -128,6 +128,33 @@ describe('groups from events', () => {
     expect(await result.json()).toEqual([{ g0: 'acme', g1: '42', g2: 'blue', g3: '' }])
   })
 
+  it("names group types and sets their default columns, as PostHog's update_metadata and set_default_columns", async () => {
+    const patch = await service.api(account, `/api/projects/${account.projectId}/groups_types/update_metadata`, {
+      method: 'PATCH',
+      body: JSON.stringify([{ group_type_index: 0, name_singular: 'Company', name_plural: 'Companies' }]),
+    })
+    expect(patch.status).toBe(200)
+    expect(await patch.json()).toEqual(
+      expect.arrayContaining([expect.objectContaining({ group_type: 'company', name_singular: 'Company', name_plural: 'Companies' })]),
+    )
+    const columns = await service.api(account, `/api/projects/${account.projectId}/groups_types/set_default_columns`, {
+      method: 'PUT',
+      body: JSON.stringify({ group_type_index: 0, default_columns: ['name', 'plan'] }),
+    })
+    expect(columns.status).toBe(200)
+    expect(await columns.json()).toMatchObject({ group_type: 'company', name_singular: 'Company', default_columns: ['name', 'plan'] })
+    const missing = await service.api(account, `/api/projects/${account.projectId}/groups_types/set_default_columns`, {
+      method: 'PUT',
+      body: JSON.stringify({ group_type_index: 4, default_columns: [] }),
+    })
+    expect(missing.status).toBe(404)
+    const notAList = await service.api(account, `/api/projects/${account.projectId}/groups_types/update_metadata`, {
+      method: 'PATCH',
+      body: JSON.stringify({ group_type_index: 0 }),
+    })
+    expect(notAList.status).toBe(400)
+  })
+
   it('refuses a list without a group type and answers 404 for a group that does not exist', async () => {
     const list = await get(account, '/groups/')
     expect(list.status).toBe(400)

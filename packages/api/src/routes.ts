@@ -15,8 +15,8 @@ export interface RestRoute {
   summary: string
   /** The query string's parameters become input fields. */
   query?: boolean
-  /** The JSON body becomes the input's fields, or its `data` field (beside the path parameters). */
-  body?: 'fields' | 'data'
+  /** The JSON body becomes the input's fields, or its `data` field (beside the path parameters); `list`: a JSON array as `data`. */
+  body?: 'fields' | 'data' | 'list'
   /** Success status; 200 unless given. */
   status?: 200 | 201 | 204
   /** The procedure answers a page, which REST returns as the envelope with links. */
@@ -281,6 +281,20 @@ export const restRoutes: RestRoute[] = [
     query: true,
   },
   { method: 'GET', path: `${projectScoped}/groups_types/`, procedure: 'groupTypes.list', summary: "List the project's group types" },
+  {
+    method: 'PATCH',
+    path: `${projectScoped}/groups_types/update_metadata/`,
+    procedure: 'groupTypes.updateMetadata',
+    summary: 'Name group types (a list of group_type_index, name_singular, name_plural)',
+    body: 'list',
+  },
+  {
+    method: 'PUT',
+    path: `${projectScoped}/groups_types/set_default_columns/`,
+    procedure: 'groupTypes.setDefaultColumns',
+    summary: "Set the property columns a group type's list shows",
+    body: 'fields',
+  },
 
   {
     method: 'GET',
@@ -345,6 +359,7 @@ export function routeInput(
     ...(route.query ? req.query : {}),
     ...(route.body === 'fields' ? body : {}),
     ...(route.body === 'data' ? { data: body } : {}),
+    ...(route.body === 'list' ? { data: Array.isArray(req.body) ? req.body : [] } : {}),
     ...req.params,
   }
 }

@@ -21,6 +21,23 @@ export const groupTypeSchema = z.object({
 })
 export type GroupType = z.infer<typeof groupTypeSchema>
 
+/** What `update_metadata` takes for each group type: its names (read-only fields are ignored). */
+export const groupTypeMetadataSchema = z
+  .array(
+    z.object({
+      group_type_index: z.number().int().min(0).max(4),
+      name_singular: z.string().max(400).nullable().optional(),
+      name_plural: z.string().max(400).nullable().optional(),
+    }),
+  )
+  .max(5)
+
+/** `set_default_columns`: the property columns the group type's list shows. */
+export const groupTypeDefaultColumnsSchema = z.object({
+  group_type_index: z.number().int().min(0).max(4),
+  default_columns: z.array(z.string().max(400)).max(100).nullable(),
+})
+
 /** A query value as text (a repeated parameter counts by its first occurrence). */
 const queryValue = z
   .union([z.string(), z.number(), z.array(z.union([z.string(), z.number()]))])

@@ -89,3 +89,31 @@ export async function listGroupTypes(deps: CoreDeps, projectId: number): Promise
     created_at: row.created_at?.toISOString() ?? null,
   }))
 }
+
+/** Names group types, as PostHog's `update_metadata`; answers every group type of the project. */
+export async function updateGroupTypesMetadata(
+  deps: CoreDeps,
+  projectId: number,
+  updates: ReadonlyArray<{ group_type_index: number; name_singular?: string | null | undefined; name_plural?: string | null | undefined }>,
+): Promise<GroupType[]> {
+  for (const update of updates) {
+    const { group_type_index: index, name_singular, name_plural } = update
+    if (!(await groupTypes.updateGroupTypeMetadata(deps.sql, projectId, index, { name_singular, name_plural }))) throw problems.notFound()
+  }
+  return listGroupTypes(deps, projectId)
+}
+
+/** Sets the property columns a group type's list shows; answers the group type. */
+export async function setGroupTypeDefaultColumns(
+  deps: CoreDeps,
+  projectId: number,
+  input: { group_type_index: number; default_columns: string[] | null },
+): Promise<GroupType> {
+  const found = await groupTypes.updateGroupTypeMetadata(deps.sql, projectId, input.group_type_index, {
+    default_columns: input.default_columns,
+  })
+  if (!found) throw problems.notFound('Group type not found')
+  const type = (await listGroupTypes(deps, projectId)).find((t) => t.group_type_index === input.group_type_index)
+  if (!type) throw problems.notFound('Group type not found')
+  return type
+}

@@ -5,6 +5,8 @@ import {
   groupPropertyValuesSchema,
   groupSchema,
   groupsListQuerySchema,
+  groupTypeDefaultColumnsSchema,
+  groupTypeMetadataSchema,
   groupTypeSchema,
   pageQuerySchema,
   pageSchema,
@@ -37,4 +39,12 @@ export const groupTypesRouter = router({
     .input(z.object({}))
     .output(z.array(groupTypeSchema))
     .query(({ ctx }) => groups.listGroupTypes(ctx.deps, ctx.project.row.id)),
+  updateMetadata: projectProcedure
+    .input(z.object({ data: groupTypeMetadataSchema }))
+    .output(z.array(groupTypeSchema))
+    .mutation(({ ctx, input }) => groups.updateGroupTypesMetadata(ctx.deps, ctx.project.row.id, input.data)),
+  setDefaultColumns: projectProcedure
+    .input(groupTypeDefaultColumnsSchema)
+    .output(groupTypeSchema)
+    .mutation(({ ctx, input }) => groups.setGroupTypeDefaultColumns(ctx.deps, ctx.project.row.id, input)),
 })
