@@ -359,7 +359,7 @@ export function routeInput(
     ...(route.query ? req.query : {}),
     ...(route.body === 'fields' ? body : {}),
     ...(route.body === 'data' ? { data: body } : {}),
-    ...(route.body === 'list' ? { data: Array.isArray(req.body) ? req.body : [] } : {}),
+    ...(route.body === 'list' ? { data: req.body } : {}),
     ...req.params,
   }
 }
