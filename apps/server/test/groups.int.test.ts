@@ -155,6 +155,20 @@ describe('groups from events', () => {
     expect(notAList.status).toBe(400)
   })
 
+  it('creates a group through the API, once per key, of a registered type only', async () => {
+    const post = (body: Record<string, unknown>) =>
+      service.api(account, `/api/projects/${account.projectId}/groups/`, { method: 'POST', body: JSON.stringify(body) })
+    const created = await post({ group_type_index: 1, group_key: 'apollo', group_properties: { stage: 'launch' } })
+    expect(created.status).toBe(201)
+    expect(await created.json()).toMatchObject({ group_type_index: 1, group_key: 'apollo', group_properties: { stage: 'launch' } })
+    expect((await get(account, '/groups/find?group_type_index=1&group_key=apollo')).body.group_properties).toEqual({ stage: 'launch' })
+    const again = await post({ group_type_index: 1, group_key: 'apollo' })
+    expect(again.status).toBe(400)
+    expect((await again.json()).detail).toBe('A group with this key already exists')
+    expect((await post({ group_type_index: 4, group_key: 'x' })).status).toBe(404)
+    expect((await post({ group_type_index: 1 })).status).toBe(400)
+  })
+
   it('refuses a list without a group type and answers 404 for a group that does not exist', async () => {
     const list = await get(account, '/groups/')
     expect(list.status).toBe(400)

@@ -266,6 +266,14 @@ export const restRoutes: RestRoute[] = [
     query: true,
     paginated: true,
   },
+  {
+    method: 'POST',
+    path: `${projectScoped}/groups/`,
+    procedure: 'groups.create',
+    summary: 'Create a group of a registered type',
+    body: 'fields',
+    status: 201,
+  },
   { method: 'GET', path: `${projectScoped}/groups/find/`, procedure: 'groups.find', summary: 'Find a group by type and key', query: true },
   {
     method: 'GET',

@@ -38,6 +38,18 @@ export const groupTypeDefaultColumnsSchema = z.object({
   default_columns: z.array(z.string().max(400)).max(100).nullable(),
 })
 
+/** A group created through the API, as PostHog's CreateGroupSerializer takes it. */
+export const groupCreateSchema = z.object({
+  group_type_index: z.number().int().min(0).max(4),
+  group_key: z.string().min(1).max(400),
+  group_properties: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .optional()
+    .transform((p) => p ?? {}),
+})
+export type GroupCreate = z.infer<typeof groupCreateSchema>
+
 /** A query value as text (a repeated parameter counts by its first occurrence). */
 const queryValue = z
   .union([z.string(), z.number(), z.array(z.union([z.string(), z.number()]))])

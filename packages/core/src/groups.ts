@@ -1,5 +1,5 @@
-import { groups as groupsTable } from '@burrow/clickhouse'
-import { problems, type Group, type GroupType, type Page, type PageQuery } from '@burrow/contracts'
+import { groups as groupsTable, toClickHouseDateTime } from '@burrow/clickhouse'
+import { problems, type Group, type GroupCreate, type GroupType, type Page, type PageQuery } from '@burrow/contracts'
 import { groups, groupTypes, type GroupRow } from '@burrow/postgres'
 import type { CoreDeps } from './deps'
 
@@ -116,4 +116,27 @@ export async function setGroupTypeDefaultColumns(
   const type = (await listGroupTypes(deps, projectId)).find((t) => t.group_type_index === input.group_type_index)
   if (!type) throw problems.notFound('Group type not found')
   return type
+}
+
+/** Creates a group of a registered type, in PostgreSQL and its copy in ClickHouse, as PostHog's API does. */
+export async function createGroup(deps: CoreDeps, projectId: number, input: GroupCreate): Promise<Group> {
+  const types = await groupTypes.groupTypeMapping(deps.sql, projectId)
+  if (!types.some((t) => t.group_type_index === input.group_type_index)) throw problems.notFound()
+  const row = await groups.insertGroup(deps.sql, projectId, {
+    groupTypeIndex: input.group_type_index,
+    groupKey: input.group_key,
+    properties: input.group_properties,
+  })
+  if (!row) throw problems.validation(null, 'A group with this key already exists', 'invalid_input')
+  await groupsTable.insertGroups(deps.ch, [
+    {
+      team_id: projectId,
+      group_type_index: row.group_type_index,
+      group_key: row.group_key,
+      group_properties: JSON.stringify(row.group_properties),
+      created_at: toClickHouseDateTime(row.created_at.getTime()),
+      version: row.version,
+    },
+  ])
+  return toGroup(row)
 }

@@ -1,4 +1,5 @@
 import {
+  groupCreateSchema,
   groupFindQuerySchema,
   groupPropertyDefinitionsSchema,
   groupPropertyValuesQuerySchema,
@@ -20,6 +21,10 @@ export const groupsRouter = router({
     .input(pageQuerySchema.extend(groupsListQuerySchema.shape))
     .output(pageSchema(groupSchema))
     .query(({ ctx, input }) => groups.listGroups(ctx.deps, ctx.project.row.id, input)),
+  create: projectProcedure
+    .input(groupCreateSchema)
+    .output(groupSchema)
+    .mutation(({ ctx, input }) => groups.createGroup(ctx.deps, ctx.project.row.id, input)),
   find: projectProcedure
     .input(groupFindQuerySchema)
     .output(groupSchema)

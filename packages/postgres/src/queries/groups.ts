@@ -93,3 +93,17 @@ export async function findGroup(sql: Sql, projectId: number, groupTypeIndex: num
     where project_id = ${projectId} and group_type_index = ${groupTypeIndex} and group_key = ${groupKey}`
   return row
 }
+
+/** Creates a group; undefined when the project already has one of this type and key. */
+export async function insertGroup(
+  sql: Sql,
+  projectId: number,
+  group: { groupTypeIndex: number; groupKey: string; properties: Record<string, unknown> },
+): Promise<GroupRow | undefined> {
+  const [row] = await sql<GroupRow[]>`
+    insert into groups (project_id, group_type_index, group_key, group_properties, version)
+    values (${projectId}, ${group.groupTypeIndex}, ${group.groupKey}, ${sql.json(group.properties as never)}, 1)
+    on conflict do nothing
+    returning project_id, group_type_index, group_key, group_properties, created_at, version::int`
+  return row
+}
