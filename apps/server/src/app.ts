@@ -6,6 +6,7 @@ import type { Config } from '@burrow/config'
 import {
   accounts,
   CohortCalculator,
+  earlyAccessFeatures as earlyAccess,
   EventDefinitionTracker,
   findIngestionProject,
   FlagDefinitionsResolver,
@@ -18,12 +19,14 @@ import {
   EventSink,
   EventSpool,
   framesOfExistingProjects,
+  GroupStage,
   PersonStage,
   listDeadLetters,
   purgeDeadLetters,
   replayDeadLetters,
 } from '@burrow/ingestion'
 import { connectPostgres, migratePostgres, persons as personQueries, whileClickHouseMigrationLocked } from '@burrow/postgres'
+import { flagGroupsFrom } from './flagGroups'
 import { SpoolBytes } from '@burrow/spool'
 import { AggregatorRegistry, collectDefaultMetrics, Registry } from 'prom-client'
 import { startAdminSocket } from './adminSocket'
@@ -295,6 +298,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
 
     // Gives events their persons: the spool consumer's batches and replayed dead letters.
     const persons = new PersonStage(deps)
+    const groups = new GroupStage(deps)
     if (runsIngestion) {
       const definitions = new EventDefinitionTracker(deps)
       const sink = new EventSink({ ch, metrics, log: warn })
@@ -316,7 +320,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
             writesInFlight: config.SPOOL_WRITES_IN_FLIGHT,
             log: warn,
             beforeInsert: async (frames) => {
-              const stored = await framesOfExistingProjects(pg.sql, frames)
+              const stored = await groups.assign(await framesOfExistingProjects(pg.sql, frames))
               await persons.assign(stored)
               return stored
             },
@@ -345,10 +349,15 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       const projectFlags = FlagDefinitionsResolver.fromStorage(deps)
       const flagPerson: DecideDeps['flagPerson'] = (projectId, distinctId, continuity) =>
         personQueries.flagPersonOf(pg.sql, projectId, distinctId, continuity)
+      const flagGroups = flagGroupsFrom(deps)
+      const earlyAccessFeatures: DecideDeps['earlyAccessFeatures'] = (projectId, stages) =>
+        earlyAccess.publicEarlyAccessFeatures(deps, projectId, stages)
       decide = {
         projects: projectTokens,
         flags: projectFlags,
         flagPerson,
+        flagGroups,
+        earlyAccessFeatures,
         maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES,
         log: perRequest,
       }
@@ -363,6 +372,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
           projectFlags: (projectId) => projectFlags.forProject(projectId),
           flagPerson,
           cookielessSalt: (day) => cookielessSalt(deps, day),
+          flagGroups,
+          earlyAccessFeatures,
         }
       } else {
         capture = {
@@ -382,7 +393,15 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
         dlqList: (filter) => listDeadLetters(ch, filter),
         dlqReplay: (filter) =>
           replayDeadLetters(
-            { ch, projectById: (id) => findIngestionProject(deps, id), assignPersons: (frames) => persons.assign(frames) },
+            {
+              ch,
+              projectById: (id) => findIngestionProject(deps, id),
+              assignPersons: async (frames) => {
+                const grouped = await groups.assign(frames)
+                await persons.assign(grouped)
+                return grouped
+              },
+            },
             filter,
           ),
         dlqPurge: (filter) => purgeDeadLetters(ch, filter),

@@ -5,6 +5,7 @@ import { ApiProblem } from '@burrow/contracts'
 import { accounts, findIngestionProject } from '@burrow/core'
 import { createSharedCache } from '@burrow/cache'
 import {
+  GroupStage,
   listDeadLetters,
   PersonStage,
   purgeDeadLetters,
@@ -12,6 +13,7 @@ import {
   type DeadLetterFilter,
   type ReplayOutcome,
 } from '@burrow/ingestion'
+import type { FrameContent } from '@burrow/spool'
 import { connectPostgres, migratePostgres } from '@burrow/postgres'
 import { AdminCommandRefused, sendAdminCommand } from './adminSocket'
 import { backupService, restoreService, type BackupManifest } from './backup'
@@ -112,10 +114,13 @@ async function withDeadLetters<T>(config: Config, command: string, filter: DeadL
     if (command === '/dlq/list') return (await listDeadLetters(ch, filter)) as T
     if (command === '/dlq/purge') return (await purgeDeadLetters(ch, filter)) as T
     const persons = new PersonStage({ sql: pg.sql, ch, cache, log })
-    return (await replayDeadLetters(
-      { ch, projectById: (id) => findIngestionProject(pg, id), assignPersons: (frames) => persons.assign(frames) },
-      filter,
-    )) as T
+    const groups = new GroupStage({ sql: pg.sql, ch, cache, log })
+    const assignPersons = async (frames: FrameContent[]) => {
+      const grouped = await groups.assign(frames)
+      await persons.assign(grouped)
+      return grouped
+    }
+    return (await replayDeadLetters({ ch, projectById: (id) => findIngestionProject(pg, id), assignPersons }, filter)) as T
   } finally {
     await cache.close()
     await ch.close()

@@ -81,7 +81,7 @@ describe('npm run cli -- dlq', () => {
         event: 'lost',
         distinct_id: 'dl-user',
         uuid: lostUuid,
-        properties: { plan: 'pro', $set: { email: 'dl@example.com' } },
+        properties: { plan: 'pro', $set: { email: 'dl@example.com' }, $groups: { company: 'dl-co' } },
       }),
       {
         location: 'ingestion:properties',
@@ -125,12 +125,12 @@ describe('npm run cli -- dlq', () => {
     expect(replay.stderr).toContain(unrecoverable.id)
 
     const [event] = await service.eventsOf(fresh, 1)
-    // A replayed event gets its person, as it would have the first time.
+    // A replayed event gets its person and its groups, as it would have the first time.
     expect(event).toMatchObject({
       id: lostUuid,
       event: 'lost',
       distinct_id: 'dl-user',
-      properties: { plan: 'pro' },
+      properties: { plan: 'pro', $group_0: 'dl-co' },
       person: { distinct_ids: ['dl-user'], properties: { email: 'dl@example.com' } },
     })
     const left = await cli('list', '--project', String(fresh.projectId))

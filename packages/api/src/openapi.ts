@@ -116,7 +116,7 @@ function operation(route: RestRoute, operationId: string, shared: SharedDefiniti
     if (route.csv) parameters.push({ name: 'format', in: 'query', required: false, schema: { enum: ['json', 'csv'] } })
   }
   let requestBody: unknown
-  if (route.body === 'data') {
+  if (route.body === 'data' || route.body === 'list') {
     requestBody = { required: true, content: { 'application/json': { schema: input.properties.data ?? { type: 'object' } } } }
   } else if (route.body === 'fields') {
     const fields = Object.fromEntries(Object.entries(input.properties).filter(([name]) => !pathParams.includes(name)))

@@ -158,7 +158,8 @@ export function createRestFacade(deps: RestFacadeDeps) {
     const { route, params } = matched
     const body = await parseBody(req)
     if (!body.ok) return problemResponse(body.problem)
-    if (route.body && (body.value === null || typeof body.value !== 'object' || Array.isArray(body.value))) {
+    // A list body (`list`) is checked by the procedure's schema, after the credentials.
+    if (route.body && route.body !== 'list' && (body.value === null || typeof body.value !== 'object' || Array.isArray(body.value))) {
       const got = Array.isArray(body.value) ? 'list' : body.value === null ? 'null' : typeof body.value
       return problemResponse(problems.validation(null, `Invalid data. Expected a dictionary, but got ${got}.`, 'invalid'))
     }

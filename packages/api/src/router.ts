@@ -1,9 +1,11 @@
 import type { AnyTRPCProcedure } from '@trpc/server'
 import { cohortsRouter } from './routers/cohorts'
+import { earlyAccessFeaturesRouter } from './routers/earlyAccessFeatures'
 import { eventDefinitionsRouter } from './routers/eventDefinitions'
 import { eventsRouter } from './routers/events'
 import { featureFlagsRouter } from './routers/featureFlags'
 import { ingestionWarningsRouter } from './routers/ingestionWarnings'
+import { groupsRouter, groupTypesRouter } from './routers/groups'
 import { pluginConfigsRouter, pluginsRouter } from './routers/plugins'
 import { personsRouter } from './routers/persons'
 import { projectsRouter } from './routers/projects'
@@ -21,6 +23,9 @@ export const appRouter = router({
   pluginConfigs: pluginConfigsRouter,
   users: usersRouter,
   ingestionWarnings: ingestionWarningsRouter,
+  groups: groupsRouter,
+  groupTypes: groupTypesRouter,
+  earlyAccessFeatures: earlyAccessFeaturesRouter,
 })
 
 /** The router's type: what a frontend's `createTRPCClient<AppRouter>` needs. */

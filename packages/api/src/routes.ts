@@ -15,8 +15,8 @@ export interface RestRoute {
   summary: string
   /** The query string's parameters become input fields. */
   query?: boolean
-  /** The JSON body becomes the input's fields, or its `data` field (beside the path parameters). */
-  body?: 'fields' | 'data'
+  /** The JSON body becomes the input's fields, or its `data` field (beside the path parameters); `list`: a JSON array as `data`. */
+  body?: 'fields' | 'data' | 'list'
   /** Success status; 200 unless given. */
   status?: 200 | 201 | 204
   /** The procedure answers a page, which REST returns as the envelope with links. */
@@ -265,6 +265,95 @@ export const restRoutes: RestRoute[] = [
     summary: 'Ingestion warnings of the last 30 days, by type',
     query: true,
   },
+  {
+    method: 'GET',
+    path: `${projectScoped}/groups/`,
+    procedure: 'groups.list',
+    summary: 'List the groups of a type (group_type_index), newest first',
+    query: true,
+    paginated: true,
+  },
+  {
+    method: 'POST',
+    path: `${projectScoped}/groups/`,
+    procedure: 'groups.create',
+    summary: 'Create a group of a registered type',
+    body: 'fields',
+    status: 201,
+  },
+  { method: 'GET', path: `${projectScoped}/groups/find/`, procedure: 'groups.find', summary: 'Find a group by type and key', query: true },
+  {
+    method: 'GET',
+    path: `${projectScoped}/groups/property_definitions/`,
+    procedure: 'groups.propertyDefinitions',
+    summary: "Each group type's property keys with how many groups have them",
+  },
+  {
+    method: 'GET',
+    path: `${projectScoped}/groups/property_values/`,
+    procedure: 'groups.propertyValues',
+    summary: "A group property's most common values",
+    query: true,
+  },
+  { method: 'GET', path: `${projectScoped}/groups_types/`, procedure: 'groupTypes.list', summary: "List the project's group types" },
+  {
+    method: 'PATCH',
+    path: `${projectScoped}/groups_types/update_metadata/`,
+    procedure: 'groupTypes.updateMetadata',
+    summary: 'Name group types (a list of group_type_index, name_singular, name_plural)',
+    body: 'list',
+  },
+  {
+    method: 'PUT',
+    path: `${projectScoped}/groups_types/set_default_columns/`,
+    procedure: 'groupTypes.setDefaultColumns',
+    summary: "Set the property columns a group type's list shows",
+    body: 'fields',
+  },
+
+  {
+    method: 'GET',
+    path: `${projectScoped}/early_access_feature/`,
+    procedure: 'earlyAccessFeatures.list',
+    summary: 'List early access features',
+    query: true,
+    paginated: true,
+  },
+  {
+    method: 'POST',
+    path: `${projectScoped}/early_access_feature/`,
+    procedure: 'earlyAccessFeatures.create',
+    summary: 'Create an early access feature and its flag',
+    body: 'fields',
+    status: 201,
+  },
+  {
+    method: 'GET',
+    path: `${projectScoped}/early_access_feature/:id/`,
+    procedure: 'earlyAccessFeatures.get',
+    summary: 'Retrieve an early access feature',
+  },
+  {
+    method: 'PATCH',
+    path: `${projectScoped}/early_access_feature/:id/`,
+    procedure: 'earlyAccessFeatures.update',
+    summary: 'Update an early access feature',
+    body: 'data',
+  },
+  {
+    method: 'PUT',
+    path: `${projectScoped}/early_access_feature/:id/`,
+    procedure: 'earlyAccessFeatures.update',
+    summary: 'Update an early access feature',
+    body: 'data',
+  },
+  {
+    method: 'DELETE',
+    path: `${projectScoped}/early_access_feature/:id/`,
+    procedure: 'earlyAccessFeatures.delete',
+    summary: 'Delete an early access feature (its flag stays, without the enrolment condition)',
+    status: 204,
+  },
 
   {
     method: 'GET',
@@ -285,6 +374,7 @@ export function routeInput(
     ...(route.query ? req.query : {}),
     ...(route.body === 'fields' ? body : {}),
     ...(route.body === 'data' ? { data: body } : {}),
+    ...(route.body === 'list' ? { data: req.body } : {}),
     ...req.params,
   }
 }

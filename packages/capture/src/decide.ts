@@ -4,6 +4,7 @@ import { evaluateFlags, type FlagEvaluation } from '@burrow/flags'
 import type { FlagPerson } from '@burrow/postgres'
 import type { CaptureInput, CaptureResult } from './capture'
 import { decodeRequestBody } from './decode'
+import { groupPropertiesForFlags, type FlagGroupsLoader } from './flagGroups'
 import { projectForRequest } from './projectAuth'
 import { storedDistinctId } from './steps/distinctId'
 import { ApiProblem, isJsonObject, problems } from '@burrow/contracts'
@@ -18,6 +19,10 @@ export interface DecideDeps {
     distinctId: string,
     continuity?: { anonId: string; flagKeys: string[] },
   ) => Promise<FlagPerson | undefined>
+  /** The stored properties of the groups a request names, for group flags. */
+  flagGroups?: FlagGroupsLoader
+  /** The project's early access features posthog-js lists, in the stages asked for (default `beta`). */
+  earlyAccessFeatures?: (projectId: number, stages: string[]) => Promise<unknown[]>
   maxDecompressedBytes: number
   log: (msg: string) => void
 }
@@ -211,6 +216,11 @@ export async function handleDecide(input: CaptureInput, deps: DecideDeps, flagsE
     const projectFlags = await deps.flags.forProject(project.id)
     const flags = wanted ? projectFlags.flags.filter((flag) => wanted.has(flag.key)) : projectFlags.flags
     const stored = await storedPerson(deps, project.id, projectFlags, distinctId, personProperties, anonId)
+    const storedGroups = await groupPropertiesForFlags(
+      deps.flagGroups,
+      { projectId: project.id, project: projectFlags, groups, sent: groupProperties },
+      deps.log,
+    )
     const overrides: Record<string, string> = { ...stored.person?.hashKeys }
     // A user whose person is not stored yet keeps the bucket of the anonymous id they came with.
     if (anonId) for (const key of projectFlags.continuityKeys) overrides[key] ??= anonId
@@ -218,7 +228,7 @@ export async function handleDecide(input: CaptureInput, deps: DecideDeps, flagsE
       distinctId,
       personProperties: { ...stored.person?.properties, ...personProperties },
       groups,
-      groupProperties,
+      groupProperties: storedGroups.groupProperties,
       groupTypeNames: projectFlags.groupTypeNames,
       hashKeyOverrides: overrides,
       cohorts: projectFlags.cohorts.dynamic,
@@ -226,7 +236,7 @@ export async function handleDecide(input: CaptureInput, deps: DecideDeps, flagsE
       timezone: projectFlags.timezone,
     }
     // Flags that others depend on are evaluated too, even when the request did not name them.
-    return answer(evaluateFlags(projectFlags.flags, ctx, flags), stored.failed)
+    return answer(evaluateFlags(projectFlags.flags, ctx, flags), stored.failed || storedGroups.failed)
   } catch (err) {
     if (err instanceof ApiProblem) return { status: err.status, body: err.body }
     deps.log(`decide failed: ${(err as Error)?.stack ?? String(err)}`)

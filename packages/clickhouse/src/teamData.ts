@@ -9,6 +9,7 @@ const TEAM_TABLES = [
   'person_distinct_id2',
   'cohortpeople',
   'ingestion_warnings',
+  'groups',
 ] as const
 
 /** Removes everything a deleted project left in ClickHouse. */

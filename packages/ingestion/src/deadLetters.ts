@@ -7,8 +7,11 @@ export interface DeadLetterDeps {
   ch: ClickHouse
   /** The project a dead letter belongs to, or null if it no longer exists. */
   projectById: (id: number) => Promise<IngestionProject | null>
-  /** Person processing of replayed events, as the spool consumer does it (PersonStage.assign). */
-  assignPersons: (frames: FrameContent[]) => Promise<void>
+  /**
+   * Group and person processing of replayed events, as the spool consumer does it
+   * (GroupStage.assign, then PersonStage.assign): the frames to store, when groups rewrote them.
+   */
+  assignPersons: (frames: FrameContent[]) => Promise<FrameContent[] | void>
 }
 
 export interface DeadLetterFilter {
@@ -53,8 +56,9 @@ async function rowFor(letter: StoredDeadLetter, deps: DeadLetterDeps): Promise<{
   if (outcome.kind === 'dlq') return { error: `refused by ${outcome.step}: ${outcome.error}` }
   try {
     const body = Buffer.from(encodeEvent(outcome.event, project.id, toClickHouseDateTime(now)))
-    await deps.assignPersons([{ rows: 1, sightings: [], teamId: project.id, persons: [outcome.event.person], body }])
-    return { line: body.toString('utf8') }
+    const frame: FrameContent = { rows: 1, sightings: [], teamId: project.id, persons: [outcome.event.person], body }
+    const [stored] = (await deps.assignPersons([frame])) ?? [frame]
+    return { line: (stored ?? frame).body.toString('utf8') }
   } catch (err) {
     return { error: String(err) }
   }

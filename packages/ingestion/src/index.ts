@@ -11,3 +11,4 @@ export {
   type ReplayOutcome,
 } from './deadLetters'
 export { PersonStage } from './persons/personStage'
+export { GroupStage } from './groups/groupStage'

@@ -35,3 +35,7 @@ export type {
 } from './queries/persons'
 export * as groupTypes from './queries/groupTypes'
 export * as cookielessSalts from './queries/cookielessSalts'
+export * as groups from './queries/groups'
+export type { GroupRow, GroupUpdate } from './queries/groups'
+export * as earlyAccessFeatures from './queries/earlyAccessFeatures'
+export type { EarlyAccessFeatureRow } from './queries/earlyAccessFeatures'

@@ -39,7 +39,19 @@ export interface Frame {
 
 /** A person intent as a frame holds it. */
 type WireIntent =
-  string | { d: string; s?: Record<string, unknown>; o?: Record<string, unknown>; u?: string[]; m?: string; f?: 1; x?: 1; g?: string[] }
+  | string
+  | {
+      d: string
+      s?: Record<string, unknown>
+      o?: Record<string, unknown>
+      u?: string[]
+      m?: string
+      f?: 1
+      x?: 1
+      g?: string[]
+      k?: Record<string, string>
+      i?: [string, string, Record<string, unknown>]
+    }
 
 interface WireHeader {
   n: number
@@ -60,6 +72,8 @@ function toWire(intent: PersonIntent): WireIntent {
   if (intent.forceMerge) wire.f = 1
   if (intent.noPerson) wire.x = 1
   if (intent.groupTypes) wire.g = intent.groupTypes
+  if (intent.groups) wire.k = intent.groups
+  if (intent.groupSet) wire.i = [intent.groupSet.type, intent.groupSet.key, intent.groupSet.set]
   return wire
 }
 
@@ -73,6 +87,8 @@ function fromWire(wire: WireIntent): PersonIntent {
   if (wire.f === 1) intent.forceMerge = true
   if (wire.x === 1) intent.noPerson = true
   if (wire.g) intent.groupTypes = wire.g
+  if (wire.k) intent.groups = wire.k
+  if (wire.i) intent.groupSet = { type: wire.i[0], key: wire.i[1], set: wire.i[2] }
   return intent
 }
 

@@ -1,7 +1,7 @@
 export { DiskReserve, type DiskReserveOptions, type DiskRoom } from './diskReserve'
 export { encodeFrame, readFrame, type Frame, type FrameContent, type FrameRead, type Sighting } from './frames'
 export { createSpoolMetrics, type SpoolMetrics } from './metrics'
-export type { PersonChanges, PersonIntent } from './personIntent'
+export type { GroupSet, PersonChanges, PersonIntent } from './personIntent'
 export { SegmentReader, SpoolFormatError, type SegmentFormat } from './segmentReader'
 export { listSegments, readPosition, removeSegment, writePosition, SEGMENT_FORMAT_VERSION, type SpoolPosition } from './segments'
 export { SpoolAppender, type SpoolAppend } from './spoolAppender'

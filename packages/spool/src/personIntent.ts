@@ -20,4 +20,14 @@ export interface PersonChanges {
   noPerson?: true
   /** Group types the event names (`$groups`, `$groupidentify`), registered for group flags. */
   groupTypes?: string[]
+  /** The groups the event belongs to, type → key (as JSON text), for its `$group_0`…`$group_4` properties. */
+  groups?: Record<string, string>
+  /** A `$groupidentify`: the group and the properties it sets. */
+  groupSet?: GroupSet
+}
+
+export interface GroupSet {
+  type: string
+  key: string
+  set: Record<string, unknown>
 }

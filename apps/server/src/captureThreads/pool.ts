@@ -2,6 +2,7 @@ import { createServer } from 'node:net'
 import { Worker } from 'node:worker_threads'
 import type { DeadLetterRow, IngestionWarningRow } from '@burrow/clickhouse'
 import type { IngestionProject, ProjectFlags } from '@burrow/core'
+import type { FlagGroupsLoader } from '@burrow/capture'
 import type { FlagPerson } from '@burrow/postgres'
 import type { CommittedFrame, SegmentWriter, SpoolBytes, SpoolWriterOptions } from '@burrow/spool'
 import type { MetricObjectWithValues, MetricValue } from 'prom-client'
@@ -24,6 +25,9 @@ export interface CaptureServices {
   flagPerson(projectId: number, distinctId: string, continuity?: { anonId: string; flagKeys: string[] }): Promise<FlagPerson | undefined>
   /** The shared salt of a day's cookieless hashes (base64). */
   cookielessSalt(day: string): Promise<string>
+  /** The stored properties of groups, for group flags, and the early access features posthog-js lists. */
+  flagGroups: FlagGroupsLoader
+  earlyAccessFeatures(projectId: number, stages: string[]): Promise<unknown[]>
 }
 
 export interface CaptureThreadsOptions {
@@ -146,6 +150,10 @@ export async function startCaptureThreads(options: CaptureThreadsOptions): Promi
         flagPerson: (projectId: number, distinctId: string, continuity?: { anonId: string; flagKeys: string[] }) =>
           (options.services() ?? notReady()).flagPerson(projectId, distinctId, continuity),
         cookielessSalt: (day: string) => (options.services() ?? notReady()).cookielessSalt(day),
+        flagGroups: (projectId: number, groups: Array<{ groupTypeIndex: number; groupKey: string }>) =>
+          (options.services() ?? notReady()).flagGroups(projectId, groups),
+        earlyAccessFeatures: (projectId: number, stages: string[]) =>
+          (options.services() ?? notReady()).earlyAccessFeatures(projectId, stages),
         lane: (events: LaneEvent[], rows: ArrayBuffer) => {
           for (const event of events) {
             if (event.kind === 'rotate') {

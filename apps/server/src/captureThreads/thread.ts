@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { FlagDefinitionsResolver, ProjectTokenResolver, type IngestionProject, type ProjectFlags } from '@burrow/core'
 import type { FlagPerson } from '@burrow/postgres'
-import { CookielessSalts, type CaptureDeps, type DecideDeps } from '@burrow/capture'
+import { CookielessSalts, type CaptureDeps, type DecideDeps, type StoredGroup } from '@burrow/capture'
 import { DiskReserve, SpoolAppender, SpoolBytes, SpoolWriter } from '@burrow/spool'
 import { Registry } from 'prom-client'
 import { createDispatcher, isPublicSdkPath, type Lifecycle } from '../dispatch'
@@ -121,6 +121,8 @@ const decide: DecideDeps = {
     onInvalidation: (listener) => flagInvalidations.push(listener),
   }),
   flagPerson: (projectId, distinctId, continuity) => main.call<FlagPerson | undefined>('flagPerson', projectId, distinctId, continuity),
+  flagGroups: (projectId, groups) => main.call<StoredGroup[]>('flagGroups', projectId, groups),
+  earlyAccessFeatures: (projectId, stages) => main.call<unknown[]>('earlyAccessFeatures', projectId, stages),
   maxDecompressedBytes: data.maxDecompressedBytes,
   log,
 }

@@ -3,6 +3,7 @@ import { hashCookielessVisitor } from './cookieless'
 import { resolveDistinctId } from './distinctId'
 import { requireEventName } from './eventName'
 import { divertNonEvents } from './eventKind'
+import { readGroups } from './groups'
 import { readPersonIntent } from './personIntent'
 import { buildProperties } from './properties'
 import { segmentToPostHog } from './segment'
@@ -20,4 +21,5 @@ export const INGESTION_STEPS: readonly Step[] = [
   buildProperties,
   hashCookielessVisitor,
   readPersonIntent,
+  readGroups,
 ]

@@ -42,3 +42,43 @@ export async function registerGroupTypes(sql: Sql, projectId: number, groupTypes
   }
   return added
 }
+
+export interface GroupTypeDetailRow extends GroupTypeRow {
+  name_singular: string | null
+  name_plural: string | null
+  default_columns: string[] | null
+  created_at: Date | null
+}
+
+/** The project's group types with what its users named them, by index. */
+export async function listGroupTypes(sql: Sql, projectId: number): Promise<GroupTypeDetailRow[]> {
+  const rows = await sql<GroupTypeDetailRow[]>`
+    select group_type, group_type_index, name_singular, name_plural, default_columns, created_at
+    from group_type_mappings where project_id = ${projectId} order by group_type_index`
+  return [...rows]
+}
+
+/**
+ * Changes what users named a group type and the columns its list shows (each absent field
+ * stays); answers whether the project has the type.
+ */
+export async function updateGroupTypeMetadata(
+  sql: Sql,
+  projectId: number,
+  groupTypeIndex: number,
+  update: {
+    name_singular?: string | null | undefined
+    name_plural?: string | null | undefined
+    default_columns?: string[] | null | undefined
+  },
+): Promise<boolean> {
+  const columns = update.default_columns ? JSON.stringify(update.default_columns) : null
+  const rows = await sql`
+    update group_type_mappings set
+      name_singular = case when ${update.name_singular !== undefined} then ${update.name_singular ?? null}::text else name_singular end,
+      name_plural = case when ${update.name_plural !== undefined} then ${update.name_plural ?? null}::text else name_plural end,
+      default_columns = case when ${update.default_columns !== undefined} then (${columns}::text)::jsonb else default_columns end
+    where project_id = ${projectId} and group_type_index = ${groupTypeIndex}
+    returning 1`
+  return rows.length > 0
+}
