@@ -211,7 +211,7 @@ describe('retrieving one event', () => {
 
     const malformed = await service.api(fresh, `/api/projects/${fresh.projectId}/events/not-a-uuid/`)
     expect(malformed.status).toBe(400)
-    expect(await malformed.json()).toEqual({ type: 'validation_error', code: 'invalid', detail: 'Invalid UUID', attr: null })
+    expect(await malformed.json()).toEqual({ type: 'validation_error', code: 'invalid_input', detail: 'Invalid UUID', attr: null })
 
     const unknown = randomUUID()
     const missing = await service.api(fresh, `/api/projects/${fresh.projectId}/events/${unknown}/`)

@@ -117,11 +117,11 @@ describe('projects', () => {
   it('answers 400 for a body that is not a JSON object, and for one that is not JSON', async () => {
     for (const [body, detail] of [
       ['[1,2]', 'Invalid data. Expected a dictionary, but got list.'],
-      ['"name"', 'Invalid data. Expected a dictionary, but got string.'],
+      ['"name"', 'Invalid data. Expected a dictionary, but got str.'],
     ]) {
       const res = await service.api(account, '/api/projects/', { method: 'POST', body })
       expect(res.status).toBe(400)
-      expect(await res.json()).toEqual({ type: 'validation_error', code: 'invalid', detail, attr: null })
+      expect(await res.json()).toEqual({ type: 'validation_error', code: 'invalid_input', detail, attr: null })
     }
     const broken = await service.api(account, '/api/projects/', { method: 'POST', body: '{"name":' })
     expect(broken.status).toBe(400)

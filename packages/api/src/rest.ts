@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { problems, type ApiProblem, type Page } from '@burrow/contracts'
 import { decodePathSegment, type CoreDeps } from '@burrow/core'
 import { createApiContext, personalApiKeyFrom } from './context'
-import { problemFromError } from './errors'
+import { problemFromError, pythonType } from './errors'
 import { jsonResponse, type HttpRequest, type HttpResponse } from './http'
 import { toEnvelope } from './pagination'
 import { createCaller } from './router'
@@ -159,8 +159,8 @@ export function createRestFacade(deps: RestFacadeDeps) {
     const body = await parseBody(req)
     if (!body.ok) return problemResponse(body.problem)
     if (route.body && (body.value === null || typeof body.value !== 'object' || Array.isArray(body.value))) {
-      const got = Array.isArray(body.value) ? 'list' : body.value === null ? 'null' : typeof body.value
-      return problemResponse(problems.validation(null, `Invalid data. Expected a dictionary, but got ${got}.`, 'invalid'))
+      const got = pythonType(body.value)
+      return problemResponse(problems.validation(null, `Invalid data. Expected a dictionary, but got ${got}.`))
     }
 
     const input = routeInput(route, { params, query: queryObject(req.url), body: body.value })

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { drfBoolean, drfString } from './drf'
 import { personSchema, type Person } from './persons'
 import { propertyOperatorSchema } from './propertyFilters'
 import { userSummarySchema } from './users'
@@ -54,16 +55,13 @@ export const cohortSchema = z.object({
 export type Cohort = z.infer<typeof cohortSchema>
 
 export const cohortWritableSchema = z.object({
-  name: z.string().max(400).nullable(),
-  description: z.string().max(1000),
+  name: drfString(z.string().max(400).nullable()),
+  description: drfString(z.string().max(1000)),
   groups: z.array(cohortLegacyGroupSchema),
-  deleted: z.boolean(),
+  deleted: drfBoolean(),
   filters: cohortFiltersSchema.nullable(),
-  is_static: z.boolean(),
+  is_static: drfBoolean(),
 })
-/** A form field's boolean (multipart uploads send text). */
-const formBoolean = z.union([z.boolean(), z.enum(['true', 'false'])]).transform((v) => v === true || v === 'true')
-
 /** A form field's JSON (multipart uploads send text), or the JSON itself. */
 const formJson = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => {
@@ -86,8 +84,6 @@ const staticMembersSchema = z.object({
 
 const cohortWritableFields = cohortWritableSchema
   .extend({
-    is_static: formBoolean,
-    deleted: formBoolean,
     groups: formJson(cohortWritableSchema.shape.groups),
     filters: formJson(cohortWritableSchema.shape.filters),
   })

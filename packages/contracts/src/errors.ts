@@ -23,12 +23,16 @@ export type ProblemStatus = 400 | 401 | 403 | 404 | 405 | 413 | 500 | 503
 const CATALOGUE = {
   // DRF's field validation codes: the field is in `attr`.
   invalid_input: { status: 400, type: 'validation_error' },
-  invalid: { status: 400, type: 'validation_error' },
   required: { status: 400, type: 'validation_error' },
   null: { status: 400, type: 'validation_error' },
   blank: { status: 400, type: 'validation_error' },
   invalid_choice: { status: 400, type: 'validation_error' },
   max_length: { status: 400, type: 'validation_error' },
+  max_value: { status: 400, type: 'validation_error' },
+  min_value: { status: 400, type: 'validation_error' },
+  not_a_list: { status: 400, type: 'validation_error' },
+  not_a_dict: { status: 400, type: 'validation_error' },
+  invalid_value: { status: 400, type: 'validation_error' },
   min_length: { status: 400, type: 'validation_error' },
   unique: { status: 400, type: 'validation_error' },
   does_not_exist: { status: 400, type: 'validation_error' },

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { drfBoolean, drfString } from './drf'
 import { isValidPattern } from '@burrow/flags'
 import { PROPERTY_OPERATORS } from './propertyFilters'
 import { userSummarySchema } from './users'
@@ -112,12 +113,12 @@ const featureFlagWritableSchema = z.object({
     .min(1)
     .max(400)
     .regex(/^[a-zA-Z0-9_-]+$/, { message: 'Only letters, numbers, hyphens (-) & underscores (_) are allowed.' }),
-  name: z.string().max(10_000),
+  name: drfString(z.string().max(10_000)),
   filters: flagFiltersSchema,
-  active: z.boolean(),
-  deleted: z.boolean(),
-  ensure_experience_continuity: z.boolean(),
-  is_remote_configuration: z.boolean(),
+  active: drfBoolean(),
+  deleted: drfBoolean(),
+  ensure_experience_continuity: drfBoolean(),
+  is_remote_configuration: drfBoolean(),
 })
 export const featureFlagCreateSchema = featureFlagWritableSchema.partial().required({ key: true })
 export const featureFlagUpdateSchema = featureFlagWritableSchema.partial()

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { drfBoolean, drfInteger } from './drf'
 
 /** One field of a plugin's configuration, as PostHog's plugin.json declares it. */
 export const pluginConfigFieldSchema = z.object({
@@ -50,9 +51,9 @@ export const pluginConfigSchema = z.object({
 export type PluginConfig = z.infer<typeof pluginConfigSchema>
 
 const pluginConfigWritableSchema = z.object({
-  plugin: z.number().int(),
-  enabled: z.boolean(),
-  order: z.number().int().min(0).max(1_000_000),
+  plugin: drfInteger(z.number().int()),
+  enabled: drfBoolean(),
+  order: drfInteger(z.number().int().min(0).max(1_000_000)),
   config: z.record(z.string(), z.unknown()),
   error: z.record(z.string(), z.unknown()).nullable(),
 })

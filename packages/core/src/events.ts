@@ -85,7 +85,7 @@ export async function listEvents(deps: CoreDeps, projectId: number, filter: Even
 }
 
 export async function getEvent(deps: CoreDeps, projectId: number, id: string): Promise<ApiEvent> {
-  if (!isUuid(id)) throw problems.validation(null, 'Invalid UUID', 'invalid')
+  if (!isUuid(id)) throw problems.validation(null, 'Invalid UUID')
   const row = await eventsTable.findEvent(deps.ch, projectId, id)
   if (!row) throw problems.notFound(`No events exist for event UUID ${id}`)
   const [event] = await withPersons(deps, projectId, [row])
