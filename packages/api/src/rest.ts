@@ -81,7 +81,7 @@ async function parseBody(req: HttpRequest): Promise<{ ok: true; value: unknown }
   }
 }
 
-type Match = { route: CompiledRoute; params: Record<string, string> } | { problem: ApiProblem }
+type Match = { route: CompiledRoute; params: Record<string, string> } | { problem: ApiProblem } | { response: HttpResponse }
 
 /**
  * The route for a request. Of the paths that match, the most literal wins (`rearrange/` over
@@ -94,7 +94,12 @@ function matchRoute(routes: CompiledRoute[], method: string, path: string): Matc
   if (matching.length === 0) return { problem: problems.notFound() }
   const fewestParams = Math.min(...matching.map((m) => m.route.paramNames.length))
   const found = matching.find((m) => m.route.paramNames.length === fewestParams && m.route.method === method)
-  if (!found) return { problem: problems.methodNotAllowed(method) }
+  if (!found) {
+    const forbidsDestroy = method === 'DELETE' && matching.some((m) => m.route.paramNames.length === fewestParams && m.route.forbidDestroy)
+    // PostHog's ForbidDestroyModel answers a bare 405.
+    if (forbidsDestroy) return { response: { status: 405, headers: {}, body: '' } }
+    return { problem: problems.methodNotAllowed(method) }
+  }
   const values = found.route.paramNames.map((_, i) => decodePathSegment(found.match[i + 1]!))
   if (values.some((value) => value === undefined)) return { problem: problems.notFound() }
   const params = Object.fromEntries(found.route.paramNames.map((name, i) => [name, values[i]!]))
@@ -116,7 +121,8 @@ function respond(route: RestRoute, result: unknown, req: HttpRequest): HttpRespo
   }
   if (route.contentType) return { status, headers: { ...headers, 'content-type': route.contentType }, body: String(result) }
   if (route.csv && wantsCsv(req.url, req.headers.accept)) {
-    const rows = route.paginated ? (result as Page<unknown>).results : [result]
+    const results = route.paginated ? (result as Page<unknown>).results : [result]
+    const rows = route.csvRow ? results.map(route.csvRow) : results
     return {
       status,
       headers: { ...headers, 'content-type': 'text/csv; charset=utf-8' },
@@ -155,6 +161,7 @@ export function createRestFacade(deps: RestFacadeDeps) {
     }
     const matched = matchRoute(routes, req.method, path)
     if ('problem' in matched) return problemResponse(matched.problem)
+    if ('response' in matched) return matched.response
     const { route, params } = matched
     const body = await parseBody(req)
     if (!body.ok) return problemResponse(body.problem)

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { drfBoolean, drfString } from './drf'
-import { personSchema, type Person } from './persons'
+import type { Person } from './persons'
 import { propertyOperatorSchema } from './propertyFilters'
 import { userSummarySchema } from './users'
 
@@ -24,8 +24,12 @@ const cohortGroupSchema: z.ZodType<CohortGroup> = z
   })
   .meta({ id: 'CohortFilterGroup' })
 
-/** `filters`: PostHog's nested AND/OR groups of conditions under `properties`. */
-export const cohortFiltersSchema = z.looseObject({ properties: cohortGroupSchema.optional() })
+const FILTERS_NEED_PROPERTIES = "Filters must be a dictionary with a 'properties' key."
+
+/** `filters`: PostHog's nested AND/OR groups of conditions under `properties`, which it requires. */
+export const cohortFiltersSchema = z
+  .looseObject({ properties: cohortGroupSchema.optional() }, { error: FILTERS_NEED_PROPERTIES })
+  .refine((filters) => filters.properties !== undefined, { message: FILTERS_NEED_PROPERTIES })
 
 /** A legacy `groups` entry: property conditions, or an event performed within some days. */
 const cohortLegacyGroupSchema = z.looseObject({
@@ -93,6 +97,51 @@ export const cohortCreateSchema = cohortWritableFields
 export const cohortUpdateSchema = cohortWritableFields
 export type CohortWrite = z.infer<typeof cohortUpdateSchema>
 
-/** A member as the cohort persons endpoint lists it: a person, as the persons API shows them. */
-export const cohortPersonSchema = personSchema
-export type CohortPerson = Person
+/** A member as the cohort persons endpoint lists it: PostHog's serialized person (an actor of an insight), `id` its uuid. */
+export const cohortPersonSchema = z.object({
+  type: z.literal('person'),
+  id: z.string(),
+  uuid: z.string(),
+  created_at: z.string(),
+  properties: z.record(z.string(), z.unknown()),
+  is_identified: z.boolean(),
+  name: z.string(),
+  distinct_ids: z.array(z.string()),
+  matched_recordings: z.array(z.unknown()),
+  value_at_data_point: z.number().nullable(),
+})
+export type CohortPerson = z.infer<typeof cohortPersonSchema>
+
+export function toCohortPerson(person: Person): CohortPerson {
+  return {
+    type: 'person',
+    id: person.uuid,
+    uuid: person.uuid,
+    created_at: person.created_at,
+    properties: person.properties,
+    is_identified: person.is_identified,
+    name: person.name,
+    distinct_ids: person.distinct_ids,
+    matched_recordings: [],
+    value_at_data_point: null,
+  }
+}
+
+const CSV_FIRST_COLUMNS = ['id', 'email', 'name', 'created_at', 'properties', 'distinct_ids']
+
+/**
+ * A member as a row of the CSV export, as PostHog writes it: the email lifted out of the
+ * properties, the columns in PostHog's order, without the fields only insights use.
+ */
+export function cohortPersonCsvRow(member: CohortPerson): Record<string, unknown> {
+  const { email, ...properties } = member.properties
+  const row: Record<string, unknown> = {
+    id: member.id,
+    ...(email ? { email } : {}),
+    name: member.name,
+    created_at: member.created_at,
+    properties: email ? properties : member.properties,
+    distinct_ids: member.distinct_ids,
+  }
+  return Object.fromEntries(CSV_FIRST_COLUMNS.filter((key) => key in row).map((key) => [key, row[key]]))
+}
