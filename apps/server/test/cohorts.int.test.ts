@@ -170,13 +170,20 @@ describe('cohorts', () => {
     expect((await service.api(account, `/api/projects/${account.projectId}/cohorts/${cohort.id}/`)).status).toBe(200)
   })
 
-  it('lists newest first with pagination', async () => {
+  it('lists newest first with pagination, and searches names word by word', async () => {
     const fresh = await service.account()
     for (const name of ['one', 'two', 'three']) await createCohort({ name }, fresh)
     const page = await (await service.api(fresh, `/api/projects/${fresh.projectId}/cohorts/?limit=2`)).json()
     expect(page.count).toBe(3)
     expect(page.results.map((c: { name: string }) => c.name)).toEqual(['three', 'two'])
     expect(page.next).toContain('offset=2')
+    const search = async (text: string) =>
+      (await (await service.api(fresh, `/api/projects/${fresh.projectId}/cohorts/?search=${encodeURIComponent(text)}`)).json()).results.map(
+        (c: { name: string }) => c.name,
+      )
+    expect(await search('E T')).toEqual(['three'])
+    expect(await search('o')).toEqual(['two', 'one'])
+    expect(await search('one two')).toEqual([])
   })
 
   it("answers 404 for an unknown cohort and for another project's cohort", async () => {

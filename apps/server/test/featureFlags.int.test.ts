@@ -154,6 +154,10 @@ describe('feature flags', () => {
     expect(del.body).toMatchObject({ type: 'invalid_request', code: 'method_not_allowed' })
     const found = await call(fresh, 'GET', '?search=alpha')
     expect(found.body.results.map((f: { key: string }) => f.key)).toEqual(['beta-two', 'alpha-one'])
+    // Each word of a search must be in the key or the name, as PostHog's term search has it.
+    const words = await call(fresh, 'GET', '?search=two%20alpha')
+    expect(words.body.results.map((f: { key: string }) => f.key)).toEqual(['beta-two'])
+    expect((await call(fresh, 'GET', '?search=gamma%20alpha')).body.count).toBe(0)
   })
 
   it("answers 404 for another project's flag", async () => {

@@ -116,7 +116,7 @@ describe('plugin configs', () => {
     ['a choice outside the list', { plugin: 4, config: { defaultNamingConvention: 'SHOUTING' } }, 'config__defaultNamingConvention'],
     ['invalid JSON in a json field', { plugin: WEBHOOK, config: { headers: '{nope' } }, 'config__headers'],
     ['a negative order', { plugin: 1, order: -1 }, 'order'],
-    ['enabled that is not a boolean', { plugin: 1, enabled: 'yes' }, 'enabled'],
+    ['enabled that is not a boolean', { plugin: 1, enabled: 'maybe' }, 'enabled'],
   ])('answers 400 validation_error for %s', async (_name, body, attr) => {
     const fresh = await service.account()
     const res = await call(fresh, 'POST', configsPath(fresh), body)

@@ -17,6 +17,7 @@ import { listPersons, type DisplayedProject, type PersonsFilter } from './person
 import { flagsChanged } from './featureFlags'
 import { refuseBehaviourInFlagCohort, refuseLoops } from './cohortGraph'
 import { legacyFilters } from './cohortLegacyFilters'
+import { searchTerms } from './search'
 
 function toCohort(row: CohortRow, createdBy: UserSummary | null): Cohort {
   return {
@@ -50,8 +51,13 @@ async function findCohort(deps: CoreDeps, projectId: number, idParam: string): P
   return row
 }
 
-export async function listCohorts(deps: CoreDeps, projectId: number, page: PageQuery): Promise<Page<Cohort>> {
-  const { count, rows } = await cohorts.listCohorts(deps.sql, projectId, page)
+export async function listCohorts(
+  deps: CoreDeps,
+  projectId: number,
+  query: PageQuery & { search?: string | undefined },
+): Promise<Page<Cohort>> {
+  const page = { limit: query.limit, offset: query.offset }
+  const { count, rows } = await cohorts.listCohorts(deps.sql, projectId, page, searchTerms(query.search))
   return { count, ...page, results: await toCohorts(deps, rows) }
 }
 

@@ -10,6 +10,7 @@ import {
 import { cohorts, featureFlags, groupTypes, projects, type FeatureFlagRow, type UserRow } from '@burrow/postgres'
 import type { CoreDeps } from './deps'
 import { refuseBehaviouralCohorts } from './cohortGraph'
+import { searchTerms } from './search'
 import { cohortsOfFlags } from './flagCohorts'
 import { serialId, serialIdOrNotFound } from './ids'
 import { userSummaries } from './users'
@@ -95,7 +96,7 @@ export async function listFeatureFlags(
   projectId: number,
   query: PageQuery & { search?: string | undefined; active?: boolean | undefined },
 ): Promise<Page<FeatureFlag>> {
-  const { count, rows } = await featureFlags.listFeatureFlags(deps.sql, projectId, query)
+  const { count, rows } = await featureFlags.listFeatureFlags(deps.sql, projectId, { ...query, search: searchTerms(query.search) })
   return { count, limit: query.limit, offset: query.offset, results: await toFlags(deps, rows) }
 }
 
