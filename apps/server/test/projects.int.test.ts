@@ -15,7 +15,9 @@ afterAll(() => service?.stop())
 
 describe('projects', () => {
   it('creates a project with a phc_ token, answering 201 with every field', async () => {
-    const res = await service.api(account, '/api/projects/', {
+    // A project created becomes its creator's current one: a user of its own leaves `account`'s as it was.
+    const creator = await service.account()
+    const res = await service.api(creator, '/api/projects/', {
       method: 'POST',
       body: JSON.stringify({ name: 'Web app', timezone: 'Europe/Paris', app_urls: ['https://x.test'], id: 999, ingested_event: true }),
     })
@@ -56,7 +58,7 @@ describe('projects', () => {
         'recording_domains',
       ].sort(),
     )
-    const list = await (await service.api(account, '/api/projects/')).json()
+    const list = await (await service.api(creator, '/api/projects/')).json()
     expect(list.count).toBe(2)
     expect(Object.keys(list.results[0]).sort()).toEqual([
       'access_control',
@@ -71,6 +73,34 @@ describe('projects', () => {
       'timezone',
       'uuid',
     ])
+  })
+
+  it("makes the project created the user's current project, for @current and /users/@me/", async () => {
+    const creator = await service.account()
+    const created = await (await service.api(creator, '/api/projects/', { method: 'POST', body: '{"name":"Second"}' })).json()
+    expect(created.id).not.toBe(creator.projectId)
+    expect((await (await service.api(creator, '/api/projects/@current/')).json()).id).toBe(created.id)
+    expect((await (await service.api(creator, '/api/users/@me/')).json()).team).toMatchObject({ id: created.id, name: 'Second' })
+  })
+
+  it('refuses a primary dashboard that names no dashboard, as does_not_exist', async () => {
+    const creator = await service.account()
+    for (const [method, path] of [
+      ['POST', '/api/projects/'],
+      ['PATCH', `/api/projects/${creator.projectId}/`],
+    ] as const) {
+      const res = await service.api(creator, path, { method, body: '{"primary_dashboard":12345}' })
+      expect(res.status).toBe(400)
+      expect(await res.json()).toEqual({
+        type: 'validation_error',
+        code: 'does_not_exist',
+        detail: 'Invalid pk "12345" - object does not exist.',
+        attr: 'primary_dashboard',
+      })
+    }
+    expect(
+      (await service.api(creator, `/api/projects/${creator.projectId}/`, { method: 'PATCH', body: '{"primary_dashboard":null}' })).status,
+    ).toBe(200)
   })
 
   it('answers 400 validation_error with the field for a time zone outside the list', async () => {
