@@ -121,7 +121,7 @@ function respond(route: RestRoute, result: unknown, req: HttpRequest): HttpRespo
   }
   if (route.contentType) return { status, headers: { ...headers, 'content-type': route.contentType }, body: String(result) }
   if (route.csv && wantsCsv(req.url, req.headers.accept)) {
-    const results = route.paginated ? (result as Page<unknown>).results : [result]
+    const results = route.paginated ? (result as Page<unknown>).results : Array.isArray(result) ? result : [result]
     const rows = route.csvRow ? results.map(route.csvRow) : results
     return {
       status,

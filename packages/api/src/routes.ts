@@ -116,6 +116,7 @@ export const restRoutes: RestRoute[] = [
     procedure: 'events.values',
     summary: 'Values of an event property',
     query: true,
+    csv: true,
   },
   { method: 'GET', path: `${projectScoped}/events/:id/`, procedure: 'events.get', summary: 'Retrieve an event', query: true, csv: true },
 
