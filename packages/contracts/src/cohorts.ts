@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { drfBoolean, drfString } from './drf'
+import { drfBoolean, drfString, formJson } from './drf'
 import type { Person } from './persons'
 import { propertyOperatorSchema } from './propertyFilters'
 import { userSummarySchema } from './users'
@@ -66,17 +66,6 @@ export const cohortWritableSchema = z.object({
   filters: cohortFiltersSchema.nullable(),
   is_static: drfBoolean(),
 })
-/** A form field's JSON (multipart uploads send text), or the JSON itself. */
-const formJson = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((v) => {
-    if (typeof v !== 'string') return v
-    try {
-      return JSON.parse(v) as unknown
-    } catch {
-      return v
-    }
-  }, schema)
-
 /** The members of a static cohort: an uploaded CSV of distinct ids (first column), or a list of them. */
 const staticMembersSchema = z.object({
   csv: z

@@ -39,8 +39,27 @@ export const drfBoolean = () => z.preprocess(toBoolean, z.boolean())
 /** A text field; pass the string schema with its bounds. */
 export const drfString = <T extends z.ZodType>(schema: T) => z.preprocess(toText, schema)
 
-/** An integer field; pass the number schema with its bounds. */
-export const drfInteger = <T extends z.ZodType>(schema: T) => z.preprocess(toInteger, schema)
+/** An integer field; pass the number schema with its bounds. Text that is no integer gets DRF's integer wording. */
+export const drfInteger = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value, ctx) => {
+    const coerced = toInteger(value)
+    if (typeof coerced === 'string') {
+      ctx.issues.push({ code: 'custom', message: 'A valid integer is required.', input: value })
+      return z.NEVER
+    }
+    return coerced
+  }, schema)
 
 /** A float field; pass the number schema with its bounds. */
 export const drfNumber = <T extends z.ZodType>(schema: T) => z.preprocess(toNumber, schema)
+
+/** A form field's JSON (multipart uploads send text), or the JSON itself. */
+export const formJson = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => {
+    if (typeof v !== 'string') return v
+    try {
+      return JSON.parse(v) as unknown
+    } catch {
+      return v
+    }
+  }, schema)

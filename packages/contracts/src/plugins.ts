@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { drfBoolean, drfInteger } from './drf'
+import { drfBoolean, drfInteger, formJson } from './drf'
 
 /** One field of a plugin's configuration, as PostHog's plugin.json declares it. */
 export const pluginConfigFieldSchema = z.object({
@@ -54,9 +54,11 @@ const pluginConfigWritableSchema = z.object({
   plugin: drfInteger(z.number().int()),
   enabled: drfBoolean(),
   order: drfInteger(z.number().int().min(0).max(1_000_000)),
-  config: z.record(z.string(), z.unknown()),
+  // A multipart form (PostHog's frontend, for attachments) sends the config as JSON text.
+  config: formJson(z.record(z.string(), z.unknown())),
   error: z.record(z.string(), z.unknown()).nullable(),
 })
+
 export const pluginConfigCreateSchema = pluginConfigWritableSchema.partial().required({ plugin: true })
 export const pluginConfigUpdateSchema = pluginConfigWritableSchema.omit({ plugin: true }).partial()
 export type PluginConfigCreate = z.infer<typeof pluginConfigCreateSchema>
