@@ -1,4 +1,4 @@
-import { ApiProblem, problems, type ProblemStatus, type ValidationCode } from '@burrow/contracts'
+import { ApiProblem, isValidationCode, problems, type ProblemStatus, type ValidationCode } from '@burrow/contracts'
 import { TRPCError } from '@trpc/server'
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc'
 import { z, ZodError, type core } from 'zod'
@@ -94,6 +94,11 @@ function drfError(issue: core.$ZodIssue, input: unknown): { code: ValidationCode
       if (issue.format === 'email') return { code: 'invalid_input', detail: detail('Enter a valid email address.') }
       if (issue.format === 'url') return { code: 'invalid_input', detail: detail('Enter a valid URL.') }
       return { code: 'invalid_input', detail: detail('This value does not match the required pattern.') }
+    case 'custom': {
+      // A schema names the DRF code of its own check in `params.code`.
+      const named: unknown = issue.params?.code
+      return { code: isValidationCode(named) ? named : 'invalid_input', detail: detail('Invalid input.') }
+    }
     default:
       return { code: 'invalid_input', detail: detail('Invalid input.') }
   }

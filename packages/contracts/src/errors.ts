@@ -70,6 +70,11 @@ export type ProblemCode = keyof typeof CATALOGUE
 /** The codes of a 400 `validation_error`, which name the field at fault. */
 export type ValidationCode = { [C in ProblemCode]: (typeof CATALOGUE)[C]['type'] extends 'validation_error' ? C : never }[ProblemCode]
 
+/** Whether a code names a 400 `validation_error` of the catalogue (a schema's custom issue may carry one in `params.code`). */
+export function isValidationCode(code: unknown): code is ValidationCode {
+  return typeof code === 'string' && Object.hasOwn(CATALOGUE, code) && CATALOGUE[code as ProblemCode].type === 'validation_error'
+}
+
 /** The body of an ApiProblem: the wire body, with its type and code tied to the catalogue. */
 export interface ProblemBody extends ApiErrorBody {
   readonly type: ProblemType
