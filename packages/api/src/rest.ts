@@ -134,15 +134,16 @@ function respond(route: RestRoute, result: unknown, req: HttpRequest): HttpRespo
 
 export interface RestFacadeDeps {
   log: (msg: string) => void
-  /** The procedures a request may call, with its credentials: a tRPC caller of the app router. */
-  callerFor: (req: HttpRequest) => Promise<unknown>
+  /** The procedures a request may call, with its credentials (which its parsed body may carry): a tRPC caller of the app router. */
+  callerFor: (req: HttpRequest, body: unknown) => Promise<unknown>
 }
 
 /** Answers `/api/...` requests by running the procedure their route names. */
 export function createRestHandler(deps: CoreDeps) {
   return createRestFacade({
     log: deps.log,
-    callerFor: async (req) => createCaller(await createApiContext(deps, personalApiKeyFrom(req.headers.authorization, req.url))),
+    callerFor: async (req, body) =>
+      createCaller(await createApiContext(deps, personalApiKeyFrom(req.headers.authorization, req.url, body))),
   })
 }
 
@@ -172,7 +173,7 @@ export function createRestFacade(deps: RestFacadeDeps) {
 
     const input = routeInput(route, { params, query: queryObject(req.url), body: body.value })
     try {
-      const procedure = procedureAt(await deps.callerFor(req), route.procedure)
+      const procedure = procedureAt(await deps.callerFor(req, body.value), route.procedure)
       if (!procedure) throw new Error(`route ${route.method} ${route.path} names no procedure ${route.procedure}`)
       return respond(route, await procedure(input), req)
     } catch (err) {
