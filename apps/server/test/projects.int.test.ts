@@ -103,6 +103,27 @@ describe('projects', () => {
     ).toBe(200)
   })
 
+  it("coerces what DRF coerces and refuses the rest with DRF's code and words", async () => {
+    const owner = await service.account()
+    const path = `/api/projects/${owner.projectId}/`
+    const patch = (body: unknown) => service.api(owner, path, { method: 'PATCH', body: JSON.stringify(body) })
+    const coerced = await patch({ anonymize_ips: 'true', session_recording_opt_in: 1, name: 42 })
+    expect(coerced.status).toBe(200)
+    expect(await coerced.json()).toMatchObject({ anonymize_ips: true, session_recording_opt_in: true, name: '42' })
+    for (const [body, expected] of [
+      [{ anonymize_ips: 'sometimes' }, { code: 'invalid_input', detail: 'Must be a valid boolean.', attr: 'anonymize_ips' }],
+      [{ app_urls: 'https://a.test' }, { code: 'not_a_list', detail: 'Expected a list of items but got type "str".', attr: 'app_urls' }],
+      [{ name: null }, { code: 'null', detail: 'This field may not be null.', attr: 'name' }],
+      [{ name: '' }, { code: 'blank', detail: 'This field may not be blank.', attr: 'name' }],
+      [{ name: 'n'.repeat(201) }, { code: 'max_length', detail: 'Ensure this field has no more than 200 characters.', attr: 'name' }],
+      [{ primary_dashboard: 'first' }, { code: 'invalid_input', detail: 'A valid integer is required.', attr: 'primary_dashboard' }],
+    ] as const) {
+      const res = await patch(body)
+      expect(res.status, JSON.stringify(body)).toBe(400)
+      expect(await res.json(), JSON.stringify(body)).toEqual({ type: 'validation_error', ...expected })
+    }
+  })
+
   it('answers 400 validation_error with the field for a time zone outside the list', async () => {
     const res = await service.api(account, '/api/projects/', {
       method: 'POST',
