@@ -502,7 +502,10 @@ describe('cohorts checked as PostHog checks them', () => {
         ],
       },
     })
-    expect((await createCohort({ name: 'Empty' }, owner)).body.filters).toEqual({ properties: {} })
+    const empty = (await createCohort({ name: 'Empty' }, owner)).body
+    expect(empty.filters).toEqual({ properties: {} })
+    // The filters derived from legacy groups can be sent back as filters.
+    expect((await patch(owner, body.id, { filters: body.filters })).status).toBe(200)
 
     for (const filters of [{}, { groups: [] }, 'properties']) {
       const res = await createCohort({ name: 'No properties', filters }, owner)
