@@ -103,16 +103,36 @@ describe('cohorts', () => {
     [
       'a condition of an unknown type',
       { filters: { properties: { type: 'AND', values: [{ key: 'x', type: 'planet' }] } } },
-      'filters__properties__values__0',
+      'filters__properties__values__0__type',
     ],
     ['a group that is neither AND nor OR', { filters: { properties: { type: 'XOR', values: [] } } }, 'filters__properties__type'],
     [
       'an unknown operator',
       { filters: { properties: { type: 'AND', values: [{ key: 'x', type: 'person', operator: 'near' }] } } },
-      'filters__properties__values__0',
+      'filters__properties__values__0__operator',
+    ],
+    [
+      'a condition deep in nested groups',
+      {
+        filters: {
+          properties: {
+            type: 'OR',
+            values: [
+              {
+                type: 'AND',
+                values: [
+                  { key: 'a', type: 'person' },
+                  { key: '', type: 'person' },
+                ],
+              },
+            ],
+          },
+        },
+      },
+      'filters__properties__values__0__values__1__key',
     ],
     ['groups that are not a list', { groups: { a: 1 } }, 'groups'],
-    ['a name that is not text', { name: 42 }, 'name'],
+    ['a name that is not text', { name: true }, 'name'],
     ['a too long name', { name: 'n'.repeat(401) }, 'name'],
   ])('answers 400 validation_error for %s', async (_name, body, attr) => {
     const res = await createCohort(body)
@@ -142,21 +162,28 @@ describe('cohorts', () => {
     expect(back.results.map((c: { id: number }) => c.id)).toEqual([cohort.id])
   })
 
-  it('refuses a hard delete with 405', async () => {
+  it('refuses a hard delete with 405 and no body, as PostHog does', async () => {
     const { body: cohort } = await createCohort({ name: 'Keep' })
     const res = await service.api(account, `/api/projects/${account.projectId}/cohorts/${cohort.id}/`, { method: 'DELETE' })
     expect(res.status).toBe(405)
-    expect(await res.json()).toMatchObject({ type: 'invalid_request', code: 'method_not_allowed', detail: 'Method "DELETE" not allowed.' })
+    expect(await res.text()).toBe('')
     expect((await service.api(account, `/api/projects/${account.projectId}/cohorts/${cohort.id}/`)).status).toBe(200)
   })
 
-  it('lists newest first with pagination', async () => {
+  it('lists newest first with pagination, and searches names word by word', async () => {
     const fresh = await service.account()
     for (const name of ['one', 'two', 'three']) await createCohort({ name }, fresh)
     const page = await (await service.api(fresh, `/api/projects/${fresh.projectId}/cohorts/?limit=2`)).json()
     expect(page.count).toBe(3)
     expect(page.results.map((c: { name: string }) => c.name)).toEqual(['three', 'two'])
     expect(page.next).toContain('offset=2')
+    const search = async (text: string) =>
+      (await (await service.api(fresh, `/api/projects/${fresh.projectId}/cohorts/?search=${encodeURIComponent(text)}`)).json()).results.map(
+        (c: { name: string }) => c.name,
+      )
+    expect(await search('E T')).toEqual(['three'])
+    expect(await search('o')).toEqual(['two', 'one'])
+    expect(await search('one two')).toEqual([])
   })
 
   it("answers 404 for an unknown cohort and for another project's cohort", async () => {
@@ -220,11 +247,29 @@ describe('cohort members', () => {
     const path = `/api/projects/${project.projectId}/cohorts/${cohort.id}/persons/`
     const page = await (await service.api(project, `${path}?limit=1`)).json()
     expect(page).toMatchObject({ count: 2, next: expect.stringContaining('offset=1') })
+    const ann = (await (await service.api(project, `${path}?search=ann`)).json()).results[0]
+    expect(Object.keys(ann)).toEqual([
+      'type',
+      'id',
+      'uuid',
+      'created_at',
+      'properties',
+      'is_identified',
+      'name',
+      'distinct_ids',
+      'matched_recordings',
+      'value_at_data_point',
+    ])
+    expect(ann).toMatchObject({ type: 'person', id: ann.uuid, distinct_ids: ['ann'], matched_recordings: [], value_at_data_point: null })
+    expect(ann.uuid).toMatch(/^[0-9a-f-]{36}$/)
+
     const csv = await service.api(project, `${path}?format=csv`)
     expect(csv.headers.get('content-type')).toMatch(/^text\/csv/)
     const [header, ...rows] = (await csv.text()).trim().split('\n')
-    expect(header!.split(',')).toEqual(expect.arrayContaining(['id', 'uuid', 'distinct_ids.0', 'properties.email', 'properties.plan']))
+    // PostHog's columns: id, the email lifted out of the properties, name, created_at, the other properties, distinct ids.
+    expect(header!.split(',')).toEqual(['id', 'email', 'name', 'created_at', 'properties.plan', 'distinct_ids.0'])
     expect(rows).toHaveLength(2)
+    expect(rows.some((row) => row.startsWith(`${ann.uuid},ann@acme.com,`))).toBe(true)
 
     // Events and persons filter on the cohort's members too.
     const inCohort = encodeURIComponent(JSON.stringify([{ key: 'id', value: cohort.id, type: 'cohort' }]))
@@ -351,5 +396,126 @@ describe('cohort members', () => {
     })
     const failed = await calculated(cohort.id, project, (c) => c.errors_calculating > 0)
     expect(failed).toMatchObject({ is_calculating: false, count: null })
+  })
+})
+
+describe('cohorts checked as PostHog checks them', () => {
+  const path = (owner: TestAccount, id: number) => `/api/projects/${owner.projectId}/cohorts/${id}/`
+  const patch = (owner: TestAccount, id: number, body: unknown) =>
+    service.api(owner, path(owner, id), { method: 'PATCH', body: JSON.stringify(body) })
+  const naming = (...ids: number[]) => ({
+    properties: { type: 'AND', values: ids.map((id) => ({ key: 'id', type: 'cohort', value: id })) },
+  })
+  const person = { properties: { type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person' }] } }
+  const behavioural = {
+    properties: {
+      type: 'AND',
+      values: [{ key: 'signed up', type: 'behavioral', value: 'performed_event', time_value: 30, time_interval: 'day' }],
+    },
+  }
+  const loop = { type: 'validation_error', code: 'invalid_input', detail: 'Cohorts cannot reference other cohorts in a loop.', attr: null }
+
+  it('refuses a cohort that names itself, or a chain of cohorts that comes back to it, and keeps its definition', async () => {
+    const owner = await service.account()
+    const a = (await createCohort({ name: 'A', filters: person }, owner)).body
+    const b = (await createCohort({ name: 'B', filters: naming(a.id) }, owner)).body
+    const c = (await createCohort({ name: 'C', groups: [{ properties: [{ key: 'id', type: 'cohort', value: b.id }] }] }, owner)).body
+
+    const itself = await patch(owner, a.id, { filters: naming(a.id) })
+    expect(itself.status).toBe(400)
+    expect(await itself.json()).toEqual(loop)
+    const chain = await patch(owner, a.id, { name: 'A again', filters: naming(c.id) })
+    expect(chain.status).toBe(400)
+    expect(await chain.json()).toEqual(loop)
+    const legacy = await patch(owner, a.id, { groups: [{ properties: [{ key: 'id', type: 'cohort', value: b.id }] }] })
+    expect(legacy.status).toBe(400)
+
+    const stored = await (await service.api(owner, path(owner, a.id))).json()
+    expect(stored).toMatchObject({ name: 'A', filters: person })
+    // A cohort may name the same cohort twice, or two that share one: no loop there.
+    expect((await patch(owner, c.id, { filters: naming(a.id, b.id) })).status).toBe(200)
+  })
+
+  it("refuses a flag naming a cohort that names a behavioural cohort, and a change that makes a flag's cohort behavioural", async () => {
+    const owner = await service.account()
+    const events = (await createCohort({ name: 'Signed up', filters: behavioural }, owner)).body
+    const outer = (await createCohort({ name: 'Outer', filters: naming(events.id) }, owner)).body
+    const flags = `/api/projects/${owner.projectId}/feature_flags/`
+    const flagOn = (cohortId: number, key: string) =>
+      service.api(owner, flags, {
+        method: 'POST',
+        body: JSON.stringify({
+          key,
+          filters: { groups: [{ properties: [{ key: 'id', type: 'cohort', value: cohortId }], rollout_percentage: 100 }] },
+        }),
+      })
+    const refused = await flagOn(outer.id, 'through-outer')
+    expect(refused.status).toBe(400)
+    expect(await refused.json()).toEqual({
+      type: 'validation_error',
+      code: 'behavioral_cohort_found',
+      detail: "Cohort 'Signed up' with filters on events cannot be used in feature flags.",
+      attr: 'filters',
+    })
+
+    const plain = (await createCohort({ name: 'Plain', filters: person }, owner)).body
+    const wrapper = (await createCohort({ name: 'Wrapper', filters: naming(plain.id) }, owner)).body
+    expect((await flagOn(wrapper.id, 'through-wrapper')).status).toBe(201)
+    for (const [id, filters] of [
+      [wrapper.id, behavioural],
+      [plain.id, behavioural],
+      [plain.id, naming(events.id)],
+    ] as const) {
+      const res = await patch(owner, id, { filters })
+      expect(res.status).toBe(400)
+      expect(await res.json()).toMatchObject({ type: 'validation_error', code: 'behavioral_cohort_found', attr: 'filters' })
+    }
+    // A cohort no flag uses may take behaviour.
+    expect((await patch(owner, outer.id, { filters: behavioural })).status).toBe(200)
+  })
+
+  it('answers the filters derived from legacy groups, and refuses filters without properties', async () => {
+    const owner = await service.account()
+    const { body } = await createCohort(
+      { name: 'Legacy', groups: [{ properties: [{ key: 'plan', value: 'pro', type: 'person' }] }, { event_id: '$pageview', days: 7 }] },
+      owner,
+    )
+    expect(body.filters).toEqual({
+      properties: {
+        type: 'OR',
+        values: [
+          { type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person' }] },
+          {
+            type: 'AND',
+            values: [
+              {
+                key: '$pageview',
+                type: 'behavioral',
+                value: 'performed_event',
+                event_type: 'events',
+                time_interval: 'day',
+                time_value: 7,
+                operator_value: 0,
+              },
+            ],
+          },
+        ],
+      },
+    })
+    const empty = (await createCohort({ name: 'Empty' }, owner)).body
+    expect(empty.filters).toEqual({ properties: {} })
+    // The filters derived from legacy groups can be sent back as filters.
+    expect((await patch(owner, body.id, { filters: body.filters })).status).toBe(200)
+
+    for (const filters of [{}, { groups: [] }, 'properties']) {
+      const res = await createCohort({ name: 'No properties', filters }, owner)
+      expect(res.status).toBe(400)
+      expect(res.body).toEqual({
+        type: 'validation_error',
+        code: 'invalid_input',
+        detail: "Filters must be a dictionary with a 'properties' key.",
+        attr: 'filters',
+      })
+    }
   })
 })

@@ -87,6 +87,14 @@ describe('event definitions', () => {
     expect((await definitions(account, '?search=%25')).count).toBe(0)
   })
 
+  it('splits a search into words, each of which the name must contain, as PostHog does', async () => {
+    const search = async (text: string) => (await definitions(account, `?search=${encodeURIComponent(text)}`)).results.map((d) => d.name)
+    expect(await search('up signed')).toEqual(['signed up'])
+    expect(await search('  UP  ')).toEqual(['signed up', 'upgraded plan'])
+    expect(await search('plan up')).toEqual(['upgraded plan'])
+    expect(await search('plan signed')).toEqual([])
+  })
+
   it('retrieves a definition by its uuid and answers 404 for unknown or malformed ids', async () => {
     const id = byName.get('upgraded plan')!.id
     const res = await service.api(account, `/api/projects/${account.projectId}/event_definitions/${id}/`)
@@ -139,17 +147,17 @@ describe('event definitions', () => {
   })
 
   it.each([
-    ['an owner outside the organization', { owner: 999999 }, 'owner'],
-    ['tags that are not a list', { tags: 'billing' }, 'tags'],
-    ['verified that is not a boolean', { verified: 'yes' }, 'verified'],
-  ])('answers 400 validation_error for %s', async (_name, body, attr) => {
+    ['an owner outside the organization', { owner: 999999 }, 'owner', undefined],
+    ['tags that are not a list', { tags: 'billing' }, 'tags', 'not_a_list'],
+    ['verified that DRF does not read as a boolean', { verified: 'maybe' }, 'verified', 'invalid_input'],
+  ])('answers 400 validation_error for %s', async (_name, body, attr, code) => {
     const id = byName.get('$pageview')!.id
     const res = await service.api(account, `/api/projects/${account.projectId}/event_definitions/${id}/`, {
       method: 'PATCH',
       body: JSON.stringify(body),
     })
     expect(res.status).toBe(400)
-    expect(await res.json()).toMatchObject({ type: 'validation_error', attr })
+    expect(await res.json()).toMatchObject({ type: 'validation_error', attr, ...(code ? { code } : {}) })
   })
 })
 

@@ -45,6 +45,26 @@ describe('listing', () => {
     expect(between.results.map((e: { distinct_id: string }) => e.distinct_id)).toEqual(['user-2', 'user-1'])
   })
 
+  it('takes relative times (-2d, -1h) as PostHog does', async () => {
+    const fresh = await service.account()
+    const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000).toISOString()
+    const batch = [
+      { event: 'old', distinct_id: 'd', timestamp: hoursAgo(24 * 5) },
+      { event: 'recent', distinct_id: 'd', timestamp: hoursAgo(0.5) },
+    ]
+    await service.post('/batch/', { api_key: fresh.projectToken, batch })
+    await service.eventsOf(fresh, 2)
+    const names = async (query: string) => {
+      const res = await service.api(fresh, `/api/projects/${fresh.projectId}/events/?${query}`)
+      expect(res.status, query).toBe(200)
+      return (await res.json()).results.map((e: { event: string }) => e.event)
+    }
+    expect(await names('after=-2d')).toEqual(['recent'])
+    expect(await names('after=-1h')).toEqual(['recent'])
+    expect(await names('before=-2d')).toEqual(['old'])
+    expect(await names('after=-7d')).toEqual(['recent', 'old'])
+  })
+
   it('answers 400 naming the parameter for a time that is not one', async () => {
     const res = await service.api(account, `/api/projects/${account.projectId}/events/?after=yesterday-ish`)
     expect(res.status).toBe(400)
@@ -211,7 +231,7 @@ describe('retrieving one event', () => {
 
     const malformed = await service.api(fresh, `/api/projects/${fresh.projectId}/events/not-a-uuid/`)
     expect(malformed.status).toBe(400)
-    expect(await malformed.json()).toEqual({ type: 'validation_error', code: 'invalid', detail: 'Invalid UUID', attr: null })
+    expect(await malformed.json()).toEqual({ type: 'validation_error', code: 'invalid_input', detail: 'Invalid UUID', attr: null })
 
     const unknown = randomUUID()
     const missing = await service.api(fresh, `/api/projects/${fresh.projectId}/events/${unknown}/`)
@@ -244,6 +264,9 @@ describe('property values', () => {
       { name: 'Safari', count: 1 },
     ])
     expect(await values('key=browser&value=fire')).toEqual([{ name: 'Firefox', count: 1 }])
+    const csv = await service.api(fresh, `/api/projects/${fresh.projectId}/events/values/?key=browser&format=csv`)
+    expect(csv.headers.get('content-type')).toMatch(/^text\/csv/)
+    expect(await csv.text()).toBe('name,count\nChrome,2\nFirefox,1\nSafari,1\n')
     expect(await values('key=browser&event=click')).toEqual([{ name: 'Safari', count: 1 }])
     expect(await values('key=tags')).toEqual([
       { name: 'a', count: 2 },

@@ -154,6 +154,35 @@ describe('feature flags', () => {
     expect(del.body).toMatchObject({ type: 'invalid_request', code: 'method_not_allowed' })
     const found = await call(fresh, 'GET', '?search=alpha')
     expect(found.body.results.map((f: { key: string }) => f.key)).toEqual(['beta-two', 'alpha-one'])
+    // Each word of a search must be in the key or the name, as PostHog's term search has it.
+    const words = await call(fresh, 'GET', '?search=two%20alpha')
+    expect(words.body.results.map((f: { key: string }) => f.key)).toEqual(['beta-two'])
+    expect((await call(fresh, 'GET', '?search=gamma%20alpha')).body.count).toBe(0)
+  })
+
+  it('refuses a text operator (icontains, regex) with a value that is not text, as invalid_value', async () => {
+    for (const [operator, value] of [
+      ['icontains', 5],
+      ['not_icontains', ['a']],
+      ['regex', null],
+    ] as const) {
+      const res = await call(account, 'POST', '', {
+        key: `text-${operator}`,
+        filters: { groups: [{ properties: [{ key: 'email', type: 'person', operator, value }], rollout_percentage: 100 }] },
+      })
+      expect(res.status).toBe(400)
+      expect(res.body).toEqual({
+        type: 'validation_error',
+        code: 'invalid_value',
+        detail: `Invalid value for operator ${operator}: ${JSON.stringify(value)}`,
+        attr: 'filters',
+      })
+    }
+    const text = await call(account, 'POST', '', {
+      key: 'text-icontains-ok',
+      filters: { groups: [{ properties: [{ key: 'email', type: 'person', operator: 'icontains', value: '@acme' }] }] },
+    })
+    expect(text.status).toBe(201)
   })
 
   it("answers 404 for another project's flag", async () => {

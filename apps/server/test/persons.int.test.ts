@@ -259,6 +259,9 @@ describe('the persons endpoints', () => {
     expect(all.results.map((p) => p.distinct_ids[0])).toEqual(['cat', 'bob', 'ann'])
     expect(names(await personsPage(account, '?search=ACME'))).toEqual(['ann@acme.com'])
     expect(names(await personsPage(account, '?search=bo'))).toEqual(['bob@other.org'])
+    // Each word of a search must match, in the properties or a distinct id.
+    expect(names(await personsPage(account, '?search=pro%20ACME'))).toEqual(['ann@acme.com'])
+    expect(names(await personsPage(account, '?search=pro%20other'))).toEqual([])
     expect(names(await personsPage(account, '?distinct_id=cat'))).toEqual(['Cat'])
     const pro = encodeURIComponent(JSON.stringify([{ key: 'plan', value: 'pro', type: 'person' }]))
     expect(names(await personsPage(account, `?properties=${pro}`))).toEqual(['Cat', 'ann@acme.com'])

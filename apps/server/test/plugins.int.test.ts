@@ -97,6 +97,40 @@ describe('plugin configs', () => {
     expect(row!.config.secret).toBe('s3cret')
   })
 
+  it('replaces the config a PATCH sends, keeping only the secret fields it leaves out', async () => {
+    const fresh = await service.account()
+    const { body: created } = await call(fresh, 'POST', configsPath(fresh), {
+      plugin: WEBHOOK,
+      config: { url: 'https://hooks.example.com/x', secret: 's3cret', headers: '{"x-team":"a"}' },
+    })
+    const replaced = await call(fresh, 'PATCH', `${configsPath(fresh)}${created.id}/`, { config: { url: 'https://hooks.example.com/z' } })
+    expect(replaced.status).toBe(200)
+    expect(replaced.body.config).toEqual({ url: 'https://hooks.example.com/z', secret: SECRET_MASK })
+    // A PATCH without a config leaves it as it is.
+    const renamed = await call(fresh, 'PATCH', `${configsPath(fresh)}${created.id}/`, { order: 3 })
+    expect(renamed.body.config).toEqual({ url: 'https://hooks.example.com/z', secret: SECRET_MASK })
+    const [row] = await service.app.deps.sql<
+      { config: Record<string, unknown> }[]
+    >`select config from plugin_configs where id = ${created.id}`
+    expect(row!.config).toEqual({ url: 'https://hooks.example.com/z', secret: 's3cret' })
+  })
+
+  it("creates a config from a multipart form, as PostHog's frontend sends it (the config as JSON text)", async () => {
+    const fresh = await service.account()
+    const form = new FormData()
+    form.append('plugin', String(WEBHOOK))
+    form.append('enabled', 'true')
+    form.append('order', '1')
+    form.append('config', JSON.stringify({ url: 'https://hooks.example.com/form' }))
+    const res = await fetch(`${service.baseUrl}${configsPath(fresh)}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${fresh.personalApiKey}` },
+      body: form,
+    })
+    expect(res.status).toBe(201)
+    expect(await res.json()).toMatchObject({ plugin: WEBHOOK, enabled: true, order: 1, config: { url: 'https://hooks.example.com/form' } })
+  })
+
   it('fills defaults and requires the required fields only to enable', async () => {
     const fresh = await service.account()
     const sampling = await call(fresh, 'POST', configsPath(fresh), { plugin: DOWNSAMPLING })
@@ -116,7 +150,7 @@ describe('plugin configs', () => {
     ['a choice outside the list', { plugin: 4, config: { defaultNamingConvention: 'SHOUTING' } }, 'config__defaultNamingConvention'],
     ['invalid JSON in a json field', { plugin: WEBHOOK, config: { headers: '{nope' } }, 'config__headers'],
     ['a negative order', { plugin: 1, order: -1 }, 'order'],
-    ['enabled that is not a boolean', { plugin: 1, enabled: 'yes' }, 'enabled'],
+    ['enabled that is not a boolean', { plugin: 1, enabled: 'maybe' }, 'enabled'],
   ])('answers 400 validation_error for %s', async (_name, body, attr) => {
     const fresh = await service.account()
     const res = await call(fresh, 'POST', configsPath(fresh), body)
@@ -184,6 +218,15 @@ describe('plugin configs', () => {
     expect(later.body.results.map((e: { message: string }) => e.message)).toEqual(['Plugin disabled.'])
     const page = await call(fresh, 'GET', `${configsPath(fresh)}${config.id}/logs/?limit=1`)
     expect(page.body.next).toContain('offset=1')
+
+    const badLimit = await call(fresh, 'GET', `${configsPath(fresh)}${config.id}/logs/?limit=abc`)
+    expect(badLimit.status).toBe(400)
+    expect(badLimit.body).toEqual({
+      type: 'validation_error',
+      code: 'invalid_input',
+      detail: 'A valid integer is required.',
+      attr: 'limit',
+    })
 
     const badType = await call(fresh, 'GET', `${configsPath(fresh)}${config.id}/logs/?type_filter=LOUD`)
     expect(badType.status).toBe(400)

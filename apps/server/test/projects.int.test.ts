@@ -15,7 +15,9 @@ afterAll(() => service?.stop())
 
 describe('projects', () => {
   it('creates a project with a phc_ token, answering 201 with every field', async () => {
-    const res = await service.api(account, '/api/projects/', {
+    // A project created becomes its creator's current one: a user of its own leaves `account`'s as it was.
+    const creator = await service.account()
+    const res = await service.api(creator, '/api/projects/', {
       method: 'POST',
       body: JSON.stringify({ name: 'Web app', timezone: 'Europe/Paris', app_urls: ['https://x.test'], id: 999, ingested_event: true }),
     })
@@ -57,7 +59,7 @@ describe('projects', () => {
         'recording_domains',
       ].sort(),
     )
-    const list = await (await service.api(account, '/api/projects/')).json()
+    const list = await (await service.api(creator, '/api/projects/')).json()
     expect(list.count).toBe(2)
     expect(Object.keys(list.results[0]).sort()).toEqual([
       'access_control',
@@ -72,6 +74,55 @@ describe('projects', () => {
       'timezone',
       'uuid',
     ])
+  })
+
+  it("makes the project created the user's current project, for @current and /users/@me/", async () => {
+    const creator = await service.account()
+    const created = await (await service.api(creator, '/api/projects/', { method: 'POST', body: '{"name":"Second"}' })).json()
+    expect(created.id).not.toBe(creator.projectId)
+    expect((await (await service.api(creator, '/api/projects/@current/')).json()).id).toBe(created.id)
+    expect((await (await service.api(creator, '/api/users/@me/')).json()).team).toMatchObject({ id: created.id, name: 'Second' })
+  })
+
+  it('refuses a primary dashboard that names no dashboard, as does_not_exist', async () => {
+    const creator = await service.account()
+    for (const [method, path] of [
+      ['POST', '/api/projects/'],
+      ['PATCH', `/api/projects/${creator.projectId}/`],
+    ] as const) {
+      const res = await service.api(creator, path, { method, body: '{"primary_dashboard":12345}' })
+      expect(res.status).toBe(400)
+      expect(await res.json()).toEqual({
+        type: 'validation_error',
+        code: 'does_not_exist',
+        detail: 'Invalid pk "12345" - object does not exist.',
+        attr: 'primary_dashboard',
+      })
+    }
+    expect(
+      (await service.api(creator, `/api/projects/${creator.projectId}/`, { method: 'PATCH', body: '{"primary_dashboard":null}' })).status,
+    ).toBe(200)
+  })
+
+  it("coerces what DRF coerces and refuses the rest with DRF's code and words", async () => {
+    const owner = await service.account()
+    const path = `/api/projects/${owner.projectId}/`
+    const patch = (body: unknown) => service.api(owner, path, { method: 'PATCH', body: JSON.stringify(body) })
+    const coerced = await patch({ anonymize_ips: 'true', session_recording_opt_in: 1, name: 42 })
+    expect(coerced.status).toBe(200)
+    expect(await coerced.json()).toMatchObject({ anonymize_ips: true, session_recording_opt_in: true, name: '42' })
+    for (const [body, expected] of [
+      [{ anonymize_ips: 'sometimes' }, { code: 'invalid_input', detail: 'Must be a valid boolean.', attr: 'anonymize_ips' }],
+      [{ app_urls: 'https://a.test' }, { code: 'not_a_list', detail: 'Expected a list of items but got type "str".', attr: 'app_urls' }],
+      [{ name: null }, { code: 'null', detail: 'This field may not be null.', attr: 'name' }],
+      [{ name: '' }, { code: 'blank', detail: 'This field may not be blank.', attr: 'name' }],
+      [{ name: 'n'.repeat(201) }, { code: 'max_length', detail: 'Ensure this field has no more than 200 characters.', attr: 'name' }],
+      [{ primary_dashboard: 'first' }, { code: 'invalid_input', detail: 'A valid integer is required.', attr: 'primary_dashboard' }],
+    ] as const) {
+      const res = await patch(body)
+      expect(res.status, JSON.stringify(body)).toBe(400)
+      expect(await res.json(), JSON.stringify(body)).toEqual({ type: 'validation_error', ...expected })
+    }
   })
 
   it('answers 400 validation_error with the field for a time zone outside the list', async () => {
@@ -118,11 +169,11 @@ describe('projects', () => {
   it('answers 400 for a body that is not a JSON object, and for one that is not JSON', async () => {
     for (const [body, detail] of [
       ['[1,2]', 'Invalid data. Expected a dictionary, but got list.'],
-      ['"name"', 'Invalid data. Expected a dictionary, but got string.'],
+      ['"name"', 'Invalid data. Expected a dictionary, but got str.'],
     ]) {
       const res = await service.api(account, '/api/projects/', { method: 'POST', body })
       expect(res.status).toBe(400)
-      expect(await res.json()).toEqual({ type: 'validation_error', code: 'invalid', detail, attr: null })
+      expect(await res.json()).toEqual({ type: 'validation_error', code: 'invalid_input', detail, attr: null })
     }
     const broken = await service.api(account, '/api/projects/', { method: 'POST', body: '{"name":' })
     expect(broken.status).toBe(400)

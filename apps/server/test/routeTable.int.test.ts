@@ -126,6 +126,22 @@ describe('authorization, for every route of the table', () => {
     const res = await fetch(`${service.baseUrl}/api/projects/?personal_api_key=${account.personalApiKey}`)
     expect(res.status).toBe(200)
   })
+
+  it('takes the key from a personal_api_key field of the JSON body as PostHog does', async () => {
+    const res = await fetch(`${service.baseUrl}/api/projects/${account.projectId}/cohorts/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ personal_api_key: account.personalApiKey, name: 'Keyed in the body' }),
+    })
+    expect(res.status).toBe(201)
+    expect(await res.json()).toMatchObject({ name: 'Keyed in the body', created_by: { id: account.userId } })
+    const wrong = await fetch(`${service.baseUrl}/api/projects/${account.projectId}/cohorts/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ personal_api_key: 'phx_not_a_key', name: 'x' }),
+    })
+    expect(wrong.status).toBe(401)
+  })
 })
 
 describe('pagination, for every list of the table', () => {

@@ -10,6 +10,10 @@ const schema = z.object({
   kind: z.enum(['a', 'b']).optional(),
   tags: z.array(z.string()).min(1).max(2).optional(),
   filters: z.object({ groups: z.array(z.object({ rollout: z.number() })) }).optional(),
+  order: z.number().int().min(0).max(10).optional(),
+  active: z.boolean().optional(),
+  config: z.record(z.string(), z.unknown()).optional(),
+  own: z.string().regex(/^x+$/, 'Only x is allowed.').optional(),
 })
 
 /** The problem a client gets for an input that fails the schema, as the REST facade parses it. */
@@ -21,19 +25,56 @@ function problemFor(input: unknown): ApiProblem {
 
 describe('a zod issue as the DRF error PostHog gives', () => {
   it.each([
-    ['a missing field', {}, 'required', 'name'],
-    ['a null field', { name: null }, 'null', 'name'],
-    ['a field of another type', { name: 7 }, 'invalid_input', 'name'],
-    ['a blank text', { name: '  ' }, 'blank', 'name'],
-    ['a text too long', { name: 'abcdef' }, 'max_length', 'name'],
-    ['a value not among the choices', { name: 'x', kind: 'c' }, 'invalid_choice', 'kind'],
-    ['a list too short', { name: 'x', tags: [] }, 'min_length', 'tags'],
-    ['a list too long', { name: 'x', tags: ['a', 'b', 'c'] }, 'max_length', 'tags'],
-    ['a nested field', { name: 'x', filters: { groups: [{ rollout: 'all' }] } }, 'invalid_input', 'filters__groups__0__rollout'],
-  ])('answers %s as 400 validation_error with its code and the field in attr', (_, input, code, attr) => {
+    ['a missing field', {}, 'required', 'name', 'This field is required.'],
+    ['a null field', { name: null }, 'null', 'name', 'This field may not be null.'],
+    ['a text of another type', { name: true }, 'invalid_input', 'name', 'Not a valid string.'],
+    ['a blank text', { name: '  ' }, 'blank', 'name', 'This field may not be blank.'],
+    ['a text too long', { name: 'abcdef' }, 'max_length', 'name', 'Ensure this field has no more than 5 characters.'],
+    ['a value not among the choices', { name: 'x', kind: 'c' }, 'invalid_choice', 'kind', '"c" is not a valid choice.'],
+    ['a list too short', { name: 'x', tags: [] }, 'min_length', 'tags', 'Ensure this field has at least 1 elements.'],
+    ['a list too long', { name: 'x', tags: ['a', 'b', 'c'] }, 'max_length', 'tags', 'Ensure this field has no more than 2 elements.'],
+    ['a list that is not one', { name: 'x', tags: 'a' }, 'not_a_list', 'tags', 'Expected a list of items but got type "str".'],
+    [
+      'a dictionary that is not one',
+      { name: 'x', config: [] },
+      'not_a_dict',
+      'config',
+      'Expected a dictionary of items but got type "list".',
+    ],
+    [
+      'a nested object that is not one',
+      { name: 'x', filters: 3 },
+      'invalid_input',
+      'filters',
+      'Invalid data. Expected a dictionary, but got int.',
+    ],
+    ['a number too large', { name: 'x', order: 11 }, 'max_value', 'order', 'Ensure this value is less than or equal to 10.'],
+    ['a number too small', { name: 'x', order: -1 }, 'min_value', 'order', 'Ensure this value is greater than or equal to 0.'],
+    ['a fraction for an integer', { name: 'x', order: 1.5 }, 'invalid_input', 'order', 'A valid integer is required.'],
+    ['a text for a boolean', { name: 'x', active: 'maybe' }, 'invalid_input', 'active', 'Must be a valid boolean.'],
+    ['a message the schema chose', { name: 'x', own: 'y' }, 'invalid_input', 'own', 'Only x is allowed.'],
+    [
+      'a nested field',
+      { name: 'x', filters: { groups: [{ rollout: 'all' }] } },
+      'invalid_input',
+      'filters__groups__0__rollout',
+      'A valid number is required.',
+    ],
+  ])("answers %s as 400 validation_error with DRF's code and words, the field in attr", (_, input, code, attr, detail) => {
     const problem = problemFor(input)
     expect(problem.status).toBe(400)
-    expect(problem.body).toMatchObject({ type: 'validation_error', code, attr })
+    expect(problem.body).toEqual({ type: 'validation_error', code, attr, detail })
+  })
+
+  it('names the field inside the alternative of a union that the value was meant to be', () => {
+    type Node = { type: 'AND' | 'OR'; values: Array<{ key: string } | Node> }
+    const node: z.ZodType<Node> = z.object({
+      type: z.enum(['AND', 'OR']),
+      values: z.array(z.union([z.object({ key: z.string().min(1) }), z.lazy(() => node)])),
+    })
+    const input = { type: 'AND', values: [{ type: 'OR', values: [{ key: 'a' }, { key: '' }] }] }
+    const problem = problemFromZodError(node.safeParse(input).error!, input)
+    expect(problem.body).toMatchObject({ code: 'blank', attr: 'values__0__values__1__key' })
   })
 
   it("names an update's field without the facade's `data` wrapper", () => {

@@ -187,12 +187,12 @@ describe('bodies the facade refuses before any procedure runs', () => {
     expect(calls['projects.create']).toBeUndefined()
   })
 
-  it('answers 400 invalid for a JSON body that is a list rather than an object', async () => {
+  it("answers PostHog's 400 invalid_input for a JSON body that is a list rather than an object", async () => {
     const res = await request('POST', '/api/projects/', { body: '[1]' })
     expect(res.status).toBe(400)
     expect(json(res)).toEqual({
       type: 'validation_error',
-      code: 'invalid',
+      code: 'invalid_input',
       detail: 'Invalid data. Expected a dictionary, but got list.',
       attr: null,
     })
@@ -298,9 +298,11 @@ describe('errors of a procedure', () => {
       [{ name: '   ' }, { code: 'blank', attr: 'name' }],
       [{ name: 'x'.repeat(201) }, { code: 'max_length', attr: 'name' }],
       [{ name: null }, { code: 'null', attr: 'name' }],
-      [{ name: 5 }, { code: 'invalid_input', attr: 'name' }],
+      [{ name: true }, { code: 'invalid_input', attr: 'name', detail: 'Not a valid string.' }],
+      [{ anonymize_ips: 'maybe' }, { code: 'invalid_input', attr: 'anonymize_ips', detail: 'Must be a valid boolean.' }],
+      [{ app_urls: 'x' }, { code: 'not_a_list', attr: 'app_urls', detail: 'Expected a list of items but got type "str".' }],
       [{ timezone: 'Mars/Olympus' }, { code: 'invalid_choice', attr: 'timezone', detail: '"Mars/Olympus" is not a valid choice.' }],
-      [{ app_urls: ['ok', 7] }, { code: 'invalid_input', attr: 'app_urls__1' }],
+      [{ app_urls: ['ok', {}] }, { code: 'invalid_input', attr: 'app_urls__1' }],
     ]
     for (const [body, expected] of cases) {
       const res = await request('POST', '/api/projects/', { body: JSON.stringify(body) })

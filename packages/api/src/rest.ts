@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { problems, type ApiProblem, type Page } from '@burrow/contracts'
 import { decodePathSegment, type CoreDeps } from '@burrow/core'
 import { createApiContext, personalApiKeyFrom } from './context'
-import { problemFromError } from './errors'
+import { problemFromError, pythonType } from './errors'
 import { jsonResponse, type HttpRequest, type HttpResponse } from './http'
 import { toEnvelope } from './pagination'
 import { createCaller } from './router'
@@ -81,7 +81,7 @@ async function parseBody(req: HttpRequest): Promise<{ ok: true; value: unknown }
   }
 }
 
-type Match = { route: CompiledRoute; params: Record<string, string> } | { problem: ApiProblem }
+type Match = { route: CompiledRoute; params: Record<string, string> } | { problem: ApiProblem } | { response: HttpResponse }
 
 /**
  * The route for a request. Of the paths that match, the most literal wins (`rearrange/` over
@@ -94,7 +94,12 @@ function matchRoute(routes: CompiledRoute[], method: string, path: string): Matc
   if (matching.length === 0) return { problem: problems.notFound() }
   const fewestParams = Math.min(...matching.map((m) => m.route.paramNames.length))
   const found = matching.find((m) => m.route.paramNames.length === fewestParams && m.route.method === method)
-  if (!found) return { problem: problems.methodNotAllowed(method) }
+  if (!found) {
+    const forbidsDestroy = method === 'DELETE' && matching.some((m) => m.route.paramNames.length === fewestParams && m.route.forbidDestroy)
+    // PostHog's ForbidDestroyModel answers a bare 405.
+    if (forbidsDestroy) return { response: { status: 405, headers: {}, body: '' } }
+    return { problem: problems.methodNotAllowed(method) }
+  }
   const values = found.route.paramNames.map((_, i) => decodePathSegment(found.match[i + 1]!))
   if (values.some((value) => value === undefined)) return { problem: problems.notFound() }
   const params = Object.fromEntries(found.route.paramNames.map((name, i) => [name, values[i]!]))
@@ -116,7 +121,8 @@ function respond(route: RestRoute, result: unknown, req: HttpRequest): HttpRespo
   }
   if (route.contentType) return { status, headers: { ...headers, 'content-type': route.contentType }, body: String(result) }
   if (route.csv && wantsCsv(req.url, req.headers.accept)) {
-    const rows = route.paginated ? (result as Page<unknown>).results : [result]
+    const results = route.paginated ? (result as Page<unknown>).results : Array.isArray(result) ? result : [result]
+    const rows = route.csvRow ? results.map(route.csvRow) : results
     return {
       status,
       headers: { ...headers, 'content-type': 'text/csv; charset=utf-8' },
@@ -128,15 +134,16 @@ function respond(route: RestRoute, result: unknown, req: HttpRequest): HttpRespo
 
 export interface RestFacadeDeps {
   log: (msg: string) => void
-  /** The procedures a request may call, with its credentials: a tRPC caller of the app router. */
-  callerFor: (req: HttpRequest) => Promise<unknown>
+  /** The procedures a request may call, with its credentials (which its parsed body may carry): a tRPC caller of the app router. */
+  callerFor: (req: HttpRequest, body: unknown) => Promise<unknown>
 }
 
 /** Answers `/api/...` requests by running the procedure their route names. */
 export function createRestHandler(deps: CoreDeps) {
   return createRestFacade({
     log: deps.log,
-    callerFor: async (req) => createCaller(await createApiContext(deps, personalApiKeyFrom(req.headers.authorization, req.url))),
+    callerFor: async (req, body) =>
+      createCaller(await createApiContext(deps, personalApiKeyFrom(req.headers.authorization, req.url, body))),
   })
 }
 
@@ -155,18 +162,19 @@ export function createRestFacade(deps: RestFacadeDeps) {
     }
     const matched = matchRoute(routes, req.method, path)
     if ('problem' in matched) return problemResponse(matched.problem)
+    if ('response' in matched) return matched.response
     const { route, params } = matched
     const body = await parseBody(req)
     if (!body.ok) return problemResponse(body.problem)
     // A list body (`list`) is checked by the procedure's schema, after the credentials.
     if (route.body && route.body !== 'list' && (body.value === null || typeof body.value !== 'object' || Array.isArray(body.value))) {
-      const got = Array.isArray(body.value) ? 'list' : body.value === null ? 'null' : typeof body.value
-      return problemResponse(problems.validation(null, `Invalid data. Expected a dictionary, but got ${got}.`, 'invalid'))
+      const got = pythonType(body.value)
+      return problemResponse(problems.validation(null, `Invalid data. Expected a dictionary, but got ${got}.`))
     }
 
     const input = routeInput(route, { params, query: queryObject(req.url), body: body.value })
     try {
-      const procedure = procedureAt(await deps.callerFor(req), route.procedure)
+      const procedure = procedureAt(await deps.callerFor(req, body.value), route.procedure)
       if (!procedure) throw new Error(`route ${route.method} ${route.path} names no procedure ${route.procedure}`)
       return respond(route, await procedure(input), req)
     } catch (err) {

@@ -1,3 +1,4 @@
+import { cohortPersonCsvRow, type CohortPerson } from '@burrow/contracts'
 import type { ProcedurePath } from './router'
 
 /**
@@ -23,6 +24,10 @@ export interface RestRoute {
   paginated?: boolean
   /** `format=csv` (or `Accept: text/csv`) renders the results as CSV instead of JSON. */
   csv?: boolean
+  /** DELETE at this path is a 405 without a body (PostHog's resources that are only soft-deleted). */
+  forbidDestroy?: boolean
+  /** Each result as its CSV row, where the export's columns differ from the JSON's. */
+  csvRow?: (result: unknown) => Record<string, unknown>
   /** The procedure's result is the body itself, in this media type. */
   contentType?: string
   /** Extra response headers. */
@@ -55,7 +60,7 @@ export const restRoutes: RestRoute[] = [
     body: 'fields',
     status: 201,
   },
-  { method: 'GET', path: `${projectScoped}/cohorts/:id/`, procedure: 'cohorts.get', summary: 'Retrieve a cohort' },
+  { method: 'GET', path: `${projectScoped}/cohorts/:id/`, procedure: 'cohorts.get', summary: 'Retrieve a cohort', forbidDestroy: true },
   {
     method: 'PATCH',
     path: `${projectScoped}/cohorts/:id/`,
@@ -71,6 +76,7 @@ export const restRoutes: RestRoute[] = [
     query: true,
     paginated: true,
     csv: true,
+    csvRow: (member) => cohortPersonCsvRow(member as CohortPerson),
   },
 
   {
@@ -110,6 +116,7 @@ export const restRoutes: RestRoute[] = [
     procedure: 'events.values',
     summary: 'Values of an event property',
     query: true,
+    csv: true,
   },
   { method: 'GET', path: `${projectScoped}/events/:id/`, procedure: 'events.get', summary: 'Retrieve an event', query: true, csv: true },
 

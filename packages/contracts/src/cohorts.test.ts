@@ -104,8 +104,13 @@ describe('a cohort sent as a form (a static cohort upload)', () => {
     expect(cohortUpdateSchema.parse({ is_static: false, groups: [] })).toEqual({ is_static: false, groups: [] })
   })
 
-  it('refuses a boolean other than true or false, and text that is not JSON where JSON is due', () => {
-    expect(firstProblem(cohortCreateSchema, { is_static: 'yes' })?.path).toBe('is_static')
+  it('reads a form boolean as DRF does', () => {
+    expect(cohortCreateSchema.parse({ is_static: 'true', deleted: '0' })).toMatchObject({ is_static: true, deleted: false })
+    expect(cohortCreateSchema.parse({ is_static: 'yes' }).is_static).toBe(true)
+  })
+
+  it('refuses a boolean DRF would not read, and text that is not JSON where JSON is due', () => {
+    expect(firstProblem(cohortCreateSchema, { is_static: 'maybe' })?.path).toBe('is_static')
     expect(firstProblem(cohortCreateSchema, { groups: '[{' })?.path).toBe('groups')
   })
 

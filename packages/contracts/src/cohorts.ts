@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import { personSchema, type Person } from './persons'
+import { drfBoolean, drfString, formJson } from './drf'
+import type { Person } from './persons'
 import { propertyOperatorSchema } from './propertyFilters'
 import { userSummarySchema } from './users'
 
@@ -23,8 +24,12 @@ const cohortGroupSchema: z.ZodType<CohortGroup> = z
   })
   .meta({ id: 'CohortFilterGroup' })
 
-/** `filters`: PostHog's nested AND/OR groups of conditions under `properties`. */
-export const cohortFiltersSchema = z.looseObject({ properties: cohortGroupSchema.optional() })
+const FILTERS_NEED_PROPERTIES = "Filters must be a dictionary with a 'properties' key."
+
+/** `filters`: PostHog's nested AND/OR groups of conditions under `properties`, which it requires. */
+export const cohortFiltersSchema = z
+  .looseObject({ properties: cohortGroupSchema.optional() }, { error: FILTERS_NEED_PROPERTIES })
+  .refine((filters) => filters.properties !== undefined, { message: FILTERS_NEED_PROPERTIES })
 
 /** A legacy `groups` entry: property conditions, or an event performed within some days. */
 const cohortLegacyGroupSchema = z.looseObject({
@@ -54,27 +59,13 @@ export const cohortSchema = z.object({
 export type Cohort = z.infer<typeof cohortSchema>
 
 export const cohortWritableSchema = z.object({
-  name: z.string().max(400).nullable(),
-  description: z.string().max(1000),
+  name: drfString(z.string().max(400).nullable()),
+  description: drfString(z.string().max(1000)),
   groups: z.array(cohortLegacyGroupSchema),
-  deleted: z.boolean(),
+  deleted: drfBoolean(),
   filters: cohortFiltersSchema.nullable(),
-  is_static: z.boolean(),
+  is_static: drfBoolean(),
 })
-/** A form field's boolean (multipart uploads send text). */
-const formBoolean = z.union([z.boolean(), z.enum(['true', 'false'])]).transform((v) => v === true || v === 'true')
-
-/** A form field's JSON (multipart uploads send text), or the JSON itself. */
-const formJson = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((v) => {
-    if (typeof v !== 'string') return v
-    try {
-      return JSON.parse(v) as unknown
-    } catch {
-      return v
-    }
-  }, schema)
-
 /** The members of a static cohort: an uploaded CSV of distinct ids (first column), or a list of them. */
 const staticMembersSchema = z.object({
   csv: z
@@ -86,8 +77,6 @@ const staticMembersSchema = z.object({
 
 const cohortWritableFields = cohortWritableSchema
   .extend({
-    is_static: formBoolean,
-    deleted: formBoolean,
     groups: formJson(cohortWritableSchema.shape.groups),
     filters: formJson(cohortWritableSchema.shape.filters),
   })
@@ -97,6 +86,51 @@ export const cohortCreateSchema = cohortWritableFields
 export const cohortUpdateSchema = cohortWritableFields
 export type CohortWrite = z.infer<typeof cohortUpdateSchema>
 
-/** A member as the cohort persons endpoint lists it: a person, as the persons API shows them. */
-export const cohortPersonSchema = personSchema
-export type CohortPerson = Person
+/** A member as the cohort persons endpoint lists it: PostHog's serialized person (an actor of an insight), `id` its uuid. */
+export const cohortPersonSchema = z.object({
+  type: z.literal('person'),
+  id: z.string(),
+  uuid: z.string(),
+  created_at: z.string(),
+  properties: z.record(z.string(), z.unknown()),
+  is_identified: z.boolean(),
+  name: z.string(),
+  distinct_ids: z.array(z.string()),
+  matched_recordings: z.array(z.unknown()),
+  value_at_data_point: z.number().nullable(),
+})
+export type CohortPerson = z.infer<typeof cohortPersonSchema>
+
+export function toCohortPerson(person: Person): CohortPerson {
+  return {
+    type: 'person',
+    id: person.uuid,
+    uuid: person.uuid,
+    created_at: person.created_at,
+    properties: person.properties,
+    is_identified: person.is_identified,
+    name: person.name,
+    distinct_ids: person.distinct_ids,
+    matched_recordings: [],
+    value_at_data_point: null,
+  }
+}
+
+const CSV_FIRST_COLUMNS = ['id', 'email', 'name', 'created_at', 'properties', 'distinct_ids']
+
+/**
+ * A member as a row of the CSV export, as PostHog writes it: the email lifted out of the
+ * properties, the columns in PostHog's order, without the fields only insights use.
+ */
+export function cohortPersonCsvRow(member: CohortPerson): Record<string, unknown> {
+  const { email, ...properties } = member.properties
+  const row: Record<string, unknown> = {
+    id: member.id,
+    ...(email ? { email } : {}),
+    name: member.name,
+    created_at: member.created_at,
+    properties: email ? properties : member.properties,
+    distinct_ids: member.distinct_ids,
+  }
+  return Object.fromEntries(CSV_FIRST_COLUMNS.filter((key) => key in row).map((key) => [key, row[key]]))
+}

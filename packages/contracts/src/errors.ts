@@ -23,12 +23,16 @@ export type ProblemStatus = 400 | 401 | 403 | 404 | 405 | 413 | 500 | 503
 const CATALOGUE = {
   // DRF's field validation codes: the field is in `attr`.
   invalid_input: { status: 400, type: 'validation_error' },
-  invalid: { status: 400, type: 'validation_error' },
   required: { status: 400, type: 'validation_error' },
   null: { status: 400, type: 'validation_error' },
   blank: { status: 400, type: 'validation_error' },
   invalid_choice: { status: 400, type: 'validation_error' },
   max_length: { status: 400, type: 'validation_error' },
+  max_value: { status: 400, type: 'validation_error' },
+  min_value: { status: 400, type: 'validation_error' },
+  not_a_list: { status: 400, type: 'validation_error' },
+  not_a_dict: { status: 400, type: 'validation_error' },
+  invalid_value: { status: 400, type: 'validation_error' },
   min_length: { status: 400, type: 'validation_error' },
   unique: { status: 400, type: 'validation_error' },
   does_not_exist: { status: 400, type: 'validation_error' },
@@ -65,6 +69,11 @@ export type ProblemCode = keyof typeof CATALOGUE
 
 /** The codes of a 400 `validation_error`, which name the field at fault. */
 export type ValidationCode = { [C in ProblemCode]: (typeof CATALOGUE)[C]['type'] extends 'validation_error' ? C : never }[ProblemCode]
+
+/** Whether a code names a 400 `validation_error` of the catalogue (a schema's custom issue may carry one in `params.code`). */
+export function isValidationCode(code: unknown): code is ValidationCode {
+  return typeof code === 'string' && Object.hasOwn(CATALOGUE, code) && CATALOGUE[code as ProblemCode].type === 'validation_error'
+}
 
 /** The body of an ApiProblem: the wire body, with its type and code tied to the catalogue. */
 export interface ProblemBody extends ApiErrorBody {

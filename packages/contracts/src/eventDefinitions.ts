@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { drfBoolean, drfInteger, drfString } from './drf'
 import { userSummarySchema } from './users'
 
 export const eventDefinitionSchema = z.object({
@@ -28,18 +29,14 @@ export type EventDefinition = z.infer<typeof eventDefinitionSchema>
 
 export const eventDefinitionUpdateSchema = z
   .object({
-    owner: z.number().int().nullable(),
-    description: z
-      .string()
-      .max(10_000)
-      .nullable()
-      .transform((d) => d ?? ''),
+    owner: drfInteger(z.number().int().nullable()),
+    description: drfString(z.string().max(10_000).nullable()).transform((d) => d ?? ''),
     tags: z
       .array(z.string().trim().min(1).max(255))
       .max(100)
       .transform((tags) => [...new Set(tags)]),
-    verified: z.boolean(),
-    post_to_chat: z.boolean(),
+    verified: drfBoolean(),
+    post_to_chat: drfBoolean(),
   })
   .partial()
 export type EventDefinitionUpdate = z.infer<typeof eventDefinitionUpdateSchema>

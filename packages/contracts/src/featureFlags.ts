@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { betweenBounds, isDateFilterValue, isSemverFilterValue, isValidPattern, SEMVER_OPERATORS, type SemverOperator } from '@burrow/flags'
+import { drfBoolean, drfString } from './drf'
 import { PROPERTY_OPERATORS } from './propertyFilters'
 import { userSummarySchema } from './users'
 
@@ -55,6 +56,8 @@ const flagVariantSchema = z.object({
 
 const NUMERIC_OPERATORS = new Set(['gt', 'gte', 'lt', 'lte'])
 const DATE_OPERATORS = new Set(['is_date_exact', 'is_date_before', 'is_date_after'])
+/** Operators PostHog applies to text only, refusing other values with `invalid_value`. */
+const TEXT_OPERATORS = new Set(['icontains', 'not_icontains', 'regex', 'not_regex'])
 
 /** A flag's release conditions, checked as PostHog checks them (errors name `filters`). */
 export const flagFiltersSchema = z
@@ -69,7 +72,8 @@ export const flagFiltersSchema = z
     aggregation_group_type_index: z.number().int().min(0).max(4).nullable().optional(),
   })
   .superRefine((filters, ctx) => {
-    const fail = (message: string) => ctx.addIssue({ code: 'custom', message, path: [] })
+    const fail = (message: string, code?: string) =>
+      ctx.addIssue({ code: 'custom', message, path: [], ...(code ? { params: { code } } : {}) })
     const variants = filters.multivariate?.variants ?? []
     if (variants.length > 0) {
       const total = variants.reduce((sum, v) => sum + v.rollout_percentage, 0)
@@ -82,6 +86,9 @@ export const flagFiltersSchema = z
         fail(`Filters are not valid (variant override "${condition.variant}" does not exist)`)
       for (const property of condition.properties ?? []) {
         const operator = property.operator ?? 'exact'
+        if (TEXT_OPERATORS.has(operator) && typeof property.value !== 'string') {
+          fail(`Invalid value for operator ${operator}: ${JSON.stringify(property.value) ?? 'undefined'}`, 'invalid_value')
+        }
         if (NUMERIC_OPERATORS.has(operator) && !Number.isFinite(Number(property.value))) {
           fail(`The value of "${property.key}" must be a number for the "${operator}" operator.`)
         }
@@ -145,12 +152,12 @@ const featureFlagWritableSchema = z.object({
     .min(1)
     .max(400)
     .regex(/^[a-zA-Z0-9_-]+$/, { message: 'Only letters, numbers, hyphens (-) & underscores (_) are allowed.' }),
-  name: z.string().max(10_000),
+  name: drfString(z.string().max(10_000)),
   filters: flagFiltersSchema,
-  active: z.boolean(),
-  deleted: z.boolean(),
-  ensure_experience_continuity: z.boolean(),
-  is_remote_configuration: z.boolean(),
+  active: drfBoolean(),
+  deleted: drfBoolean(),
+  ensure_experience_continuity: drfBoolean(),
+  is_remote_configuration: drfBoolean(),
 })
 export const featureFlagCreateSchema = featureFlagWritableSchema.partial().required({ key: true })
 export const featureFlagUpdateSchema = featureFlagWritableSchema.partial()

@@ -26,8 +26,11 @@ describe('creating and updating a plugin config', () => {
     expect(firstProblem(pluginConfigCreateSchema, { enabled: true })?.path).toBe('plugin')
   })
 
-  it('takes the plugin as a number only', () => {
-    expect(firstProblem(pluginConfigCreateSchema, { plugin: '3' })?.path).toBe('plugin')
+  it('takes the plugin as an integer or its text, as a form sends it', () => {
+    expect(pluginConfigCreateSchema.parse({ plugin: '3' }).plugin).toBe(3)
+    expect(pluginConfigCreateSchema.parse({ plugin: 3, order: '2', enabled: 'true' })).toMatchObject({ order: 2, enabled: true })
+    expect(firstProblem(pluginConfigCreateSchema, { plugin: 'three' })?.path).toBe('plugin')
+    expect(firstProblem(pluginConfigCreateSchema, { plugin: 3.5 })?.path).toBe('plugin')
   })
 
   it('does not let an update move a config to another plugin', () => {

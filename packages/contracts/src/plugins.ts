@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { drfBoolean, drfInteger, formJson } from './drf'
 
 /** One field of a plugin's configuration, as PostHog's plugin.json declares it. */
 export const pluginConfigFieldSchema = z.object({
@@ -50,12 +51,14 @@ export const pluginConfigSchema = z.object({
 export type PluginConfig = z.infer<typeof pluginConfigSchema>
 
 const pluginConfigWritableSchema = z.object({
-  plugin: z.number().int(),
-  enabled: z.boolean(),
-  order: z.number().int().min(0).max(1_000_000),
-  config: z.record(z.string(), z.unknown()),
+  plugin: drfInteger(z.number().int()),
+  enabled: drfBoolean(),
+  order: drfInteger(z.number().int().min(0).max(1_000_000)),
+  // A multipart form (PostHog's frontend, for attachments) sends the config as JSON text.
+  config: formJson(z.record(z.string(), z.unknown())),
   error: z.record(z.string(), z.unknown()).nullable(),
 })
+
 export const pluginConfigCreateSchema = pluginConfigWritableSchema.partial().required({ plugin: true })
 export const pluginConfigUpdateSchema = pluginConfigWritableSchema.omit({ plugin: true }).partial()
 export type PluginConfigCreate = z.infer<typeof pluginConfigCreateSchema>

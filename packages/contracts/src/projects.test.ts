@@ -69,9 +69,19 @@ describe('creating and updating a project', () => {
     })
   })
 
-  it('takes booleans as JSON booleans only', () => {
+  it("takes booleans as DRF's BooleanField does: JSON booleans, and the texts and numbers it reads as booleans", () => {
     expect(projectUpdateSchema.parse({ anonymize_ips: true }).anonymize_ips).toBe(true)
-    expect(firstProblem(projectUpdateSchema, { anonymize_ips: 'true' })?.path).toBe('anonymize_ips')
+    for (const yes of ['true', 'True', '1', 1, 'yes', 'on'])
+      expect(projectUpdateSchema.parse({ anonymize_ips: yes }).anonymize_ips).toBe(true)
+    for (const no of ['false', 'False', '0', 0, 'no', 'off'])
+      expect(projectUpdateSchema.parse({ anonymize_ips: no }).anonymize_ips).toBe(false)
+    expect(firstProblem(projectUpdateSchema, { anonymize_ips: 'maybe' })?.path).toBe('anonymize_ips')
+    expect(firstProblem(projectUpdateSchema, { anonymize_ips: 2 })?.path).toBe('anonymize_ips')
+  })
+
+  it('takes a number where text is due as its text, as a CharField does, but not a boolean', () => {
+    expect(projectUpdateSchema.parse({ name: 5 }).name).toBe('5')
+    expect(firstProblem(projectUpdateSchema, { name: true })?.path).toBe('name')
   })
 
   it('wants lists where the spec has lists', () => {

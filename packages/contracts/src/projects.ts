@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { drfBoolean, drfInteger, drfString } from './drf'
 import { TIMEZONES } from './timezones'
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json }
@@ -24,7 +25,7 @@ export const projectSchema = z.object({
   completed_snippet_onboarding: z.boolean(),
   ingested_event: z.boolean(),
   test_account_filters: jsonValue,
-  test_account_filters_default_checked: z.boolean(),
+  test_account_filters_default_checked: drfBoolean(),
   path_cleaning_filters: jsonValue,
   is_demo: z.boolean(),
   timezone: z.string(),
@@ -60,27 +61,27 @@ export type ProjectListItem = z.infer<typeof projectListItemSchema>
 
 /** The writable fields; anything else in a request body is ignored. */
 export const projectWritableSchema = z.object({
-  app_urls: z.array(z.string().max(2048)).max(1000),
-  name: z.string().trim().min(1).max(200),
-  chat_incoming_webhook: z.string().max(500).nullable(),
-  anonymize_ips: z.boolean(),
+  app_urls: z.array(drfString(z.string().max(2048))).max(1000),
+  name: drfString(z.string().trim().min(1).max(200)),
+  chat_incoming_webhook: drfString(z.string().max(500).nullable()),
+  anonymize_ips: drfBoolean(),
   cookieless_server_hash_mode: z.union([z.literal(0), z.literal(1), z.literal(2)], {
     error: (issue) => `"${String(issue.input)}" is not a valid choice.`,
   }),
-  completed_snippet_onboarding: z.boolean(),
+  completed_snippet_onboarding: drfBoolean(),
   test_account_filters: jsonValue,
-  test_account_filters_default_checked: z.boolean(),
+  test_account_filters_default_checked: drfBoolean(),
   path_cleaning_filters: jsonValue,
   timezone: z.enum(TIMEZONES, { error: (issue) => `"${String(issue.input)}" is not a valid choice.` }),
   data_attributes: jsonValue,
-  person_display_name_properties: z.array(z.string()),
+  person_display_name_properties: z.array(drfString(z.string())),
   correlation_config: jsonValue,
-  session_recording_opt_in: z.boolean(),
-  capture_console_log_opt_in: z.boolean(),
-  access_control: z.boolean(),
-  primary_dashboard: z.number().int().nullable(),
-  live_events_columns: z.array(z.string()).nullable(),
-  recording_domains: z.array(z.string()).nullable(),
+  session_recording_opt_in: drfBoolean(),
+  capture_console_log_opt_in: drfBoolean(),
+  access_control: drfBoolean(),
+  primary_dashboard: drfInteger(z.number().int().nullable()),
+  live_events_columns: z.array(drfString(z.string())).nullable(),
+  recording_domains: z.array(drfString(z.string())).nullable(),
 })
 export const projectCreateSchema = projectWritableSchema.partial()
 export const projectUpdateSchema = projectWritableSchema.partial()

@@ -1,11 +1,23 @@
 import { parse as parseCsv } from 'csv-parse/sync'
-import { problems, type Cohort, type CohortWrite, type Page, type PageQuery, type Person, type UserSummary } from '@burrow/contracts'
+import {
+  problems,
+  toCohortPerson,
+  type Cohort,
+  type CohortPerson,
+  type CohortWrite,
+  type Page,
+  type PageQuery,
+  type UserSummary,
+} from '@burrow/contracts'
 import { cohorts, type CohortRow, type UserRow } from '@burrow/postgres'
 import type { CoreDeps } from './deps'
 import { userSummaries } from './users'
 import { serialIdOrNotFound } from './ids'
 import { listPersons, type DisplayedProject, type PersonsFilter } from './persons'
 import { flagsChanged } from './featureFlags'
+import { refuseBehaviourInFlagCohort, refuseLoops } from './cohortGraph'
+import { legacyFilters } from './cohortLegacyFilters'
+import { searchTerms } from './search'
 
 function toCohort(row: CohortRow, createdBy: UserSummary | null): Cohort {
   return {
@@ -14,7 +26,7 @@ function toCohort(row: CohortRow, createdBy: UserSummary | null): Cohort {
     description: row.description,
     groups: row.groups,
     deleted: row.deleted,
-    filters: row.filters,
+    filters: legacyFilters(row),
     is_calculating: row.is_calculating,
     created_by: createdBy,
     created_at: row.created_at.toISOString(),
@@ -39,8 +51,13 @@ async function findCohort(deps: CoreDeps, projectId: number, idParam: string): P
   return row
 }
 
-export async function listCohorts(deps: CoreDeps, projectId: number, page: PageQuery): Promise<Page<Cohort>> {
-  const { count, rows } = await cohorts.listCohorts(deps.sql, projectId, page)
+export async function listCohorts(
+  deps: CoreDeps,
+  projectId: number,
+  query: PageQuery & { search?: string | undefined },
+): Promise<Page<Cohort>> {
+  const page = { limit: query.limit, offset: query.offset }
+  const { count, rows } = await cohorts.listCohorts(deps.sql, projectId, page, searchTerms(query.search))
   return { count, ...page, results: await toCohorts(deps, rows) }
 }
 
@@ -99,7 +116,21 @@ export async function createCohort(deps: CoreDeps, projectId: number, user: User
  */
 export async function updateCohort(deps: CoreDeps, projectId: number, idParam: string, input: CohortWrite): Promise<Cohort> {
   const write = definitionOnly(input)
-  let row = await cohorts.updateCohort(deps.sql, projectId, serialIdOrNotFound(idParam), write)
+  const id = serialIdOrNotFound(idParam)
+  const current = await cohorts.findCohort(deps.sql, projectId, id)
+  if (!current) throw problems.notFound()
+  if (write.filters !== undefined || write.groups !== undefined || write.is_static !== undefined) {
+    const next = {
+      id,
+      name: write.name !== undefined ? write.name : current.name,
+      filters: write.filters !== undefined ? write.filters : current.filters,
+      groups: write.groups ?? current.groups,
+      is_static: write.is_static ?? current.is_static,
+    }
+    await refuseLoops(deps.sql, projectId, id, next)
+    await refuseBehaviourInFlagCohort(deps.sql, projectId, next)
+  }
+  let row = await cohorts.updateCohort(deps.sql, projectId, id, write)
   if (!row) throw problems.notFound()
   const members = staticMembers(input)
   const redefined = cohorts.DEFINITION_COLUMNS.some((c) => write[c] !== undefined) || (write.deleted === false && !row.deleted)
@@ -117,8 +148,9 @@ export async function cohortPersons(
   idParam: string,
   query: PersonsFilter,
   page: PageQuery,
-): Promise<Page<Person>> {
+): Promise<Page<CohortPerson>> {
   const row = await findCohort(deps, project.id, idParam)
   if (row.members_version === null) return { count: 0, ...page, results: [] }
-  return listPersons(deps, project, { ...query, cohort: { id: row.id, version: row.members_version } }, page)
+  const members = await listPersons(deps, project, { ...query, cohort: { id: row.id, version: row.members_version } }, page)
+  return { ...members, results: members.results.map(toCohortPerson) }
 }

@@ -2,6 +2,7 @@ import { events as eventsTable } from '@burrow/clickhouse'
 import { problems, type EventDefinition, type EventDefinitionUpdate, type Page, type PageQuery } from '@burrow/contracts'
 import { eventDefinitions, organizations, projects, type EventDefinitionRow, type UserRow } from '@burrow/postgres'
 import type { CoreDeps } from './deps'
+import { searchTerms } from './search'
 import { userSummaries } from './users'
 import { isUuid } from './ids'
 
@@ -59,7 +60,7 @@ export async function listEventDefinitions(
   projectId: number,
   query: PageQuery & { search?: string | undefined },
 ): Promise<Page<EventDefinition>> {
-  const { count, rows } = await eventDefinitions.listEventDefinitions(deps.sql, projectId, query)
+  const { count, rows } = await eventDefinitions.listEventDefinitions(deps.sql, projectId, { ...query, search: searchTerms(query.search) })
   return { count, limit: query.limit, offset: query.offset, results: await toDefinitions(deps, projectId, rows) }
 }
 

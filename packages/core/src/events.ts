@@ -4,6 +4,7 @@ import type { CoreDeps } from './deps'
 import { elementsFromChain } from './elementsChain'
 import { parsePropertyFilters } from './propertyFilters'
 import { isUuid } from './ids'
+import { relativeDate } from './relativeDate'
 import { persons, type PersonWithDistinctIds } from '@burrow/postgres'
 import { personUuid } from './persons'
 import { pinCohortVersions } from './cohortDefinition'
@@ -53,8 +54,12 @@ export function toApiEvent(row: StoredEvent): ApiEvent {
   }
 }
 
+/** An absolute date and time as given, or a relative one (`-2d`, as PostHog takes them) as of now. */
 function checkedTime(attr: 'after' | 'before', value: string | undefined): string | undefined {
-  if (value !== undefined && Number.isNaN(Date.parse(value))) {
+  if (value === undefined) return value
+  const relative = relativeDate(value, new Date())
+  if (relative) return relative.toISOString()
+  if (Number.isNaN(Date.parse(value))) {
     throw problems.validation(attr, `${JSON.stringify(value)} is not a date and time.`)
   }
   return value
@@ -85,7 +90,7 @@ export async function listEvents(deps: CoreDeps, projectId: number, filter: Even
 }
 
 export async function getEvent(deps: CoreDeps, projectId: number, id: string): Promise<ApiEvent> {
-  if (!isUuid(id)) throw problems.validation(null, 'Invalid UUID', 'invalid')
+  if (!isUuid(id)) throw problems.validation(null, 'Invalid UUID')
   const row = await eventsTable.findEvent(deps.ch, projectId, id)
   if (!row) throw problems.notFound(`No events exist for event UUID ${id}`)
   const [event] = await withPersons(deps, projectId, [row])

@@ -9,8 +9,10 @@ import {
 } from '@burrow/contracts'
 import { cohorts, featureFlags, groupTypes, projects, type FeatureFlagRow, type UserRow } from '@burrow/postgres'
 import type { CoreDeps } from './deps'
-import { cohortsOfFlags, hasBehaviour } from './flagCohorts'
+import { refuseBehaviouralCohorts } from './cohortGraph'
+import { cohortsOfFlags } from './flagCohorts'
 import { checkFlagDependencies } from './flagDependencies'
+import { searchTerms } from './search'
 import { serialId, serialIdOrNotFound } from './ids'
 import { userSummaries } from './users'
 
@@ -62,24 +64,20 @@ async function toFlags(deps: CoreDeps, rows: FeatureFlagRow[]): Promise<FeatureF
   })
 }
 
-/** Cohort conditions must name cohorts of the project. */
+/** Cohort conditions must name cohorts of the project that flags can evaluate, and the cohorts they name in turn too. */
 async function checkCohorts(deps: CoreDeps, projectId: number, filters: FeatureFlagUpdate['filters']): Promise<void> {
+  const named: number[] = []
   for (const condition of (filters?.groups ?? []) as Condition[]) {
     for (const property of condition.properties ?? []) {
       if (property.type !== 'cohort') continue
       const id = Number(property.value)
-      const cohort = Number.isInteger(id) ? await cohorts.findCohort(deps.sql, projectId, id) : undefined
+      const cohort = Number.isSafeInteger(id) ? await cohorts.findCohort(deps.sql, projectId, id) : undefined
       if (!cohort || cohort.deleted)
         throw problems.validation('filters', `Cohort with id ${String(property.value)} does not exist`, 'cohort_does_not_exist')
-      if (hasBehaviour(cohort)) {
-        throw problems.validation(
-          'filters',
-          `Cohort '${cohort.name ?? cohort.id}' with filters on events cannot be used in feature flags.`,
-          'behavioral_cohort_found',
-        )
-      }
+      named.push(id)
     }
   }
+  if (named.length > 0) await refuseBehaviouralCohorts(deps.sql, projectId, named)
 }
 
 /** Drops every instance's cached flags of the project (their definitions or their cohorts changed). */
@@ -99,7 +97,7 @@ export async function listFeatureFlags(
   projectId: number,
   query: PageQuery & { search?: string | undefined; active?: boolean | undefined },
 ): Promise<Page<FeatureFlag>> {
-  const { count, rows } = await featureFlags.listFeatureFlags(deps.sql, projectId, query)
+  const { count, rows } = await featureFlags.listFeatureFlags(deps.sql, projectId, { ...query, search: searchTerms(query.search) })
   return { count, limit: query.limit, offset: query.offset, results: await toFlags(deps, rows) }
 }
 

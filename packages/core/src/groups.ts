@@ -12,8 +12,8 @@ const toGroup = (row: GroupRow): Group => ({
 
 /** A group type index from the query: required, and one of the five there can be. */
 function typeIndexOf(value: string | undefined, requiredMessage: string): number {
-  if (value === undefined || value === '') throw problems.validation('group_type_index', requiredMessage, 'invalid')
-  if (!/^[0-4]$/.test(value)) throw problems.validation('group_type_index', `"${value}" is not a valid group type index.`, 'invalid')
+  if (value === undefined || value === '') throw problems.validation('group_type_index', requiredMessage)
+  if (!/^[0-4]$/.test(value)) throw problems.validation('group_type_index', `"${value}" is not a valid group type index.`)
   return Number(value)
 }
 

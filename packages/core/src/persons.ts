@@ -5,6 +5,7 @@ import type { CoreDeps } from './deps'
 import { isUuid, serialId } from './ids'
 import { parsePropertyFilters } from './propertyFilters'
 import { pinCohortVersions } from './cohortDefinition'
+import { searchTerms } from './search'
 
 /** The shared-cache key whose invalidation tells every server that a distinct id changed person. */
 export const distinctIdKey = (projectId: number, distinctId: string) => `person-distinct:${projectId}:${distinctId}`
@@ -115,7 +116,7 @@ export async function listPersons(
 ): Promise<Page<Person>> {
   const { count, uuids } = await personsTable.queryPersonIds(deps.ch, {
     teamId: project.id,
-    search: filter.search || undefined,
+    search: searchTerms(filter.search),
     distinctId: filter.distinctId,
     properties: await pinCohortVersions(deps.sql, project.id, parsePropertyFilters(filter.properties)),
     cohort: filter.cohort,

@@ -9,7 +9,7 @@ import {
   type ProjectListItem,
   type ProjectUpdate,
 } from '@burrow/contracts'
-import { organizations, projects, type ProjectRow, type UserRow } from '@burrow/postgres'
+import { organizations, projects, users, type ProjectRow, type UserRow } from '@burrow/postgres'
 import { MEMBERSHIP_LEVEL } from './accounts'
 import type { CoreDeps } from './deps'
 import { generateProjectToken } from './keys'
@@ -80,24 +80,40 @@ export async function getProject(deps: CoreDeps, user: UserRow, idParam: string)
   return toProject(row, membershipLevel)
 }
 
-/** Creates a project in the user's current organization, which only its admins may do. */
+/** Burrow keeps no dashboards, so a primary dashboard can only name one that does not exist. */
+function refuseMissingDashboard(input: ProjectUpdate): void {
+  if (input.primary_dashboard != null) {
+    throw problems.validation('primary_dashboard', `Invalid pk "${input.primary_dashboard}" - object does not exist.`, 'does_not_exist')
+  }
+}
+
+/**
+ * Creates a project in the user's current organization, which only its admins may do; it becomes
+ * the user's current project, as in PostHog.
+ */
 export async function createProject(deps: CoreDeps, user: UserRow, input: ProjectCreate): Promise<Project> {
+  refuseMissingDashboard(input)
   const organizationId = user.current_organization_id
   if (!organizationId) throw problems.notFound('Organization not found.')
   const level = await organizations.membershipLevel(deps.sql, organizationId, user.id)
   if (level === undefined) throw problems.notFound('Organization not found.')
   if (level < MEMBERSHIP_LEVEL.admin) throw problems.permissionDenied('Your organization access level is insufficient.')
-  const row = await projects.insertProject(deps.sql, {
-    uuid: randomUUID(),
-    organizationId,
-    apiToken: generateProjectToken(),
-    name: 'Default project',
-    write: input,
+  const row = await deps.sql.begin(async (tx) => {
+    const created = await projects.insertProject(tx, {
+      uuid: randomUUID(),
+      organizationId,
+      apiToken: generateProjectToken(),
+      name: 'Default project',
+      write: input,
+    })
+    await users.setCurrentProject(tx, user.id, created.id)
+    return created
   })
   return toProject(row, level)
 }
 
 export async function updateProject(deps: CoreDeps, user: UserRow, idParam: string, input: ProjectUpdate): Promise<Project> {
+  refuseMissingDashboard(input)
   const { row, membershipLevel } = await findAccessibleProject(deps, user, idParam)
   const updated = await projects.updateProject(deps.sql, row.id, input)
   if (!updated) throw problems.notFound('Project not found.')

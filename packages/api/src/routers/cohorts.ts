@@ -9,11 +9,11 @@ import {
 } from '@burrow/contracts'
 import { cohorts } from '@burrow/core'
 import { projectProcedure, router } from '../trpc'
-import { idParam } from './inputs'
+import { idParam, optionalText } from './inputs'
 
 export const cohortsRouter = router({
   list: projectProcedure
-    .input(pageQuerySchema)
+    .input(pageQuerySchema.extend({ search: optionalText }))
     .output(pageSchema(cohortSchema))
     .query(({ ctx, input }) => cohorts.listCohorts(ctx.deps, ctx.project.row.id, input)),
   create: projectProcedure

@@ -1,4 +1,7 @@
 import {
+  DEFAULT_PAGE_LIMIT,
+  drfInteger,
+  MAX_PAGE_LIMIT,
   pageQuerySchema,
   pageSchema,
   pluginConfigCreateSchema,
@@ -65,6 +68,10 @@ export const pluginConfigsRouter = router({
   logs: projectProcedure
     .input(
       pageQuerySchema.extend({
+        // Unlike a list's page size, the log's limit is an integer field: other text is refused.
+        limit: drfInteger(z.number().int().min(1))
+          .optional()
+          .transform((v) => Math.min(v ?? DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT)),
         parent_lookup_plugin_config_id: textParam,
         type_filter: repeatableText,
         search: optionalText,

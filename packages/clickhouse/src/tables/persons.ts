@@ -34,8 +34,8 @@ export async function insertDistinctIds(ch: ClickHouse, rows: readonly DistinctI
 
 export interface PersonsQuery {
   teamId: number
-  /** Persons whose properties or distinct ids contain this text (case-insensitively). */
-  search?: string | undefined
+  /** Persons whose properties or one of whose distinct ids contain each of these terms (case-insensitively). */
+  search?: readonly string[] | undefined
   distinctId?: string | undefined
   properties?: PropertyExpression | undefined
   /** Only members of this cohort (its current version). */
@@ -50,8 +50,8 @@ const TEAM = '{team_id:Int64}'
 export async function queryPersonIds(ch: ClickHouse, q: PersonsQuery): Promise<{ count: number; uuids: string[] }> {
   const params = new SqlParams()
   const clauses = ['1']
-  if (q.search) {
-    const search = params.add('String', q.search)
+  for (const term of q.search ?? []) {
+    const search = params.add('String', term)
     clauses.push(`(positionCaseInsensitiveUTF8(properties, ${search}) > 0
       OR id IN (SELECT person_id FROM (${currentDistinctIdsSql(TEAM)}) WHERE positionCaseInsensitiveUTF8(distinct_id, ${search}) > 0))`)
   }

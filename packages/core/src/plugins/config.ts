@@ -26,9 +26,11 @@ function fieldValue(field: PluginConfigField, value: unknown): string {
 }
 
 /**
- * A plugin config's `config` after a write, checked against the plugin's schema. Keys the
- * schema does not know are dropped; a secret left out, null or sent back masked keeps its value;
- * defaults fill what is unset; an enabled config must have every required field.
+ * A plugin config's `config` after a write, checked against the plugin's schema. A config sent
+ * replaces the one stored, as in PostHog, except that a secret left out, null or sent back masked
+ * keeps its value (clients never see it to send it again); without a config sent, the stored one
+ * stays. Keys the schema does not know are dropped; defaults fill what is unset; an enabled config
+ * must have every required field.
  */
 export function mergeConfig(
   schema: PluginConfigField[],
@@ -39,8 +41,8 @@ export function mergeConfig(
   const merged: Record<string, unknown> = {}
   for (const field of schema) {
     const sent = incoming?.[field.key]
-    const keep = sent === undefined || (field.secret && (sent === null || sent === SECRET_FIELD_MASK))
-    if (!keep && sent !== null && sent !== '') merged[field.key] = fieldValue(field, sent)
+    const keep = incoming === undefined || (field.secret === true && (sent === undefined || sent === null || sent === SECRET_FIELD_MASK))
+    if (!keep && sent !== undefined && sent !== null && sent !== '') merged[field.key] = fieldValue(field, sent)
     else if (keep && previous[field.key] !== undefined) merged[field.key] = previous[field.key]
     else if (field.default !== undefined && sent === undefined) merged[field.key] = field.default
   }

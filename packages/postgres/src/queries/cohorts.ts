@@ -1,5 +1,5 @@
 import type { Sql } from '../connect'
-import { selectPage, type PageWindow } from './pages'
+import { everyTermIn, selectPage, type PageWindow } from './pages'
 
 export interface CohortRow {
   id: number
@@ -68,11 +68,16 @@ export async function findCohort(sql: Sql, projectId: number, id: number): Promi
   return row
 }
 
-/** The project's cohorts, newest first, soft-deleted ones left out as PostHog's list does. */
-export function listCohorts(sql: Sql, projectId: number, page: PageWindow): Promise<{ count: number; rows: CohortRow[] }> {
+/** The project's cohorts, newest first, soft-deleted ones left out as PostHog's list does; by the terms of a search, those whose name has each. */
+export function listCohorts(
+  sql: Sql,
+  projectId: number,
+  page: PageWindow,
+  search: readonly string[] = [],
+): Promise<{ count: number; rows: CohortRow[] }> {
   return selectPage<CohortRow>(sql, {
     table: 'cohorts',
-    where: sql`project_id = ${projectId} and not deleted`,
+    where: sql`project_id = ${projectId} and not deleted and ${everyTermIn(sql, ['name'], search)}`,
     orderBy: sql`id desc`,
     page,
   })

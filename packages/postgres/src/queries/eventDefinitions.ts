@@ -1,5 +1,5 @@
 import type { Sql } from '../connect'
-import { containsPattern, selectPage, type PageWindow } from './pages'
+import { everyTermIn, selectPage, type PageWindow } from './pages'
 
 export interface EventSighting {
   projectId: number
@@ -45,13 +45,13 @@ export interface EventDefinitionRow {
   last_seen_at: Date | null
 }
 
-/** The project's definitions by name, optionally those whose name contains `search`. */
+/** The project's definitions by name, optionally those whose name contains every term of `search`. */
 export function listEventDefinitions(
   sql: Sql,
   projectId: number,
-  query: PageWindow & { search?: string | undefined },
+  query: PageWindow & { search?: readonly string[] | undefined },
 ): Promise<{ count: number; rows: EventDefinitionRow[] }> {
-  const where = sql`project_id = ${projectId} ${query.search ? sql`and name ilike ${containsPattern(query.search)}` : sql``}`
+  const where = sql`project_id = ${projectId} and ${everyTermIn(sql, ['name'], query.search ?? [])}`
   return selectPage<EventDefinitionRow>(sql, { table: 'event_definitions', where, orderBy: sql`name`, page: query })
 }
 

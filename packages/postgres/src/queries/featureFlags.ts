@@ -1,5 +1,5 @@
 import type { Sql } from '../connect'
-import { containsPattern, selectPage, type PageWindow } from './pages'
+import { everyTermIn, selectPage, type PageWindow } from './pages'
 
 export interface FeatureFlagRow {
   id: number
@@ -85,15 +85,14 @@ export async function findFeatureFlagByKey(sql: Sql, projectId: number, key: str
   return row
 }
 
-/** The project's live flags, newest first, optionally by part of key or name and by `active`. */
+/** The project's live flags, newest first, optionally those whose key or name contains each search term, and by `active`. */
 export function listFeatureFlags(
   sql: Sql,
   projectId: number,
-  query: PageWindow & { search?: string | undefined; active?: boolean | undefined },
+  query: PageWindow & { search?: readonly string[] | undefined; active?: boolean | undefined },
 ): Promise<{ count: number; rows: FeatureFlagRow[] }> {
-  const pattern = query.search ? containsPattern(query.search) : null
   const where = sql`project_id = ${projectId} and not deleted
-    ${pattern ? sql`and (key ilike ${pattern} or name ilike ${pattern})` : sql``}
+    and ${everyTermIn(sql, ['key', 'name'], query.search ?? [])}
     ${query.active === undefined ? sql`` : sql`and active = ${query.active}`}`
   return selectPage<FeatureFlagRow>(sql, { table: 'feature_flags', where, orderBy: sql`created_at desc, id desc`, page: query })
 }

@@ -25,3 +25,13 @@ export async function selectPage<Row extends object>(
 export function containsPattern(search: string): string {
   return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 }
+
+/** Rows where every term is contained in one of the columns (case-insensitively); all rows without terms. */
+export function everyTermIn(sql: Sql, columns: readonly string[], terms: readonly string[]): Fragment {
+  if (terms.length === 0) return sql`true`
+  const clauses = terms.map((term) => {
+    const pattern = containsPattern(term)
+    return columns.map((column) => sql`${sql(column)} ilike ${pattern}`).reduce((a, b) => sql`${a} or ${b}`)
+  })
+  return clauses.reduce((a, b) => sql`(${a}) and (${b})`, sql`true`)
+}
