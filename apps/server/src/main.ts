@@ -41,11 +41,7 @@ try {
   process.exit(1)
 }
 
-const app = await startApp(config, logger).catch((err: unknown) => {
-  logger.fatal({ err }, `could not start: ${err instanceof Error ? err.message : String(err)}`)
-  process.exit(1)
-})
-
+const starting = startApp(config, logger)
 let stopping = false
 async function shutdown(signal: string) {
   if (stopping) return
@@ -56,6 +52,8 @@ async function shutdown(signal: string) {
     process.exit(1)
   }, config.SHUTDOWN_TIMEOUT_MS)
   try {
+    // A signal during the start stops the service once it has started (a failed start exits below).
+    const app = await starting
     await app.stop()
     dataDirLock.release()
     clearTimeout(deadline)
@@ -67,3 +65,10 @@ async function shutdown(signal: string) {
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'))
 process.on('SIGINT', () => void shutdown('SIGINT'))
+
+// The handlers are in place before the start ends: a signal right after `ready` stops the service
+// instead of killing it.
+await starting.catch((err: unknown) => {
+  logger.fatal({ err }, `could not start: ${err instanceof Error ? err.message : String(err)}`)
+  process.exit(1)
+})
