@@ -506,6 +506,7 @@ describe('cohorts checked as PostHog checks them', () => {
     expect(empty.filters).toEqual({ properties: {} })
     // The filters derived from legacy groups can be sent back as filters.
     expect((await patch(owner, body.id, { filters: body.filters })).status).toBe(200)
+    expect((await patch(owner, empty.id, { filters: empty.filters })).status).toBe(200)
 
     for (const filters of [{}, { groups: [] }, 'properties']) {
       const res = await createCohort({ name: 'No properties', filters }, owner)

@@ -1,6 +1,6 @@
 import { toClickHouseDateTime, type DeadLetterRow, type IngestionWarningRow } from '@burrow/clickhouse'
 import { ApiProblem, problems } from '@burrow/contracts'
-import type { ProjectTokenResolver } from '@burrow/core'
+import type { CoreDeps, ProjectTokenResolver } from '@burrow/core'
 import { encodeFrame, type PersonIntent, type Sighting, type SpoolAppend } from '@burrow/spool'
 import { deadLetter, rawPayloadOf } from './deadLetter'
 import { isCookieless, type CookielessSalts } from './cookieless'
@@ -33,7 +33,7 @@ export interface CaptureDeps {
   }
   metrics: CaptureMetrics
   maxDecompressedBytes: number
-  log: (msg: string) => void
+  log: CoreDeps['log']
   /** The daily salts of cookieless hashes; without them, cookieless events are dropped. */
   cookielessSalts?: CookielessSalts
 }
@@ -129,7 +129,7 @@ export async function handleCapture(input: CaptureInput, deps: CaptureDeps): Pro
       try {
         await deps.spool.append(frame)
       } catch (err) {
-        deps.log(`spool append failed: ${String(err)}`)
+        deps.log('spool append failed', err)
         throw problems.unavailable('The events could not be stored. Retry the request later.', { cause: err })
       }
       deps.metrics.eventsAccepted.inc(lines.length)
@@ -139,7 +139,7 @@ export async function handleCapture(input: CaptureInput, deps: CaptureDeps): Pro
     return CAPTURE_ACCEPTED
   } catch (err) {
     if (err instanceof ApiProblem) return { status: err.status, body: err.body }
-    deps.log(`capture failed: ${(err as Error)?.stack ?? String(err)}`)
+    deps.log('capture failed', err)
     return { status: 500, body: problems.serverError().body }
   }
 }

@@ -1,4 +1,4 @@
-import { replaceNul, type FlagDefinitionsResolver, type ProjectFlags, type ProjectTokenResolver } from '@burrow/core'
+import { replaceNul, type CoreDeps, type FlagDefinitionsResolver, type ProjectFlags, type ProjectTokenResolver } from '@burrow/core'
 import { randomUUID } from 'node:crypto'
 import { evaluateFlags, type FlagEvaluation } from '@burrow/flags'
 import type { FlagPerson } from '@burrow/postgres'
@@ -24,7 +24,7 @@ export interface DecideDeps {
   /** The project's early access features posthog-js lists, in the stages asked for (default `beta`). */
   earlyAccessFeatures?: (projectId: number, stages: string[]) => Promise<unknown[]>
   maxDecompressedBytes: number
-  log: (msg: string) => void
+  log: CoreDeps['log']
 }
 
 /** What the browser SDK configures itself from, in every answer (PostHog's base config). */
@@ -152,7 +152,7 @@ async function storedPerson(
     const continuity = anonId && anonId !== distinctId ? { anonId, flagKeys: project.continuityKeys } : undefined
     return { person: await deps.flagPerson(projectId, distinctId, continuity), failed: false }
   } catch (err) {
-    deps.log(`decide: reading the person of ${JSON.stringify(distinctId)} failed: ${String(err)}`)
+    deps.log(`decide: reading the person of ${JSON.stringify(distinctId)} failed`, err)
     return { person: undefined, failed: true }
   }
 }
@@ -239,7 +239,7 @@ export async function handleDecide(input: CaptureInput, deps: DecideDeps, flagsE
     return answer(evaluateFlags(projectFlags.flags, ctx, flags), stored.failed || storedGroups.failed)
   } catch (err) {
     if (err instanceof ApiProblem) return { status: err.status, body: err.body }
-    deps.log(`decide failed: ${(err as Error)?.stack ?? String(err)}`)
+    deps.log('decide failed', err)
     return { status: 500, body: problems.serverError().body }
   }
 }

@@ -1,4 +1,4 @@
-import type { ProjectFlags } from '@burrow/core'
+import type { CoreDeps, ProjectFlags } from '@burrow/core'
 
 /** A group a request names, with its type's index, and the properties stored for it. */
 export interface StoredGroup {
@@ -19,7 +19,7 @@ export type FlagGroupsLoader = (projectId: number, groups: Array<{ groupTypeInde
 export async function groupPropertiesForFlags(
   load: FlagGroupsLoader | undefined,
   request: { projectId: number; project: ProjectFlags; groups: Record<string, string>; sent: Record<string, Record<string, unknown>> },
-  log: (msg: string) => void,
+  log: CoreDeps['log'],
 ): Promise<{ groupProperties: Record<string, Record<string, unknown>>; failed: boolean }> {
   const { project, groups, sent } = request
   const wanted = new Map<number, string>()
@@ -46,7 +46,7 @@ export async function groupPropertiesForFlags(
     }
     return { groupProperties: merged, failed: false }
   } catch (err) {
-    log(`decide: reading stored group properties failed: ${String(err)}`)
+    log('decide: reading stored group properties failed', err)
     return { groupProperties: sent, failed: true }
   }
 }

@@ -1,4 +1,4 @@
-import { keys, type IngestionProject, type ProjectTokenResolver } from '@burrow/core'
+import { keys, type CoreDeps, type IngestionProject, type ProjectTokenResolver } from '@burrow/core'
 import { ApiProblem, problems } from '@burrow/contracts'
 
 /**
@@ -16,7 +16,7 @@ export function knownProject(request: { token: string | undefined }, projects: P
  */
 export async function projectForRequest(
   request: { token: string | undefined; projectId: string | undefined },
-  deps: { projects: ProjectTokenResolver; log: (msg: string) => void },
+  deps: { projects: ProjectTokenResolver; log: CoreDeps['log'] },
   missingKey: () => ApiProblem = problems.missingApiKey,
 ): Promise<IngestionProject> {
   const token = request.token
@@ -33,7 +33,7 @@ export async function projectForRequest(
     return viaPersonalKey
   } catch (err) {
     if (err instanceof ApiProblem) throw err
-    deps.log(`project lookup failed: ${String(err)}`)
+    deps.log('project lookup failed', err)
     throw problems.fetchTeamFailed({ cause: err })
   }
 }

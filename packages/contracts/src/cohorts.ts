@@ -24,11 +24,23 @@ const cohortGroupSchema: z.ZodType<CohortGroup> = z
   })
   .meta({ id: 'CohortFilterGroup' })
 
+/**
+ * The root group; `{}` is a cohort without conditions, which is how a cohort made of empty
+ * legacy `groups` answers its `filters`, so that what a client read it can send back.
+ */
+const cohortRootSchema = z.preprocess(
+  (value) =>
+    value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0
+      ? { type: 'AND', values: [] }
+      : value,
+  cohortGroupSchema,
+)
+
 const FILTERS_NEED_PROPERTIES = "Filters must be a dictionary with a 'properties' key."
 
 /** `filters`: PostHog's nested AND/OR groups of conditions under `properties`, which it requires. */
 export const cohortFiltersSchema = z
-  .looseObject({ properties: cohortGroupSchema.optional() }, { error: FILTERS_NEED_PROPERTIES })
+  .looseObject({ properties: cohortRootSchema.optional() }, { error: FILTERS_NEED_PROPERTIES })
   .refine((filters) => filters.properties !== undefined, { message: FILTERS_NEED_PROPERTIES })
 
 /** A legacy `groups` entry: property conditions, or an event performed within some days. */

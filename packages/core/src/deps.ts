@@ -1,4 +1,4 @@
-import type { SharedCache } from '@burrow/cache'
+import type { LogFn, SharedCache } from '@burrow/cache'
 import type { ClickHouse } from '@burrow/clickhouse'
 import type { CohortRow, Pool } from '@burrow/postgres'
 
@@ -7,7 +7,8 @@ export interface CoreDeps {
   sql: Pool
   ch: ClickHouse
   cache: SharedCache
-  log: (msg: string) => void
+  /** A failure's error goes in `err`, apart from the message, so that logs keep it structured. */
+  log: LogFn
   /** Where started cohort calculations go; without it (tools, tests of other parts) they stay pending. */
   cohortCalculations?: { enqueue(row: CohortRow): void }
 }
