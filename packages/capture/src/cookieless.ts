@@ -1,5 +1,5 @@
 import { isIPv6 } from 'node:net'
-import { hash as siphashDouble } from '@posthog/siphash/lib/siphash-double'
+import { hash as siphashDouble } from '@posthog/siphash/lib/siphash-double.js'
 import { cookielessDays } from '@burrow/core'
 import { getDomain } from 'tldts'
 
