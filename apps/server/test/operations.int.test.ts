@@ -17,7 +17,7 @@ describe('probes, metrics and logs', () => {
   })
   const scrape = async () => (await fetch(`${service.baseUrl}/_metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text()
 
-  it('answers liveness, and readiness with each dependency and the spool, beside the /_health it always had', async () => {
+  it('answers liveness, and readiness with each dependency, the spool and the disk, beside the /_health it always had', async () => {
     for (const path of ['/_livez', '/_health/live']) {
       const res = await fetch(`${service.baseUrl}${path}`)
       expect(res.status).toBe(200)
@@ -34,6 +34,13 @@ describe('probes, metrics and logs', () => {
         clickhouse: { status: 'ok', critical: false, latency_ms: expect.any(Number) },
         ...(service.config.REDIS_URL ? { redis: { status: 'ok', critical: false, latency_ms: expect.any(Number) } } : {}),
         spool: { status: 'ok', critical: true, used_bytes: expect.any(Number), max_bytes: service.config.SPOOL_MAX_BYTES },
+        disk: {
+          status: 'ok',
+          critical: true,
+          free_bytes: expect.any(Number),
+          total_bytes: expect.any(Number),
+          reserve_bytes: service.config.DISK_RESERVE_BYTES + service.config.SPOOL_SEGMENT_BYTES,
+        },
       },
     })
   })
