@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig, type Config } from '@burrow/config'
@@ -102,9 +103,8 @@ async function createUser(args: string[]): Promise<number> {
 async function withDeadLetters<T>(config: Config, command: string, filter: DeadLetterFilter): Promise<T> {
   const viaService = await sendAdminCommand(config.DATA_DIR, command, { project: filter.teamId, ids: filter.ids, limit: filter.limit })
   if (viaService !== undefined) return viaService as T
-  requireServiceData(config)
   // The storage directly: only while no other process has the directory (the embedded ClickHouse admits one).
-  holdDataDir(config)
+  holdServiceData(config)
   const ch = await connectClickHouseFrom(config)
   const pg = await connectPostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, maxConnections: 2 })
   const log = (msg: string) => console.error(msg)
@@ -135,6 +135,16 @@ function holdDataDirUnlessServed(config: Config): void {
   } catch (err) {
     if (!(err instanceof DataDirInUseError)) throw err
   }
+}
+
+/**
+ * Holds DATA_DIR for the rest of the command (or ends it naming the process that holds it), and
+ * refuses it unless it holds the service's data. A directory that does not exist is refused
+ * before the lock would create it.
+ */
+function holdServiceData(config: Config): void {
+  if (existsSync(config.DATA_DIR)) holdDataDir(config)
+  requireServiceData(config)
 }
 
 /** Holds DATA_DIR for the rest of the command, or ends it naming the process that holds it. */
@@ -209,8 +219,7 @@ async function backup(args: string[]): Promise<number> {
     printManifest('backed up', to, viaService)
     return 0
   }
-  requireServiceData(config)
-  holdDataDir(config)
+  holdServiceData(config)
   const ch = await connectClickHouseFrom(config)
   const pg = await connectPostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, maxConnections: 2 })
   try {
