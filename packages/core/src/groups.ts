@@ -43,7 +43,8 @@ export async function listGroups(
   },
 ): Promise<CursorPage<Group>> {
   const groupTypeIndex = typeIndexOf(query.group_type_index, LIST_NEEDS_TYPE)
-  const position = query.cursor === undefined ? undefined : decodeGroupCursor(query.cursor)
+  // DRF reads an empty cursor as none: the first page.
+  const position = query.cursor ? decodeGroupCursor(query.cursor) : undefined
   // One row beyond the page says whether there is more in the direction of travel.
   const rows = await groups.listGroups(deps.sql, projectId, {
     groupTypeIndex,
