@@ -178,6 +178,7 @@ describe('groups from events', () => {
       attr: 'detail',
     })
     expect((await post({ group_type_index: 4, group_key: 'x' })).status).toBe(404)
+    expect((await post({ group_type_index: 7, group_key: 'x' })).status).toBe(404)
     expect((await post({ group_type_index: 1 })).status).toBe(400)
   })
 

@@ -44,7 +44,8 @@ export const groupTypeDefaultColumnsSchema = z.object({
 
 /** A group created through the API, as PostHog's CreateGroupSerializer takes it. */
 export const groupCreateSchema = z.object({
-  group_type_index: z.number().int().min(0).max(4),
+  // Any integer of the model's field; an index the project has no type at is a 404, as PostHog answers it.
+  group_type_index: z.number().int().min(-2147483648).max(2147483647),
   group_key: z.string().min(1).max(400),
   group_properties: z
     .record(z.string(), z.unknown())
