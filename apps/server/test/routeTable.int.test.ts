@@ -19,6 +19,7 @@ function pathFor(path: string, ids: { project: string | number; organization: st
     .replace(':organization_id', ids.organization)
     .replace('/api/projects/:id/', `/api/projects/${ids.project}/`)
     .replace(':parent_lookup_plugin_config_id', '1')
+    .replace(':group_type_index', '0')
     .replace('/flags/definitions/', '/flags/definitions')
     .replace(/:id\b/, path.includes('/events/') ? randomUUID() : '1')
 }
@@ -145,11 +146,21 @@ describe('authorization, for every route of the table', () => {
 })
 
 describe('pagination, for every list of the table', () => {
-  const lists = cases.filter(
-    ([method, path]) => method === 'GET' && restRoutes.find((r) => r.path === path)?.paginated && !/:(id|parent_lookup)/.test(path),
-  )
+  const paginationOf = (path: string) => restRoutes.find((r) => r.method === 'GET' && r.path === path)?.paginated
+  const listed = cases.filter(([method, path]) => method === 'GET' && paginationOf(path) && !/:(id|parent_lookup)/.test(path))
+  const lists = listed.filter(([, path]) => paginationOf(path) === true)
+  const cursorLists = listed.filter(([, path]) => paginationOf(path) === 'cursor')
   // Lists that need a query parameter to name what they list.
   const requiredQuery: Record<string, string> = { '/api/projects/:project_id/groups/': '&group_type_index=0' }
+  it.each(cursorLists)('%s %s answers the cursor envelope without a count, and 404 for a cursor it did not make', async (_method, path) => {
+    const list = `${pathFor(path, { project: account.projectId, organization: account.organizationId })}?offset=1000000${requiredQuery[path] ?? ''}`
+    const res = await service.api(account, list)
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual({ next: null, previous: null, results: [] })
+    const bad = await service.api(account, `${list}&cursor=bm90IGEgY3Vyc29y`)
+    expect(bad.status).toBe(404)
+    expect(await bad.json()).toMatchObject({ code: 'not_found', detail: 'Invalid cursor' })
+  })
   it.each(lists)('%s %s answers an empty page for an offset past every item, however large', async (_method, path) => {
     for (const offset of ['1000000', '99999999999999999999']) {
       const res = await service.api(

@@ -75,17 +75,15 @@ function inputProperties(def: ProcedureDef, shared: SharedDefinitions): { proper
   return { properties, required }
 }
 
-function envelopeOf(item: JsonSchema): JsonSchema {
-  return {
-    type: 'object',
-    properties: {
-      count: { type: 'integer' },
-      next: { type: ['string', 'null'], format: 'uri' },
-      previous: { type: ['string', 'null'], format: 'uri' },
-      results: { type: 'array', items: item },
-    },
-    required: ['count', 'next', 'previous', 'results'],
+/** The list envelope: with `count` for offset pages, without it for cursor pages (as DRF's CursorPagination). */
+function envelopeOf(item: JsonSchema, cursor: boolean): JsonSchema {
+  const links = {
+    next: { type: ['string', 'null'], format: 'uri' },
+    previous: { type: ['string', 'null'], format: 'uri' },
+    results: { type: 'array', items: item },
   }
+  if (cursor) return { type: 'object', properties: links, required: ['next', 'previous', 'results'] }
+  return { type: 'object', properties: { count: { type: 'integer' }, ...links }, required: ['count', 'next', 'previous', 'results'] }
 }
 
 function successResponse(route: RestRoute, def: ProcedureDef, shared: SharedDefinitions): Record<string, unknown> {
@@ -96,7 +94,7 @@ function successResponse(route: RestRoute, def: ProcedureDef, shared: SharedDefi
   let schema = shared.hoist(z.toJSONSchema(def.output, { io: 'output', unrepresentable: 'any' }))
   if (route.paginated) {
     const page = schema as { properties: { results: { items: JsonSchema } } }
-    schema = envelopeOf(page.properties.results.items)
+    schema = envelopeOf(page.properties.results.items, route.paginated === 'cursor')
   }
   const content: Record<string, unknown> = { 'application/json': { schema } }
   if (route.csv) content['text/csv'] = { schema: { type: 'string' } }

@@ -1,4 +1,4 @@
-import type { Page } from '@burrow/contracts'
+import type { CursorPage, Page } from '@burrow/contracts'
 
 export interface Envelope<T> {
   count: number
@@ -26,4 +26,21 @@ export function toEnvelope<T>(page: Page<T>, requestUrl: URL): Envelope<T> {
     previous: page.offset > 0 ? link(Math.max(0, page.offset - page.limit)) : null,
     results: page.results,
   }
+}
+
+export interface CursorEnvelope<T> {
+  next: string | null
+  previous: string | null
+  results: T[]
+}
+
+/** The envelope of DRF's CursorPagination: the request's URL with `cursor` replaced, and no count. */
+export function toCursorEnvelope<T>(page: CursorPage<T>, requestUrl: URL): CursorEnvelope<T> {
+  const link = (cursor: string | null) => {
+    if (cursor === null) return null
+    const url = new URL(requestUrl)
+    url.searchParams.set('cursor', cursor)
+    return url.toString()
+  }
+  return { next: link(page.next_cursor), previous: link(page.previous_cursor), results: page.results }
 }

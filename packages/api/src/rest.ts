@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto'
-import { problems, type ApiProblem, type Page } from '@burrow/contracts'
+import { problems, type ApiProblem, type CursorPage, type Page } from '@burrow/contracts'
 import { decodePathSegment, type CoreDeps } from '@burrow/core'
 import { createApiContext, personalApiKeyFrom } from './context'
 import { problemFromError, pythonType } from './errors'
 import { jsonResponse, type HttpRequest, type HttpResponse } from './http'
-import { toEnvelope } from './pagination'
+import { toCursorEnvelope, toEnvelope } from './pagination'
 import { createCaller } from './router'
 import { openApiDocument } from './openapi'
 import { outputFields } from './procedures'
@@ -126,9 +126,10 @@ function respond(route: RestRoute, result: unknown, req: HttpRequest): HttpRespo
     return {
       status,
       headers: { ...headers, 'content-type': 'text/csv; charset=utf-8' },
-      body: toCsv(rows, outputFields(route.procedure, route.paginated ?? false)),
+      body: toCsv(rows, outputFields(route.procedure, Boolean(route.paginated))),
     }
   }
+  if (route.paginated === 'cursor') return jsonResponse(status, toCursorEnvelope(result as CursorPage<unknown>, req.url), headers)
   return jsonResponse(status, route.paginated ? toEnvelope(result as Page<unknown>, req.url) : result, headers)
 }
 

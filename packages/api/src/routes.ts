@@ -20,8 +20,11 @@ export interface RestRoute {
   body?: 'fields' | 'data' | 'list'
   /** Success status; 200 unless given. */
   status?: 200 | 201 | 204
-  /** The procedure answers a page, which REST returns as the envelope with links. */
-  paginated?: boolean
+  /**
+   * The procedure answers a page, which REST returns as the envelope with links: `true`, an offset
+   * page with `count`; `'cursor'`, a cursor page as DRF's CursorPagination answers it (no count).
+   */
+  paginated?: boolean | 'cursor'
   /** `format=csv` (or `Accept: text/csv`) renders the results as CSV instead of JSON. */
   csv?: boolean
   /** DELETE at this path is a 405 without a body (PostHog's resources that are only soft-deleted). */
@@ -276,9 +279,9 @@ export const restRoutes: RestRoute[] = [
     method: 'GET',
     path: `${projectScoped}/groups/`,
     procedure: 'groups.list',
-    summary: 'List the groups of a type (group_type_index), newest first',
+    summary: 'List the groups of a type (group_type_index), newest first, 100 a page from a cursor',
     query: true,
-    paginated: true,
+    paginated: 'cursor',
   },
   {
     method: 'POST',
@@ -289,6 +292,22 @@ export const restRoutes: RestRoute[] = [
     status: 201,
   },
   { method: 'GET', path: `${projectScoped}/groups/find/`, procedure: 'groups.find', summary: 'Find a group by type and key', query: true },
+  {
+    method: 'POST',
+    path: `${projectScoped}/groups/update_property/`,
+    procedure: 'groups.updateProperty',
+    summary: 'Set a property (key, value) of the group named by group_type_index and group_key',
+    query: true,
+    body: 'data',
+  },
+  {
+    method: 'POST',
+    path: `${projectScoped}/groups/delete_property/`,
+    procedure: 'groups.deleteProperty',
+    summary: 'Remove a property ($unset) of the group named by group_type_index and group_key',
+    query: true,
+    body: 'data',
+  },
   {
     method: 'GET',
     path: `${projectScoped}/groups/property_definitions/`,
@@ -316,6 +335,13 @@ export const restRoutes: RestRoute[] = [
     procedure: 'groupTypes.setDefaultColumns',
     summary: "Set the property columns a group type's list shows",
     body: 'fields',
+  },
+  {
+    method: 'DELETE',
+    path: `${projectScoped}/groups_types/:group_type_index/`,
+    procedure: 'groupTypes.delete',
+    summary: 'Forget a group type (its groups stay)',
+    status: 204,
   },
 
   {

@@ -1,5 +1,8 @@
 import {
+  cursorPageSchema,
+  foundGroupSchema,
   groupCreateSchema,
+  groupDeletePropertySchema,
   groupFindQuerySchema,
   groupPropertyDefinitionsSchema,
   groupPropertyValuesQuerySchema,
@@ -8,9 +11,10 @@ import {
   groupsListQuerySchema,
   groupTypeDefaultColumnsSchema,
   groupTypeMetadataSchema,
+  groupTypeIndexPathSchema,
   groupTypeSchema,
-  pageQuerySchema,
-  pageSchema,
+  groupUpdatePropertySchema,
+  problems,
 } from '@burrow/contracts'
 import { groups } from '@burrow/core'
 import { z } from 'zod'
@@ -18,8 +22,8 @@ import { projectProcedure, router } from '../trpc'
 
 export const groupsRouter = router({
   list: projectProcedure
-    .input(pageQuerySchema.extend(groupsListQuerySchema.shape))
-    .output(pageSchema(groupSchema))
+    .input(groupsListQuerySchema)
+    .output(cursorPageSchema(groupSchema))
     .query(({ ctx, input }) => groups.listGroups(ctx.deps, ctx.project.row.id, input)),
   create: projectProcedure
     .input(groupCreateSchema)
@@ -27,8 +31,16 @@ export const groupsRouter = router({
     .mutation(({ ctx, input }) => groups.createGroup(ctx.deps, ctx.project.row.id, input)),
   find: projectProcedure
     .input(groupFindQuerySchema)
-    .output(groupSchema)
+    .output(foundGroupSchema)
     .query(({ ctx, input }) => groups.findGroup(ctx.deps, ctx.project.row.id, input)),
+  updateProperty: projectProcedure
+    .input(groupUpdatePropertySchema)
+    .output(groupSchema)
+    .mutation(({ ctx, input }) => groups.updateGroupProperty(ctx.deps, ctx.project.row.id, { ...input, ...input.data })),
+  deleteProperty: projectProcedure
+    .input(groupDeletePropertySchema)
+    .output(groupSchema)
+    .mutation(({ ctx, input }) => groups.deleteGroupProperty(ctx.deps, ctx.project.row.id, { ...input, ...input.data })),
   propertyDefinitions: projectProcedure
     .input(z.object({}))
     .output(groupPropertyDefinitionsSchema)
@@ -52,4 +64,11 @@ export const groupTypesRouter = router({
     .input(groupTypeDefaultColumnsSchema)
     .output(groupTypeSchema)
     .mutation(({ ctx, input }) => groups.setGroupTypeDefaultColumns(ctx.deps, ctx.project.row.id, input)),
+  delete: projectProcedure
+    .input(groupTypeIndexPathSchema)
+    .output(z.void())
+    .mutation(({ ctx, input }) => {
+      if (!/^[0-4]$/.test(input.group_type_index)) throw problems.notFound()
+      return groups.deleteGroupType(ctx.deps, ctx.project.row.id, Number(input.group_type_index))
+    }),
 })

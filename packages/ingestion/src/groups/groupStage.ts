@@ -13,8 +13,14 @@ export interface GroupStageDeps {
   log: (msg: string) => void
 }
 
-/** Group type → index, per project. An index never changes once given, so it is kept for good. */
+/** Group type → index, per project. */
 type Mapping = Map<string, number>
+
+/**
+ * How long a project's mapping is trusted: a group type deleted through the API frees its index,
+ * so a server reads the mapping again after this (PostHog's ingestion caches it for a while too).
+ */
+const MAPPING_TTL_MS = 60_000
 
 /**
  * Gives a batch's events their groups, as PostHog's ingestion does: each group type an event
@@ -23,7 +29,7 @@ type Mapping = Map<string, number>
  * to ClickHouse's `groups`. Running a batch again gives the same result, as the spool needs.
  */
 export class GroupStage {
-  private readonly mappings = new Map<number, Mapping>()
+  private readonly mappings = new Map<number, { mapping: Mapping; readAt: number }>()
   /** Types a project could not register (it has five already), so that they are not tried again per batch. */
   private readonly unmapped = new Map<number, Set<string>>()
 
@@ -60,7 +66,10 @@ export class GroupStage {
 
   /** The project's type indexes, registering the types the frames name that have none yet. */
   private async mappingFor(teamId: number, frames: readonly FrameContent[]): Promise<Mapping> {
-    let mapping = this.mappings.get(teamId)
+    const cached = this.mappings.get(teamId)
+    const current = cached !== undefined && Date.now() - cached.readAt < MAPPING_TTL_MS
+    let mapping = current ? cached.mapping : undefined
+    if (!current) this.unmapped.delete(teamId)
     const unmapped = this.unmapped.get(teamId)
     const fresh = new Set<string>()
     for (const intent of intentsOf(frames)) {
@@ -73,7 +82,7 @@ export class GroupStage {
       await featureFlags.flagsChanged(this.deps, teamId)
     }
     mapping = new Map((await groupTypes.groupTypeMapping(this.deps.sql, teamId)).map((m) => [m.group_type, m.group_type_index]))
-    this.mappings.set(teamId, mapping)
+    this.mappings.set(teamId, { mapping, readAt: Date.now() })
     const missing = [...fresh].filter((type) => !mapping.has(type))
     if (missing.length > 0) this.unmapped.set(teamId, new Set([...(unmapped ?? []), ...missing]))
     return mapping

@@ -82,3 +82,10 @@ export async function updateGroupTypeMetadata(
     returning 1`
   return rows.length > 0
 }
+
+/** Forgets a group type (its groups stay, as PostHog keeps them); answers whether the project had it. */
+export async function deleteGroupType(sql: Sql, projectId: number, groupTypeIndex: number): Promise<boolean> {
+  const rows =
+    await sql`delete from group_type_mappings where project_id = ${projectId} and group_type_index = ${groupTypeIndex} returning 1`
+  return rows.length > 0
+}

@@ -1,5 +1,5 @@
-import type { Sql } from '../connect'
-import { containsPattern, type PageWindow } from './pages'
+import type { Pool, Sql } from '../connect'
+import { containsPattern } from './pages'
 
 export interface GroupRow {
   project_id: number
@@ -66,25 +66,47 @@ export async function groupPropertiesOf(
   return [...rows]
 }
 
+/** Where a page of groups starts: just after (or, going back, just before) this group in the list's order. */
+export interface GroupPosition {
+  /** The group's creation time in microseconds since the epoch, as PostgreSQL keeps it. */
+  createdAtMicros: string
+  groupKey: string
+  /** The page ends before the position instead of starting after it. */
+  reverse: boolean
+}
+
+export interface GroupListRow extends GroupRow {
+  created_at_micros: string
+}
+
 /**
- * A page of the groups of a type, newest first: those whose key contains `groupKey`, and with
+ * Up to `limit` groups of a type, newest first (key order among groups created together), after
+ * `position` or, in reverse, just before it: those whose key contains `groupKey`, and with
  * `search`, those whose properties contain it or whose key is it (case-insensitively), as PostHog lists them.
  */
 export async function listGroups(
   sql: Sql,
   projectId: number,
-  query: PageWindow & { groupTypeIndex: number; groupKey?: string | undefined; search?: string | undefined },
-): Promise<{ count: number; rows: GroupRow[] }> {
-  const where = sql`project_id = ${projectId} and group_type_index = ${query.groupTypeIndex}
-    ${query.groupKey ? sql`and group_key ilike ${containsPattern(query.groupKey)}` : sql``}
-    ${query.search ? sql`and (group_properties::text ilike ${containsPattern(query.search)} or lower(group_key) = lower(${query.search}))` : sql``}`
-  const [rows, [total]] = await Promise.all([
-    sql<GroupRow[]>`
-      select project_id, group_type_index, group_key, group_properties, created_at, version::int from groups where ${where}
-      order by created_at desc, group_key limit ${query.limit} offset ${query.offset}`,
-    sql<{ n: number }[]>`select count(*)::int as n from groups where ${where}`,
-  ])
-  return { count: total?.n ?? 0, rows: [...rows] }
+  query: { groupTypeIndex: number; groupKey?: string | undefined; search?: string | undefined; limit: number; position?: GroupPosition },
+): Promise<GroupListRow[]> {
+  const position = query.position
+  const at = position ? sql`('epoch'::timestamptz + ${position.createdAtMicros}::bigint * interval '1 microsecond')` : sql``
+  const after = !position
+    ? sql``
+    : position.reverse
+      ? sql`and (created_at > ${at} or (created_at = ${at} and group_key < ${position.groupKey}))`
+      : sql`and (created_at < ${at} or (created_at = ${at} and group_key > ${position.groupKey}))`
+  const order = position?.reverse ? sql`order by created_at, group_key desc` : sql`order by created_at desc, group_key`
+  const rows = await sql<GroupListRow[]>`
+    select project_id, group_type_index, group_key, group_properties, created_at, version::int,
+      ((extract(epoch from created_at) * 1000000)::bigint)::text as created_at_micros
+    from groups
+    where project_id = ${projectId} and group_type_index = ${query.groupTypeIndex}
+      ${query.groupKey ? sql`and group_key ilike ${containsPattern(query.groupKey)}` : sql``}
+      ${query.search ? sql`and (group_properties::text ilike ${containsPattern(query.search)} or lower(group_key) = lower(${query.search}))` : sql``}
+      ${after}
+    ${order} limit ${query.limit}`
+  return position?.reverse ? [...rows].reverse() : [...rows]
 }
 
 export async function findGroup(sql: Sql, projectId: number, groupTypeIndex: number, groupKey: string): Promise<GroupRow | undefined> {
@@ -106,4 +128,25 @@ export async function insertGroup(
     on conflict do nothing
     returning project_id, group_type_index, group_key, group_properties, created_at, version::int`
   return row
+}
+
+/** Replaces a group's properties; answers the group as stored, with its version moved on, or undefined when it does not exist. */
+export async function setGroupProperties(
+  sql: Pool,
+  projectId: number,
+  groupTypeIndex: number,
+  groupKey: string,
+  change: (properties: Record<string, unknown>) => Record<string, unknown>,
+): Promise<GroupRow | undefined> {
+  return sql.begin(async (tx) => {
+    const [current] = await tx<GroupRow[]>`
+      select group_properties from groups
+      where project_id = ${projectId} and group_type_index = ${groupTypeIndex} and group_key = ${groupKey} for update`
+    if (!current) return undefined
+    const [row] = await tx<GroupRow[]>`
+      update groups set group_properties = ${tx.json(change(current.group_properties) as never)}, version = version + 1
+      where project_id = ${projectId} and group_type_index = ${groupTypeIndex} and group_key = ${groupKey}
+      returning project_id, group_type_index, group_key, group_properties, created_at, version::int`
+    return row
+  })
 }
