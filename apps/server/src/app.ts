@@ -13,6 +13,7 @@ import {
   ProjectTokenResolver,
   type CoreDeps,
   cookielessSalt,
+  cookielessState,
 } from '@burrow/core'
 import { CookielessSalts, type CaptureDeps, type DecideDeps } from '@burrow/capture'
 import {
@@ -372,6 +373,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
           projectFlags: (projectId) => projectFlags.forProject(projectId),
           flagPerson,
           cookielessSalt: (day) => cookielessSalt(deps, day),
+          cookielessStateGet: (keys) => cookielessState(deps).get(keys),
+          cookielessStateSet: (entries, ttlSeconds) => cookielessState(deps).set(entries, ttlSeconds),
           flagGroups,
           earlyAccessFeatures,
         }
@@ -384,6 +387,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
           maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES,
           log: perRequest,
           cookielessSalts: new CookielessSalts((day) => cookielessSalt(deps, day)),
+          cookielessState: cookielessState(deps),
         }
       }
     }

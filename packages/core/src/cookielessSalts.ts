@@ -22,3 +22,13 @@ export async function cookielessSalt(deps: Pick<CoreDeps, 'sql'>, day: string): 
   const salt = await cookielessSalts.daySalt(deps.sql, day, randomBytes(16), oldest)
   return salt.toString('base64')
 }
+
+/** The shared state of stateful cookieless mode (sessions, identifies): the shared cache, read and written by key. */
+export function cookielessState(deps: Pick<CoreDeps, 'cache'>) {
+  return {
+    get: (keys: string[]) => Promise.all(keys.map((key) => deps.cache.get(key))),
+    set: async (entries: Array<[string, string]>, ttlSeconds: number) => {
+      await Promise.all(entries.map(([key, value]) => deps.cache.set(key, value, ttlSeconds)))
+    },
+  }
+}

@@ -112,6 +112,10 @@ const capture: CaptureDeps = {
   maxDecompressedBytes: data.maxDecompressedBytes,
   log,
   cookielessSalts: new CookielessSalts((day) => main.call<string>('cookielessSalt', day)),
+  cookielessState: {
+    get: (keys) => main.call<Array<string | undefined>>('cookielessStateGet', keys),
+    set: (entries, ttlSeconds) => main.call<void>('cookielessStateSet', entries, ttlSeconds),
+  },
 }
 
 const decide: DecideDeps = {
