@@ -123,8 +123,9 @@ describe('cookieless mode', () => {
         $anon_distinct_id: '$posthog_cookieless',
         $set: { email: 'ada@example.com' },
       })
+      const identifyUuid = '01932b4e-8a2c-7c1e-9d3f-5a6b7c8d9e0f'
       await send(fresh, [
-        at(29, { ...identify, distinct_id: 'ada' }),
+        at(29, { ...identify, distinct_id: 'ada', uuid: identifyUuid }),
         at(28, { ...cookielessEvent('bought', 'Chrome/130'), distinct_id: 'ada' }),
       ])
       // After posthog.reset(): the sentinel again, from the same browser.
@@ -146,6 +147,12 @@ describe('cookieless mode', () => {
       expect(person.distinct_ids).toEqual(expect.arrayContaining(['ada', hash]))
       expect(person.distinct_ids).not.toContain(loggedOut.distinct_id)
       expect(person.properties.email).toBe('ada@example.com')
+
+      // A retried $identify (the same uuid) is not a second identify of the visitor.
+      await send(fresh, [at(29, { ...identify, distinct_id: 'ada', uuid: identifyUuid })])
+      await send(fresh, [at(26, cookielessEvent('still logged out', 'Chrome/130'))])
+      const later = await service.eventsOf(fresh, 1, '&event=still%20logged%20out')
+      expect(later.find((e) => e.event === 'still logged out')!.distinct_id).toBe(loggedOut.distinct_id)
     })
   })
 })
