@@ -89,7 +89,7 @@ describe('cookieless mode', () => {
       return fresh
     }
     const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString()
-    const at = (minutes: number, event: ReturnType<typeof cookielessEvent>) => ({ ...event, timestamp: minutesAgo(minutes) })
+    const at = (minutes: number, event: Record<string, unknown>) => ({ ...event, timestamp: minutesAgo(minutes) })
 
     it("ends a visitor's session after 30 minutes without events, also across requests", async () => {
       const fresh = await statefulAccount()
