@@ -359,6 +359,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
         flagPerson,
         flagGroups,
         earlyAccessFeatures,
+        cookielessSalts: new CookielessSalts((day) => cookielessSalt(deps, day)),
+        cookielessState: cookielessState(deps),
         maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES,
         log: perRequest,
       }
@@ -386,8 +388,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
           metrics,
           maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES,
           log: perRequest,
-          cookielessSalts: new CookielessSalts((day) => cookielessSalt(deps, day)),
-          cookielessState: cookielessState(deps),
+          cookielessSalts: decide.cookielessSalts,
+          cookielessState: decide.cookielessState,
         }
       }
     }

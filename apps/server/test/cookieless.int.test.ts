@@ -154,5 +154,38 @@ describe('cookieless mode', () => {
       const later = await service.eventsOf(fresh, 1, '&event=still%20logged%20out')
       expect(later.find((e) => e.event === 'still logged out')!.distinct_id).toBe(loggedOut.distinct_id)
     })
+
+    it('evaluates the flags of a visitor who asks as the sentinel for the visitor its events are stored as', async () => {
+      const fresh = await statefulAccount()
+      const created = await service.api(fresh, `/api/projects/${fresh.projectId}/feature_flags/`, {
+        method: 'POST',
+        body: JSON.stringify({
+          key: 'pro-banner',
+          filters: {
+            groups: [{ properties: [{ key: 'plan', value: 'pro', operator: 'exact', type: 'person' }], rollout_percentage: 100 }],
+          },
+        }),
+      })
+      expect(created.status).toBe(201)
+      const flagsOfVisitor = async () => {
+        const res = await service.post(
+          '/flags/?v=2',
+          { api_key: fresh.projectToken, distinct_id: '$posthog_cookieless', timezone: 'Europe/London' },
+          { 'user-agent': 'Edge/131', origin: 'https://www.shop.example.co.uk' },
+        )
+        expect(res.status).toBe(200)
+        return ((await res.json()) as { flags: Record<string, { enabled: boolean }> }).flags['pro-banner']?.enabled
+      }
+      await send(fresh, [at(10, cookielessEvent('$pageview', 'Edge/131', { $set: { plan: 'pro' } }))])
+      const [pageview] = await service.eventsOf(fresh, 1)
+      await service.personOf(fresh, pageview!.distinct_id as string, (p) => p.properties.plan === 'pro')
+      expect(await flagsOfVisitor()).toBe(true)
+
+      // Once identified, the hash belongs to the person; the browser asking as the sentinel again has logged out.
+      const identify = cookielessEvent('$identify', 'Edge/131', { $anon_distinct_id: '$posthog_cookieless' })
+      await send(fresh, [at(9, { ...identify, distinct_id: 'grace' })])
+      await service.personOf(fresh, 'grace', (p) => (p.distinct_ids as string[]).includes(pageview!.distinct_id as string))
+      expect(await flagsOfVisitor()).toBe(false)
+    })
   })
 })

@@ -109,3 +109,9 @@ export async function assignCookielessVisits(events: DraftEvent[], projectId: nu
     state.set(touched, SESSION_TTL_SECONDS),
   ])
 }
+
+/** How many identifies a visitor's base hash has had: the number in its current hash, as flags read it. */
+export async function identifiesOf(state: CookielessState, projectId: number, baseHash: Buffer): Promise<number> {
+  const [value] = await state.get([identifiesKey(projectId, baseHash)])
+  return parseIdentifies(value).length
+}

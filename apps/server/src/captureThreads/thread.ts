@@ -127,6 +127,8 @@ const decide: DecideDeps = {
   flagPerson: (projectId, distinctId, continuity) => main.call<FlagPerson | undefined>('flagPerson', projectId, distinctId, continuity),
   flagGroups: (projectId, groups) => main.call<StoredGroup[]>('flagGroups', projectId, groups),
   earlyAccessFeatures: (projectId, stages) => main.call<unknown[]>('earlyAccessFeatures', projectId, stages),
+  cookielessSalts: capture.cookielessSalts,
+  cookielessState: capture.cookielessState,
   maxDecompressedBytes: data.maxDecompressedBytes,
   log,
 }
