@@ -12,7 +12,9 @@ import type { DraftEvent } from './pipeline'
  *   anonymous hash as its `$anon_distinct_id`; events of an identified visitor keep their distinct
  *   id and the session of the hash they were identified from.
  * State expires with PostHog's TTLs: sessions after 96 hours, identifies after 122 hours (the
- * ingestion lag, the world's timezones and a day); a visitor's identifies are capped.
+ * ingestion lag, the world's timezones and a day); a visitor's identifies are capped. As in
+ * PostHog, a request reads and then writes the state: two requests of one visitor at the same
+ * moment on two instances may both start a session.
  */
 export interface CookielessState {
   get(keys: string[]): Promise<Array<string | undefined>>
