@@ -90,6 +90,8 @@ function dayAt(timestampMs: number, timezone: string): { day: string; offsetMs: 
     } catch {
       return undefined
     }
+    // Zone names are case-insensitive, so clients can name one zone many ways: the cache stays bounded.
+    if (dayFormats.size >= 1_000) dayFormats.clear()
     dayFormats.set(timezone, format)
   }
   const p = Object.fromEntries(format.formatToParts(new Date(timestampMs)).map((part) => [part.type, part.value]))
