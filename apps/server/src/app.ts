@@ -13,6 +13,7 @@ import {
   ProjectTokenResolver,
   type CoreDeps,
   cookielessSalt,
+  cookielessState,
 } from '@burrow/core'
 import { CookielessSalts, type CaptureDeps, type DecideDeps } from '@burrow/capture'
 import {
@@ -358,6 +359,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
         flagPerson,
         flagGroups,
         earlyAccessFeatures,
+        cookielessSalts: new CookielessSalts((day) => cookielessSalt(deps, day)),
+        cookielessState: cookielessState(deps),
         maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES,
         log: perRequest,
       }
@@ -372,6 +375,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
           projectFlags: (projectId) => projectFlags.forProject(projectId),
           flagPerson,
           cookielessSalt: (day) => cookielessSalt(deps, day),
+          cookielessStateGet: (keys) => cookielessState(deps).get(keys),
+          cookielessStateSet: (entries, ttlSeconds) => cookielessState(deps).set(entries, ttlSeconds),
           flagGroups,
           earlyAccessFeatures,
         }
@@ -383,7 +388,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
           metrics,
           maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES,
           log: perRequest,
-          cookielessSalts: new CookielessSalts((day) => cookielessSalt(deps, day)),
+          cookielessSalts: decide.cookielessSalts,
+          cookielessState: decide.cookielessState,
         }
       }
     }

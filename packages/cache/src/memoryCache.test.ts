@@ -13,6 +13,17 @@ describe('the in-process shared cache', () => {
     expect(await cache.get('token')).toBeUndefined()
   })
 
+  it('keeps at most its number of entries, forgetting the least recently written', async () => {
+    const cache = createMemoryCache({ clock: manualClock(), maxEntries: 2 })
+    await cache.set('a', '1', 60)
+    await cache.set('b', '2', 60)
+    await cache.set('a', '3', 60)
+    await cache.set('c', '4', 60)
+    expect(await cache.get('b')).toBeUndefined()
+    expect(await cache.get('a')).toBe('3')
+    expect(await cache.get('c')).toBe('4')
+  })
+
   it('misses a key never set or deleted', async () => {
     const cache = createMemoryCache({ clock: manualClock() })
     expect(await cache.get('nothing')).toBeUndefined()

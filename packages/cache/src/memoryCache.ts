@@ -1,7 +1,13 @@
 import { systemClock, type Clock } from './clock'
 import type { SharedCache } from './sharedCache'
 
-export function createMemoryCache({ clock = systemClock }: { clock?: Clock } = {}): SharedCache {
+/** Entries kept at most: past it, the least recently written ones go, so that keys written once (visitors' state) stay bounded. */
+const MAX_ENTRIES = 100_000
+
+export function createMemoryCache({
+  clock = systemClock,
+  maxEntries = MAX_ENTRIES,
+}: { clock?: Clock; maxEntries?: number } = {}): SharedCache {
   const entries = new Map<string, { value: string; expiresAt: number }>()
   const listeners: ((key: string) => void)[] = []
   return {
@@ -16,7 +22,10 @@ export function createMemoryCache({ clock = systemClock }: { clock?: Clock } = {
       return entry.value
     },
     async set(key, value, ttlSeconds) {
+      // Written again, a key becomes the newest (a Map iterates in insertion order).
+      entries.delete(key)
       entries.set(key, { value, expiresAt: clock.now() + ttlSeconds * 1000 })
+      if (entries.size > maxEntries) entries.delete(entries.keys().next().value!)
     },
     async delete(key) {
       entries.delete(key)

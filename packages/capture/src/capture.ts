@@ -4,14 +4,15 @@ import type { CoreDeps, ProjectTokenResolver } from '@burrow/core'
 import { encodeFrame, type PersonIntent, type Sighting, type SpoolAppend } from '@burrow/spool'
 import { deadLetter, rawPayloadOf } from './deadLetter'
 import { isCookieless, type CookielessSalts } from './cookieless'
+import { assignCookielessVisits, type CookielessState } from './cookielessVisits'
 import { decodeRequestBody } from './decode'
 import { encodeEvent } from './eventRow'
 import { keepLongNumericDistinctIds } from './longNumericIds'
 import type { CaptureMetrics } from './metrics'
-import { captureRequestFrom } from './payload'
-import { runPipeline, type IngestionWarning, type RequestContext } from './pipeline'
+import { captureRequestFrom, type RawEvent } from './payload'
+import { runPipeline, type IngestionWarning, type PipelineOutcome, type RequestContext } from './pipeline'
 import { knownProject, projectForRequest } from './projectAuth'
-import { INGESTION_STEPS } from './steps'
+import { INGESTION_STEPS, STEPS_AFTER_COOKIELESS, STEPS_TO_COOKIELESS } from './steps'
 import { mayHoldLoneSurrogates, wellFormed } from './wellFormed'
 
 export interface CaptureInput {
@@ -36,6 +37,8 @@ export interface CaptureDeps {
   log: CoreDeps['log']
   /** The daily salts of cookieless hashes; without them, cookieless events are dropped. */
   cookielessSalts?: CookielessSalts
+  /** The sessions and identifies of stateful cookieless mode, shared by every instance; without it, mode 2 is stateless. */
+  cookielessState?: CookielessState
 }
 
 export type CaptureResult = { status: number; body: unknown }
@@ -51,6 +54,18 @@ function parseJson(text: string): unknown {
     throw problems.malformed((err as Error).message, { cause: err })
   }
   return mayHoldLoneSurrogates(text) ? wellFormed(value) : value
+}
+
+/** The outcomes of a request with stateful cookieless events: their ids come from the shared state between the steps. */
+async function statefulCookielessOutcomes(events: RawEvent[], ctx: RequestContext, state: CookielessState): Promise<PipelineOutcome[]> {
+  const firstHalf = events.map((raw) => runPipeline(STEPS_TO_COOKIELESS, raw, ctx))
+  const hashed = firstHalf.flatMap((o) => (o.kind === 'ok' ? [o.event] : []))
+  try {
+    await assignCookielessVisits(hashed, ctx.project.id, state)
+  } catch (err) {
+    throw problems.unavailable('The events could not be stored. Retry the request later.', { cause: err })
+  }
+  return firstHalf.map((o, i) => (o.kind === 'ok' ? runPipeline(STEPS_AFTER_COOKIELESS, events[i]!, ctx, o.event) : o))
 }
 
 /**
@@ -77,7 +92,9 @@ export async function handleCapture(input: CaptureInput, deps: CaptureDeps): Pro
       request.events.some((e) => isCookieless(e.distinct_id ?? e.$distinct_id, e.properties))
     ) {
       ctx.cookielessSalts = await deps.cookielessSalts.forNow(ctx.nowMs)
+      ctx.cookielessStateful = project.cookielessMode === 2 && deps.cookielessState !== undefined
     }
+    const outcomes = ctx.cookielessStateful ? await statefulCookielessOutcomes(request.events, ctx, deps.cookielessState!) : undefined
     const lines: string[] = []
     const intents: PersonIntent[] = []
     const latest = new Map<string, Sighting>()
@@ -92,8 +109,8 @@ export async function handleCapture(input: CaptureInput, deps: CaptureDeps): Pro
         details: JSON.stringify(warning.details),
         timestamp: createdAt,
       })
-    for (const raw of request.events) {
-      const outcome = runPipeline(INGESTION_STEPS, raw, ctx)
+    for (const [i, raw] of request.events.entries()) {
+      const outcome = outcomes ? outcomes[i]! : runPipeline(INGESTION_STEPS, raw, ctx)
       if (outcome.kind === 'drop') {
         deps.metrics.eventsDropped.inc({ reason: outcome.reason })
         if (outcome.warning) warn(outcome.warning)

@@ -49,9 +49,20 @@ function bytesLE(words: Uint32Array): Buffer {
   return bytes
 }
 
-/** The visitor's 16-byte hash: SipHash (double) keyed by the day's salt, over PostHog's input text. */
-export function visitorHash(salt: Buffer, projectId: number, ip: string, host: string, userAgent: string, extra = ''): Buffer {
-  const input = `${projectId}-${ip}-${rootDomain(host)}-${userAgent}-0-${extra.slice(0, 100)}`
+/**
+ * The visitor's 16-byte hash: SipHash (double) keyed by the day's salt, over PostHog's input text;
+ * `identifies` counts the visitor's earlier identifies (stateful mode), 0 for the base hash.
+ */
+export function visitorHash(
+  salt: Buffer,
+  projectId: number,
+  ip: string,
+  host: string,
+  userAgent: string,
+  extra = '',
+  identifies = 0,
+): Buffer {
+  const input = `${projectId}-${ip}-${rootDomain(host)}-${userAgent}-${identifies}-${extra.slice(0, 100)}`
   return bytesLE(siphashDouble(uint32sLE(salt), input))
 }
 
@@ -79,6 +90,8 @@ function dayAt(timestampMs: number, timezone: string): { day: string; offsetMs: 
     } catch {
       return undefined
     }
+    // Zone names are case-insensitive, so clients can name one zone many ways: the cache stays bounded.
+    if (dayFormats.size >= 1_000) dayFormats.clear()
     dayFormats.set(timezone, format)
   }
   const p = Object.fromEntries(format.formatToParts(new Date(timestampMs)).map((part) => [part.type, part.value]))

@@ -1,8 +1,17 @@
-import { replaceNul, type CoreDeps, type FlagDefinitionsResolver, type ProjectFlags, type ProjectTokenResolver } from '@burrow/core'
+import {
+  replaceNul,
+  type CoreDeps,
+  type FlagDefinitionsResolver,
+  type IngestionProject,
+  type ProjectFlags,
+  type ProjectTokenResolver,
+} from '@burrow/core'
 import { randomUUID } from 'node:crypto'
 import { evaluateFlags, type FlagEvaluation } from '@burrow/flags'
 import type { FlagPerson } from '@burrow/postgres'
 import type { CaptureInput, CaptureResult } from './capture'
+import { COOKIELESS_SENTINEL, cookielessDistinctId, visitDay, visitorHash, type CookielessSalts } from './cookieless'
+import { identifiesOf, type CookielessState } from './cookielessVisits'
 import { decodeRequestBody } from './decode'
 import { groupPropertiesForFlags, type FlagGroupsLoader } from './flagGroups'
 import { projectForRequest } from './projectAuth'
@@ -23,8 +32,38 @@ export interface DecideDeps {
   flagGroups?: FlagGroupsLoader
   /** The project's early access features posthog-js lists, in the stages asked for (default `beta`). */
   earlyAccessFeatures?: (projectId: number, stages: string[]) => Promise<unknown[]>
+  /** For cookieless visitors: the day's salts, and the identifies of stateful mode. */
+  cookielessSalts?: CookielessSalts
+  cookielessState?: CookielessState
   maxDecompressedBytes: number
   log: CoreDeps['log']
+}
+
+/**
+ * The distinct id flags are evaluated for when posthog-js in cookieless mode asks with the
+ * sentinel, as PostHog's flags service computes it: the visitor's hash of today, from the
+ * request's address, User-Agent and Origin, counting the visitor's identifies in stateful mode,
+ * so that its flags are those of the visitor its events are stored as. Undefined when the
+ * request lacks what the hash needs.
+ */
+async function cookielessVisitor(
+  input: CaptureInput,
+  body: Record<string, unknown>,
+  project: IngestionProject,
+  deps: DecideDeps,
+): Promise<string | undefined> {
+  const userAgent = input.headers['user-agent']
+  const host = input.headers.origin
+  if (!deps.cookielessSalts || !input.ip || !userAgent || !host) return undefined
+  const nowMs = Date.now()
+  const { day } = visitDay(nowMs, body.timezone, project.timezone)
+  const salt = (await deps.cookielessSalts.forNow(nowMs)).get(day)
+  if (!salt) return undefined
+  const extra = typeof body.cookieless_hash_extra === 'string' ? body.cookieless_hash_extra : ''
+  const baseHash = visitorHash(salt, project.id, input.ip, host, userAgent, extra)
+  const identifies =
+    project.cookielessMode === 2 && deps.cookielessState ? await identifiesOf(deps.cookielessState, project.id, baseHash) : 0
+  return cookielessDistinctId(identifies === 0 ? baseHash : visitorHash(salt, project.id, input.ip, host, userAgent, extra, identifies))
 }
 
 /** What the browser SDK configures itself from, in every answer (PostHog's base config). */
@@ -195,8 +234,10 @@ export async function handleDecide(input: CaptureInput, deps: DecideDeps, flagsE
 
     const rawId = body.distinct_id ?? body.$distinct_id
     // As capture stores them, so that the stored person is found.
-    const distinctId = typeof rawId === 'string' || typeof rawId === 'number' ? storedDistinctId(String(rawId)) : ''
+    let distinctId = typeof rawId === 'string' || typeof rawId === 'number' ? storedDistinctId(String(rawId)) : ''
     if (distinctId === '') throw problems.missingDistinctId()
+    if (distinctId === COOKIELESS_SENTINEL && project.cookielessMode)
+      distinctId = (await cookielessVisitor(input, body, project, deps)) ?? distinctId
     const personProperties = isJsonObject(body.person_properties)
       ? body.person_properties
       : isJsonObject(body.$properties)

@@ -19,6 +19,19 @@ export interface DraftEvent {
   person: PersonIntent
   /** Warnings about a stored event (a merge it asked for and cannot have), for the project's users. */
   warnings?: IngestionWarning[]
+  /** A visitor of stateful cookieless mode, whose distinct and session ids come from the shared state after the hash step. */
+  cookieless?: CookielessVisit
+}
+
+/** What a stateful cookieless visitor's ids are derived from: the day's salt and the hash's input, its base hash and time. */
+export interface CookielessVisit {
+  salt: Buffer
+  ip: string
+  host: string
+  userAgent: string
+  extra: string
+  baseHash: Buffer
+  timestampMs: number
 }
 
 export interface RequestContext {
@@ -29,6 +42,8 @@ export interface RequestContext {
   sentAtMs: number | undefined
   /** Cookieless salts by day, when the project hashes cookieless visitors and the request has any. */
   cookielessSalts?: ReadonlyMap<string, Buffer>
+  /** Whether cookieless visitors get their ids from the shared state (PostHog's stateful mode): set with the salts. */
+  cookielessStateful?: boolean
 }
 
 /** What a project's users are told about events that were not stored as sent (PostHog's ingestion warnings). */
@@ -55,23 +70,16 @@ export type PipelineOutcome =
   | { kind: 'drop'; reason: string; step: string; warning?: IngestionWarning }
   | { kind: 'dlq'; reason: string; error: string; step: string; event: DraftEvent }
 
+function draftOf(raw: RawEvent): DraftEvent {
+  return { raw, input: raw, name: '', distinctId: '', properties: {}, uuid: '', timestampUs: 0, elementsChain: '', person: '' }
+}
+
 /**
  * Runs the steps in order until one drops or dead-letters the event. A step that throws is a
  * bug or an input no step foresaw: the event goes to the dead letter queue with the error,
  * and its neighbours in the request are unaffected.
  */
-export function runPipeline(steps: readonly Step[], raw: RawEvent, ctx: RequestContext): PipelineOutcome {
-  const event: DraftEvent = {
-    raw,
-    input: raw,
-    name: '',
-    distinctId: '',
-    properties: {},
-    uuid: '',
-    timestampUs: 0,
-    elementsChain: '',
-    person: '',
-  }
+export function runPipeline(steps: readonly Step[], raw: RawEvent, ctx: RequestContext, event: DraftEvent = draftOf(raw)): PipelineOutcome {
   for (const step of steps) {
     let result: StepResult
     try {

@@ -22,3 +22,24 @@ export async function cookielessSalt(deps: Pick<CoreDeps, 'sql'>, day: string): 
   const salt = await cookielessSalts.daySalt(deps.sql, day, randomBytes(16), oldest)
   return salt.toString('base64')
 }
+
+/**
+ * The shared state of stateful cookieless mode (sessions, identifies), in the shared cache by key.
+ * While Redis does not answer, the state cannot be read: that fails (the client retries) rather
+ * than starting every visitor's session anew, as PostHog fails closed.
+ */
+export function cookielessState(deps: Pick<CoreDeps, 'cache'>) {
+  const answering = () => {
+    if (deps.cache.kind === 'redis' && !deps.cache.connected()) throw new Error('the shared cache does not answer')
+  }
+  return {
+    get: (keys: string[]) => {
+      answering()
+      return Promise.all(keys.map((key) => deps.cache.get(key)))
+    },
+    set: async (entries: Array<[string, string]>, ttlSeconds: number) => {
+      answering()
+      await Promise.all(entries.map(([key, value]) => deps.cache.set(key, value, ttlSeconds)))
+    },
+  }
+}

@@ -18,7 +18,7 @@ export {
   findIngestionProject,
 } from './projectTokens'
 export { EventDefinitionTracker } from './eventDefinitionTracker'
-export { cookielessDays, cookielessSalt } from './cookielessSalts'
+export { cookielessDays, cookielessSalt, cookielessState } from './cookielessSalts'
 export { elementsFromChain } from './elementsChain'
 export { parsePropertyFilters } from './propertyFilters'
 export { SERVICE_VERSION } from './version'

@@ -25,6 +25,9 @@ export interface CaptureServices {
   flagPerson(projectId: number, distinctId: string, continuity?: { anonId: string; flagKeys: string[] }): Promise<FlagPerson | undefined>
   /** The shared salt of a day's cookieless hashes (base64). */
   cookielessSalt(day: string): Promise<string>
+  /** The shared sessions and identifies of stateful cookieless mode. */
+  cookielessStateGet(keys: string[]): Promise<Array<string | undefined>>
+  cookielessStateSet(entries: Array<[string, string]>, ttlSeconds: number): Promise<void>
   /** The stored properties of groups, for group flags, and the early access features posthog-js lists. */
   flagGroups: FlagGroupsLoader
   earlyAccessFeatures(projectId: number, stages: string[]): Promise<unknown[]>
@@ -150,6 +153,9 @@ export async function startCaptureThreads(options: CaptureThreadsOptions): Promi
         flagPerson: (projectId: number, distinctId: string, continuity?: { anonId: string; flagKeys: string[] }) =>
           (options.services() ?? notReady()).flagPerson(projectId, distinctId, continuity),
         cookielessSalt: (day: string) => (options.services() ?? notReady()).cookielessSalt(day),
+        cookielessStateGet: (keys: string[]) => (options.services() ?? notReady()).cookielessStateGet(keys),
+        cookielessStateSet: (entries: Array<[string, string]>, ttlSeconds: number) =>
+          (options.services() ?? notReady()).cookielessStateSet(entries, ttlSeconds),
         flagGroups: (projectId: number, groups: Array<{ groupTypeIndex: number; groupKey: string }>) =>
           (options.services() ?? notReady()).flagGroups(projectId, groups),
         earlyAccessFeatures: (projectId: number, stages: string[]) =>

@@ -112,6 +112,10 @@ const capture: CaptureDeps = {
   maxDecompressedBytes: data.maxDecompressedBytes,
   log,
   cookielessSalts: new CookielessSalts((day) => main.call<string>('cookielessSalt', day)),
+  cookielessState: {
+    get: (keys) => main.call<Array<string | undefined>>('cookielessStateGet', keys),
+    set: (entries, ttlSeconds) => main.call<void>('cookielessStateSet', entries, ttlSeconds),
+  },
 }
 
 const decide: DecideDeps = {
@@ -123,6 +127,8 @@ const decide: DecideDeps = {
   flagPerson: (projectId, distinctId, continuity) => main.call<FlagPerson | undefined>('flagPerson', projectId, distinctId, continuity),
   flagGroups: (projectId, groups) => main.call<StoredGroup[]>('flagGroups', projectId, groups),
   earlyAccessFeatures: (projectId, stages) => main.call<unknown[]>('earlyAccessFeatures', projectId, stages),
+  cookielessSalts: capture.cookielessSalts,
+  cookielessState: capture.cookielessState,
   maxDecompressedBytes: data.maxDecompressedBytes,
   log,
 }

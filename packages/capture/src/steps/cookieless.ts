@@ -14,8 +14,9 @@ import { drop, ok, type Step } from '../pipeline'
  * Events of posthog-js's cookieless mode: dropped unless the project enables cookieless server
  * hash mode; else the sentinel distinct id becomes the visitor's daily hash, with the device and
  * session ids PostHog derives from it, and the address and user agent hashed are not stored.
- * Aliases and merges have no visitor to name and are dropped, as is `$identify`: without stored
- * state (PostHog's stateful mode) a visitor cannot be identified.
+ * Aliases and merges have no visitor to name and are dropped, as is `$identify` in stateless
+ * mode. In stateful mode the device id is set here and the distinct and session ids once the
+ * shared state is read (cookielessVisits.ts).
  */
 export const hashCookielessVisitor: Step = {
   name: 'cookieless_server_hash',
@@ -24,7 +25,7 @@ export const hashCookielessVisitor: Step = {
     if (!isCookieless(event.distinctId, properties)) return ok
     if (event.name === '$create_alias' || event.name === '$merge_dangerously') return drop('cookieless_unsupported_event')
     if (!ctx.project.cookielessMode) return drop('cookieless_team_disabled')
-    if (event.name === '$identify') return drop('cookieless_stateless_no_identify')
+    if (event.name === '$identify' && !ctx.cookielessStateful) return drop('cookieless_stateless_no_identify')
     const userAgent = properties.$raw_user_agent
     const ip = typeof properties.$ip === 'string' && properties.$ip !== '' ? properties.$ip : ctx.ip
     const host = properties.$host
@@ -35,11 +36,17 @@ export const hashCookielessVisitor: Step = {
     const salt = ctx.cookielessSalts?.get(day)
     if (!salt) return drop('cookieless_timestamp_out_of_range')
     const extra = properties[COOKIELESS_EXTRA_PROPERTY]
-    const hash = visitorHash(salt, ctx.project.id, ip, host, userAgent, typeof extra === 'string' ? extra : '')
-    event.distinctId = cookielessDistinctId(hash)
-    properties.$distinct_id = event.distinctId
+    const extraText = typeof extra === 'string' ? extra : ''
+    const hash = visitorHash(salt, ctx.project.id, ip, host, userAgent, extraText)
     properties.$device_id = cookielessDeviceId(hash)
-    properties.$session_id = dailySessionId(startMs, hash)
+    if (ctx.cookielessStateful) {
+      event.cookieless = { salt, ip, host, userAgent, extra: extraText, baseHash: hash, timestampMs: Math.floor(event.timestampUs / 1000) }
+      delete properties.$distinct_id
+    } else {
+      event.distinctId = cookielessDistinctId(hash)
+      properties.$distinct_id = event.distinctId
+      properties.$session_id = dailySessionId(startMs, hash)
+    }
     delete properties.$ip
     delete properties.$raw_user_agent
     delete properties[COOKIELESS_EXTRA_PROPERTY]

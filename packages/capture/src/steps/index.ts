@@ -23,3 +23,8 @@ export const INGESTION_STEPS: readonly Step[] = [
   readPersonIntent,
   readGroups,
 ]
+
+const afterCookieless = INGESTION_STEPS.indexOf(hashCookielessVisitor) + 1
+/** The steps up to the cookieless hash, and those after it: stateful cookieless visitors get their ids in between. */
+export const STEPS_TO_COOKIELESS = INGESTION_STEPS.slice(0, afterCookieless)
+export const STEPS_AFTER_COOKIELESS = INGESTION_STEPS.slice(afterCookieless)
