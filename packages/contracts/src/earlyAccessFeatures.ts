@@ -1,23 +1,12 @@
 import { z } from 'zod'
+import { minimalFeatureFlagSchema } from './featureFlags'
 
 /** PostHog's stages of an early access feature; posthog-js is shown those in `beta` unless it asks for others. */
 export const EARLY_ACCESS_STAGES = ['draft', 'concept', 'alpha', 'beta', 'general-availability', 'archived'] as const
 
-/** The flag behind a feature, as PostHog's minimal flag serializer shows it. */
-export const earlyAccessFlagSchema = z.object({
-  id: z.number().int(),
-  team_id: z.number().int(),
-  name: z.string(),
-  key: z.string(),
-  filters: z.record(z.string(), z.unknown()),
-  deleted: z.boolean(),
-  active: z.boolean(),
-  ensure_experience_continuity: z.boolean(),
-})
-
 export const earlyAccessFeatureSchema = z.object({
   id: z.uuid(),
-  feature_flag: earlyAccessFlagSchema.nullable(),
+  feature_flag: minimalFeatureFlagSchema.nullable(),
   name: z.string(),
   description: z.string(),
   stage: z.enum(EARLY_ACCESS_STAGES),

@@ -164,22 +164,21 @@ export const featureFlagUpdateSchema = featureFlagWritableSchema.partial()
 export type FeatureFlagCreate = z.infer<typeof featureFlagCreateSchema>
 export type FeatureFlagUpdate = z.infer<typeof featureFlagUpdateSchema>
 
-/** What posthog-node polls to evaluate flags itself (PostHog's minimal flag fields). */
+/** PostHog's minimal flag fields, as other resources (early access features) show their flag. */
+export const minimalFeatureFlagSchema = z.object({
+  id: z.number().int(),
+  team_id: z.number().int(),
+  name: z.string(),
+  key: z.string(),
+  filters: z.record(z.string(), z.unknown()),
+  deleted: z.boolean(),
+  active: z.boolean(),
+  ensure_experience_continuity: z.boolean(),
+})
+
+/** What posthog-node polls to evaluate flags itself. */
 export const localEvaluationSchema = z.object({
-  flags: z.array(
-    z.object({
-      id: z.number().int(),
-      team_id: z.number().int(),
-      name: z.string(),
-      key: z.string(),
-      filters: z.record(z.string(), z.unknown()),
-      deleted: z.boolean(),
-      active: z.boolean(),
-      ensure_experience_continuity: z.boolean(),
-      has_encrypted_payloads: z.boolean(),
-      version: z.number().int(),
-    }),
-  ),
+  flags: z.array(minimalFeatureFlagSchema.extend({ has_encrypted_payloads: z.boolean(), version: z.number().int() })),
   group_type_mapping: z.record(z.string(), z.string()),
   cohorts: z.record(z.string(), z.unknown()),
 })
