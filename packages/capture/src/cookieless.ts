@@ -1,6 +1,7 @@
 import { isIPv6 } from 'node:net'
 import { hash as siphashDouble } from '@posthog/siphash/lib/siphash-double.js'
 import { cookielessDays } from '@burrow/core'
+import { wallClockFormat } from '@burrow/flags'
 import { getDomain } from 'tldts'
 
 /**
@@ -70,29 +71,13 @@ const unpadded = (hash: Buffer) => hash.toString('base64').replace(/=+$/, '')
 export const cookielessDistinctId = (hash: Buffer) => `cookieless_${unpadded(hash)}`
 export const cookielessDeviceId = (hash: Buffer) => `cookielessd_${unpadded(hash)}`
 
-const dayFormats = new Map<string, Intl.DateTimeFormat>()
-
 /** The calendar day (YYYY-MM-DD) and its wall-clock offset at an instant in a timezone; undefined for an unknown zone. */
 function dayAt(timestampMs: number, timezone: string): { day: string; offsetMs: number } | undefined {
-  let format = dayFormats.get(timezone)
-  if (!format) {
-    try {
-      format = new Intl.DateTimeFormat('en-US', {
-        timeZone: timezone,
-        hourCycle: 'h23',
-        year: 'numeric',
-        month: '2-digit',
-        day: '2-digit',
-        hour: '2-digit',
-        minute: '2-digit',
-        second: '2-digit',
-      })
-    } catch {
-      return undefined
-    }
-    // Zone names are case-insensitive, so clients can name one zone many ways: the cache stays bounded.
-    if (dayFormats.size >= 1_000) dayFormats.clear()
-    dayFormats.set(timezone, format)
+  let format: Intl.DateTimeFormat
+  try {
+    format = wallClockFormat(timezone)
+  } catch {
+    return undefined
   }
   const p = Object.fromEntries(format.formatToParts(new Date(timestampMs)).map((part) => [part.type, part.value]))
   const wall = Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second))

@@ -11,7 +11,7 @@ import {
 } from '@burrow/contracts'
 import { earlyAccessFeatures, featureFlags, type EarlyAccessFeatureRow, type FeatureFlagRow, type UserRow } from '@burrow/postgres'
 import type { CoreDeps } from './deps'
-import { createFeatureFlag, flagsChanged } from './featureFlags'
+import { createFeatureFlag, flagsChanged, minimalFlag } from './featureFlags'
 import { isUuid } from './ids'
 
 /** The stage whose users may enrol themselves, and which posthog-js is shown by default. */
@@ -37,17 +37,6 @@ function slugify(text: string): string {
     .replace(/[-\s]+/g, '-')
     .replace(/^[-_]+|[-_]+$/g, '')
 }
-
-const minimalFlag = (row: FeatureFlagRow) => ({
-  id: row.id,
-  team_id: row.project_id,
-  name: row.name,
-  key: row.key,
-  filters: row.filters,
-  deleted: row.deleted,
-  active: row.active,
-  ensure_experience_continuity: row.ensure_experience_continuity,
-})
 
 async function toFeature(deps: CoreDeps, row: EarlyAccessFeatureRow): Promise<EarlyAccessFeature> {
   const flag = row.feature_flag_id === null ? undefined : await featureFlags.findFeatureFlag(deps.sql, row.project_id, row.feature_flag_id)

@@ -21,6 +21,17 @@ interface Condition {
   rollout_percentage?: number | null
 }
 
+/** A flag in PostHog's minimal form, as local evaluation and early access features show it. */
+export const minimalFlag = (row: FeatureFlagRow) => ({
+  id: row.id,
+  team_id: row.project_id,
+  name: row.name,
+  key: row.key,
+  filters: row.filters,
+  deleted: row.deleted,
+  active: row.active,
+  ensure_experience_continuity: row.ensure_experience_continuity,
+})
 /** The cache key of a project's flag definitions; dropped on every instance when a flag changes. */
 export const flagDefinitionsCacheKey = (projectId: number) => `project-flags:${projectId}`
 
@@ -192,14 +203,7 @@ export async function localEvaluation(
     : { dynamic: {} }
   return {
     flags: rows.map((row) => ({
-      id: row.id,
-      team_id: row.project_id,
-      name: row.name,
-      key: row.key,
-      filters: row.filters,
-      deleted: row.deleted,
-      active: row.active,
-      ensure_experience_continuity: row.ensure_experience_continuity,
+      ...minimalFlag(row),
       has_encrypted_payloads: false,
       version: row.version,
     })),

@@ -24,7 +24,12 @@ interface WallClock {
 
 const formatters = new Map<string, Intl.DateTimeFormat>()
 
-function formatter(timezone: string): Intl.DateTimeFormat {
+/**
+ * A formatter of an instant's wall-clock parts in a timezone, cached by zone name; throws a
+ * RangeError for an unknown zone. Zone names are case-insensitive, so clients can name one
+ * zone many ways: the cache stays bounded.
+ */
+export function wallClockFormat(timezone: string): Intl.DateTimeFormat {
   let f = formatters.get(timezone)
   if (!f) {
     f = new Intl.DateTimeFormat('en-US', {
@@ -37,6 +42,7 @@ function formatter(timezone: string): Intl.DateTimeFormat {
       minute: '2-digit',
       second: '2-digit',
     })
+    if (formatters.size >= 1_000) formatters.clear()
     formatters.set(timezone, f)
   }
   return f
@@ -59,7 +65,7 @@ function wallClockAt(instant: number, timezone: string): WallClock {
     }
   }
   const parts = Object.fromEntries(
-    formatter(timezone)
+    wallClockFormat(timezone)
       .formatToParts(new Date(instant))
       .map((p) => [p.type, p.value]),
   )
