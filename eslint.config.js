@@ -50,7 +50,7 @@ export default tseslint.config(
   {
     // The one reader of the environment; tests and benchmarks read their own knobs and pass
     // the environment on to the processes they start.
-    files: ['packages/config/**', 'packages/testing/**', 'scripts/**', '**/*.test.ts', '**/test/**'],
+    files: ['packages/config/**', 'packages/testing/**', 'scripts/**', '**/*.test.ts', '**/test/**', 'vitest.config.ts'],
     rules: { 'no-restricted-properties': 'off' },
   },
   {

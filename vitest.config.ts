@@ -2,6 +2,22 @@ import { defineConfig } from 'vitest/config'
 
 const everyWorkspace = ['apps/*/src', 'apps/*/test', 'packages/*/src', 'packages/*/test']
 
+const serverMode = process.env.TEST_CLICKHOUSE === 'standin'
+
+/**
+ * Integration files that never reach the suite's ClickHouse, so that its server mode would
+ * only run them a second time: they run in the first run alone.
+ */
+const NOT_CLICKHOUSE_SERVER = [
+  'apps/server/test/backup.int.test.ts', // backup and restore of the embedded engines' files
+  'apps/server/test/ownership.int.test.ts', // who owns the embedded engines' directories
+  'apps/server/test/fullDisk.int.test.ts', // the embedded ClickHouse's parts are what fill DATA_DIR
+  'packages/postgres/src/embedded.int.test.ts', // the embedded PostgreSQL alone
+  'packages/cache/src/redisCache.int.test.ts', // Redis alone
+  'packages/testing/src/clickhouseStandin/standin.int.test.ts', // a stand-in of its own, in either mode
+  'apps/server/test/clickhouseServer.int.test.ts', // a stand-in of its own, in either mode
+]
+
 /**
  * Two tiers. `unit`: pure tests (`x.test.ts`), no services, run in parallel; `npm run test:unit`
  * runs them in seconds. `integration`: tests that need PostgreSQL, Redis or ClickHouse
@@ -24,11 +40,14 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: everyWorkspace.map((dir) => `${dir}/**/*.int.test.ts`),
-          exclude: ['**/node_modules/**'],
+          exclude: ['**/node_modules/**', ...(serverMode ? NOT_CLICKHOUSE_SERVER : [])],
           pool: 'forks',
           fileParallelism: false,
           testTimeout: 30_000,
           hookTimeout: 120_000,
+          // TEST_CLICKHOUSE=standin: the same tests against ClickHouse's HTTP interface (a stand-in
+          // process over chDB) instead of the embedded engine; see packages/testing/src/clickhouseMode.ts.
+          globalSetup: serverMode ? ['packages/testing/src/clickhouseStandin/globalSetup.ts'] : [],
         },
       },
     ],

@@ -47,7 +47,7 @@ const projects = {
 const dispatch = createDispatcher({
   lifecycle: () => 'ready',
   siteUrl: undefined,
-  trustProxy: false,
+  trustProxy: [],
   metricsText: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
   metrics,
   capture: { projects: projects as never, spool, sink, metrics, maxDecompressedBytes: 1 << 24, log: console.error },

@@ -1,7 +1,7 @@
 import path from 'node:path'
-import { createRestHandler, createTrpcHandler } from '@burrow/api'
-import { createSharedCache } from '@burrow/cache'
-import { applyRetention, migrateClickHouse } from '@burrow/clickhouse'
+import { createApiThrottle, createRestHandler, createTrpcHandler, type ApiGuards } from '@burrow/api'
+import { createRateLimitStore, createSharedCache, type RateLimit } from '@burrow/cache'
+import { applyRetention, DEFAULT_MATERIALIZED_PROPERTIES, ensureMaterializedProperties, migrateClickHouse } from '@burrow/clickhouse'
 import type { Config } from '@burrow/config'
 import {
   accounts,
@@ -14,8 +14,10 @@ import {
   type CoreDeps,
   cookielessSalt,
   cookielessState,
+  KeyGuessCounter,
+  keyGuessGuard,
 } from '@burrow/core'
-import { CookielessSalts, type CaptureDeps, type DecideDeps } from '@burrow/capture'
+import { CookielessSalts, type CaptureDeps, type DecideDeps, type ProxyTrust } from '@burrow/capture'
 import {
   EventSink,
   EventSpool,
@@ -43,6 +45,7 @@ import { monitorEventLoopDelayMax } from './eventLoopDelay'
 import { startHttpServer, type HttpServer } from './http/uwsServer'
 import { logFn, rateLimitedLog, type Logger } from './logger'
 import { createServerMetrics } from './metrics'
+import { startPluginRuntime } from './plugins'
 import { CHECK_TIMEOUT_MS, runReadinessChecks, type ReadinessCheck } from './probes'
 import { registerBuildInfo, registerDeadLetterGauge, SERVICE_VERSION } from './serviceMetrics'
 import { openSpoolLanes } from './spoolLanes'
@@ -61,6 +64,11 @@ export interface RunningApp {
  * PostgreSQL, ClickHouse and the cache, applies migrations, creates the first account on an
  * empty database, and becomes ready.
  */
+/** Whose `X-Forwarded-For` capture and flags believe. */
+function proxyTrust(config: Config): ProxyTrust {
+  return config.TRUST_PROXY ? 'any' : config.TRUSTED_PROXIES
+}
+
 export async function startApp(config: Config, logger: Logger): Promise<RunningApp> {
   let lifecycle: Lifecycle = 'starting'
   const log = (msg: string) => logger.info(msg)
@@ -130,7 +138,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
   const dispatch = createDispatcher({
     ...serviceEndpoints,
     siteUrl: config.SITE_URL,
-    trustProxy: config.TRUST_PROXY,
+    trustProxy: proxyTrust(config),
     metricsText: separateMetricsPort ? undefined : metricsText,
     metrics,
     bundles: clientBundles(),
@@ -159,7 +167,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       port: config.PORT,
       maxBodyBytes: config.MAX_BODY_BYTES,
       maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES,
-      trustProxy: config.TRUST_PROXY,
+      trustProxy: proxyTrust(config),
+      eventQuota: config.CAPTURE_EVENTS_PER_SECOND > 0,
       siteUrl: config.SITE_URL,
       eventLoopSampleMs: config.EVENT_LOOP_SAMPLE_MS,
       spoolBytes,
@@ -189,7 +198,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
             ...serviceEndpoints,
             onAnswered: undefined,
             siteUrl: config.SITE_URL,
-            trustProxy: config.TRUST_PROXY,
+            trustProxy: proxyTrust(config),
             metricsText,
             metrics,
             capture: undefined,
@@ -247,6 +256,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       pluginLogs: config.PLUGIN_LOG_RETENTION_DAYS,
     })
     if (retention.length > 0) log(`clickhouse retention: ${retention.join(', ')}`)
+    const materialized = await ensureMaterializedProperties(ch, [...DEFAULT_MATERIALIZED_PROPERTIES, ...config.MATERIALIZED_PROPERTIES])
+    if (materialized.length > 0) log(`clickhouse: properties in columns of their own: ${materialized.join(', ')}`)
 
     // Not waited for: the cache misses until Redis answers, then connects by itself.
     const cache = await createSharedCache(config.REDIS_URL, warn)
@@ -276,7 +287,45 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     readinessChecks.push(...dependencies.checks)
     registerDeadLetterGauge(registry, ch, CHECK_TIMEOUT_MS)
 
-    const deps: CoreDeps = { sql: pg.sql, ch, cache, log: perRequest }
+    // Rate limits and the count of invalid keys: in Redis when configured, so that every instance counts alike.
+    const rateLimits = createRateLimitStore(config.REDIS_URL, warn)
+    cleanups.unshift(() => rateLimits.close())
+    const keyGuessCounter = new KeyGuessCounter(
+      rateLimits.limit('key-guesses', { points: config.KEY_GUESS_REFUSE_AFTER, durationS: config.KEY_GUESS_WINDOW_S }),
+      {
+        slowAfter: config.KEY_GUESS_SLOW_AFTER,
+        maxDelayMs: 2_000,
+        onGuess: (kind, outcome) => metrics.keyGuesses.labels(kind, outcome).inc(),
+      },
+    )
+    const keyGuesses = keyGuessGuard((kind, address) => keyGuessCounter.judge(kind, address))
+    const apiGuards: ApiGuards = {
+      keyGuesses,
+      throttle: createApiThrottle(
+        rateLimits,
+        {
+          api: { burstPerMinute: config.API_RATE_LIMIT_PER_MINUTE, sustainedPerHour: config.API_RATE_LIMIT_PER_HOUR },
+          query: { burstPerMinute: config.QUERY_RATE_LIMIT_PER_MINUTE, sustainedPerHour: config.QUERY_RATE_LIMIT_PER_HOUR },
+        },
+        (throttle) => metrics.apiThrottled.labels(throttle).inc(),
+      ),
+    }
+
+    const quota = config.CAPTURE_EVENTS_PER_SECOND
+    const eventQuota = quota > 0 ? projectEventQuota(rateLimits.limit('capture-events', { points: quota, durationS: 1 }), quota) : undefined
+
+    const deps: CoreDeps = {
+      sql: pg.sql,
+      ch,
+      cache,
+      log: perRequest,
+      queryLimits: {
+        maxExecutionSeconds: config.QUERY_MAX_EXECUTION_SECONDS,
+        concurrencyPerProject: config.QUERY_CONCURRENCY_PER_PROJECT,
+        concurrencyWaitMs: config.QUERY_CONCURRENCY_WAIT_MS,
+        cacheFreshSeconds: config.QUERY_CACHE_FRESH_SECONDS,
+      },
+    }
     const first = await accounts.bootstrapFirstAccount(pg.sql, {
       email: config.BOOTSTRAP_EMAIL,
       organizationName: config.BOOTSTRAP_ORGANIZATION,
@@ -301,6 +350,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     const persons = new PersonStage(deps)
     const groups = new GroupStage(deps)
     if (runsIngestion) {
+      const pluginRuntime = startPluginRuntime(config, deps, registry, metrics.eventsDropped)
+      cleanups.unshift(() => pluginRuntime.stop())
       const definitions = new EventDefinitionTracker(deps)
       const sink = new EventSink({ ch, metrics, log: warn })
       spools = await openSpoolLanes(
@@ -321,10 +372,14 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
             writesInFlight: config.SPOOL_WRITES_IN_FLIGHT,
             log: warn,
             beforeInsert: async (frames) => {
-              const stored = await groups.assign(await framesOfExistingProjects(pg.sql, frames))
+              // Plugins first, so that what they set (GeoIP's $set) reaches groups and persons.
+              const transformed = await pluginRuntime.transform(await framesOfExistingProjects(pg.sql, frames))
+              const stored = await groups.assign(transformed)
               await persons.assign(stored)
               return stored
             },
+            // Destinations' deliveries are queued before the position moves on: none is lost to a crash.
+            afterInsert: (storedFrames) => pluginRuntime.afterStored(storedFrames),
             onStored: async (sightings) => {
               for (const [teamId, event, timestampMs] of sightings) definitions.record(teamId, event, timestampMs)
               await definitions.flush()
@@ -363,13 +418,14 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
         cookielessState: cookielessState(deps),
         maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES,
         log: perRequest,
+        keyGuesses,
       }
       if (captureThreads) {
         projectTokens.onInvalidation((token) => captureThreads.invalidate(token))
         projectFlags.onInvalidation((projectId) => captureThreads.invalidateFlags(projectId))
         captureServices = {
           resolveProject: (token) => projectTokens.resolve(token),
-          resolveWithPersonalKey: (key, projectId) => projectTokens.resolveWithPersonalKey(key, projectId),
+          resolveWithPersonalKey: (key, projectId, scope) => projectTokens.resolveWithPersonalKey(key, projectId, scope),
           storeDeadLetters: (letters) => sink.storeDeadLetters(letters),
           storeIngestionWarnings: (warnings) => sink.storeIngestionWarnings(warnings),
           projectFlags: (projectId) => projectFlags.forProject(projectId),
@@ -379,6 +435,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
           cookielessStateSet: (entries, ttlSeconds) => cookielessState(deps).set(entries, ttlSeconds),
           flagGroups,
           earlyAccessFeatures,
+          judgeKeyGuess: (kind, address) => keyGuessCounter.judge(kind, address),
+          admitEvents: (projectId, events) => (eventQuota ? eventQuota(projectId, events) : Promise.resolve(undefined)),
         }
       } else {
         capture = {
@@ -390,6 +448,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
           log: perRequest,
           cookielessSalts: decide.cookielessSalts,
           cookielessState: decide.cookielessState,
+          keyGuesses,
+          ...(eventQuota ? { eventQuota } : {}),
         }
       }
     }
@@ -424,8 +484,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       deps.cohortCalculations = calculator
       calculator.start()
       cleanups.unshift(() => calculator.stop())
-      rest = createRestHandler(deps)
-      trpc = createTrpcHandler(deps)
+      rest = createRestHandler(deps, apiGuards)
+      trpc = createTrpcHandler(deps, apiGuards)
     }
     setLifecycle('ready')
     log('ready')
@@ -454,6 +514,17 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     server.close()
     for (const cleanup of cleanups) await cleanup().catch(() => {})
     throw err
+  }
+}
+
+/**
+ * A quota of events a second per project: a request's events count at once (at most the whole
+ * quota, so that one large batch can pass in a second of its own); how long to wait when over.
+ */
+function projectEventQuota(limit: RateLimit, perSecond: number) {
+  return async (projectId: number, events: number): Promise<number | undefined> => {
+    const verdict = await limit.hit(String(projectId), Math.min(events, perSecond))
+    return verdict.allowed ? undefined : verdict.retryAfterMs
   }
 }
 

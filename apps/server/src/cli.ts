@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig, type Config } from '@burrow/config'
-import { ApiProblem } from '@burrow/contracts'
+import { ApiProblem, MEMBERSHIP_LEVELS } from '@burrow/contracts'
 import { accounts, findIngestionProject } from '@burrow/core'
 import { createSharedCache } from '@burrow/cache'
 import {
@@ -15,7 +15,7 @@ import {
   type ReplayOutcome,
 } from '@burrow/ingestion'
 import type { FrameContent } from '@burrow/spool'
-import { connectPostgres, migratePostgres } from '@burrow/postgres'
+import { connectPostgres, migratePostgres, pluginConfigs, pluginWebhookOutbox } from '@burrow/postgres'
 import { AdminCommandRefused, sendAdminCommand } from './adminSocket'
 import { backupService, restoreService, type BackupManifest } from './backup'
 import { serviceDataProblem } from './dataDir'
@@ -37,12 +37,18 @@ commands:
   create-user --email E --organization NAME [--json]
       creates a user who owns a new organization with a first project, and prints the
       user's personal API key (shown once)
+  create-user --email E --organization-id UUID [--level member|admin|owner] [--json]
+      creates a user who joins an existing organization (a member unless told), and prints
+      the user's personal API key (shown once)
   dlq list [--project ID] [--limit N]
       prints the dead letters (events that could not be stored), newest first, one JSON per line
   dlq replay [--project ID] [--id UUID ...]
       ingests dead letters again; those stored leave the queue, the others stay with the reason
   dlq purge (--project ID | --id UUID ... | --all)
       removes dead letters for good (they also expire after DEAD_LETTER_RETENTION_DAYS)
+  plugins replay --config ID
+      queues the undelivered events of a Webhook Export config again (those its endpoint refused
+      and those still waiting), to be sent at once by the running service
   backup --to DIR
       copies the embedded PostgreSQL, the embedded ClickHouse and the spool into DIR (new or
       empty), through the running service when there is one
@@ -54,12 +60,21 @@ DATA_DIR names the service's data directory (DATABASE_URL and CLICKHOUSE_URL its
 async function createUser(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { email: { type: 'string' }, organization: { type: 'string' }, json: { type: 'boolean', default: false } },
+    options: {
+      email: { type: 'string' },
+      organization: { type: 'string' },
+      'organization-id': { type: 'string' },
+      level: { type: 'string', default: 'member' },
+      json: { type: 'boolean', default: false },
+    },
   })
-  if (!values.email || !values.organization) {
+  const level = MEMBERSHIP_LEVELS[values.level as keyof typeof MEMBERSHIP_LEVELS]
+  // One of a new organization's name or an existing one's id.
+  if (!values.email || !values.organization === !values['organization-id'] || level === undefined) {
     console.error(USAGE)
     return 2
   }
+  const existingOrganization = values['organization-id']
   const config = loadConfig()
   requireServiceData(config)
   // In embedded mode this finds the running service's PostgreSQL through DATA_DIR. With no
@@ -69,7 +84,9 @@ async function createUser(args: string[]): Promise<number> {
   const pg = await connectPostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, maxConnections: 2 })
   try {
     await migratePostgres(pg.sql)
-    const account = await accounts.createAccount(pg.sql, { email: values.email, organizationName: values.organization })
+    const account = existingOrganization
+      ? await accounts.createMember(pg.sql, { email: values.email, organizationId: existingOrganization, level })
+      : await accounts.createAccount(pg.sql, { email: values.email, organizationName: values.organization! })
     const result = {
       personal_api_key: account.personalApiKey,
       user_id: account.user.id,
@@ -243,6 +260,31 @@ async function restore(args: string[]): Promise<number> {
   return 0
 }
 
+async function pluginsCommand(args: string[]): Promise<number> {
+  const [sub, ...rest] = args
+  const { values } = parseArgs({ args: rest, options: { config: { type: 'string' } } })
+  const id = Number(values.config)
+  if (sub !== 'replay' || !Number.isSafeInteger(id) || id <= 0) {
+    console.error(USAGE)
+    return 2
+  }
+  const config = loadConfig()
+  requireServiceData(config)
+  holdDataDirUnlessServed(config)
+  const pg = await connectPostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, maxConnections: 2 })
+  try {
+    await migratePostgres(pg.sql)
+    const row = await pluginConfigs.pluginConfigById(pg.sql, id)
+    if (!row || row.deleted) throw new Refusal(`there is no plugin config ${id}`)
+    const queued = await pluginWebhookOutbox.replayDeliveries(pg.sql, id)
+    console.log(`${queued} undelivered event(s) of plugin config ${id} queued again`)
+    if (!row.enabled) console.log(`plugin config ${id} is disabled: enable it (PATCH {"enabled": true}) for them to be sent`)
+    return 0
+  } finally {
+    await pg.close()
+  }
+}
+
 async function run(command: string | undefined, rest: string[]): Promise<number> {
   try {
     switch (command) {
@@ -250,6 +292,8 @@ async function run(command: string | undefined, rest: string[]): Promise<number>
         return await createUser(rest)
       case 'dlq':
         return await deadLetters(rest)
+      case 'plugins':
+        return await pluginsCommand(rest)
       case 'backup':
         return await backup(rest)
       case 'restore':

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { Writable } from 'node:stream'
 import { connectClickHouse, events, migrateClickHouse, NIL_UUID, type ClickHouse } from '@burrow/clickhouse'
+import { clickHouseOptionsFor } from '@burrow/testing'
 import pino from 'pino'
 import { Registry } from 'prom-client'
 import { afterAll, beforeAll, expect, it } from 'vitest'
@@ -11,7 +12,7 @@ import { reportDetachedParts } from './detachedParts'
 let ch: ClickHouse
 const root = mkdtempSync(path.join(tmpdir(), 'burrow-detached-'))
 beforeAll(async () => {
-  ch = await connectClickHouse({ dataDir: root })
+  ch = await connectClickHouse(clickHouseOptionsFor(root))
   await migrateClickHouse(ch.writer)
 })
 afterAll(async () => {
@@ -34,7 +35,10 @@ it('logs at error level which table, partition and how many rows a detached part
     }),
   )
   await events.insertEncodedEvents(ch, Buffer.from(rows.join('')))
-  const result = await ch.reader.query({ query: `SELECT name FROM system.parts WHERE table = 'events' AND active`, format: 'JSONEachRow' })
+  const result = await ch.reader.query({
+    query: `SELECT name FROM system.parts WHERE database = currentDatabase() AND table = 'events' AND active`,
+    format: 'JSONEachRow',
+  })
   const [part] = await result.json<{ name: string }>()
   await ch.writer.command({ query: `ALTER TABLE events DETACH PART '${part!.name}'` })
 

@@ -12,6 +12,7 @@ import {
   type CaptureDeps,
   type CaptureResult,
   type DecideDeps,
+  type ProxyTrust,
 } from '@burrow/capture'
 import { timingSafeEqual } from 'node:crypto'
 import { problems, type ApiProblem } from '@burrow/contracts'
@@ -35,7 +36,7 @@ export interface AnsweredRequest {
 export interface DispatchDeps {
   lifecycle: () => Lifecycle
   siteUrl: string | undefined
-  trustProxy: boolean
+  trustProxy: ProxyTrust
   /** The metrics in Prometheus' text format, served at /_metrics; absent where they are served on a port of their own. */
   metricsText: (() => Promise<{ contentType: string; body: string }>) | undefined
   /** When given, /_metrics answers only requests with `Authorization: Bearer <token>`. */
@@ -95,7 +96,8 @@ function withCors(response: OutgoingResponse, cors: Record<string, string> | und
   return cors ? { status: response.status, headers: { ...cors, ...response.headers }, body: response.body } : response
 }
 
-const jsonResult = (result: { status: number; body: unknown }) => json(result.status, result.body)
+const jsonResult = (result: { status: number; body: unknown; headers?: Readonly<Record<string, string>> | undefined }) =>
+  json(result.status, result.body, result.headers)
 
 /** Capture's answer; the one nearly every request gets is built once (no layer changes a response). */
 const CAPTURE_ACCEPTED_RESPONSE = jsonResult(CAPTURE_ACCEPTED)
@@ -120,12 +122,12 @@ function publicEndpoint(
   return cors ? answer().then((response) => withCors(response, cors)) : answer()
 }
 
-function clientIp(req: IncomingRequest, trustProxy: boolean): string | undefined {
+function clientIp(req: IncomingRequest, trustProxy: ProxyTrust): string | undefined {
   return clientAddress(req.headers['x-forwarded-for'], req.remoteAddress, trustProxy)
 }
 
 /** What capture and flags read of a request. */
-function publicInput(req: IncomingRequest, body: Buffer, trustProxy: boolean) {
+function publicInput(req: IncomingRequest, body: Buffer, trustProxy: ProxyTrust) {
   return { path: req.path, query: new URLSearchParams(req.query), headers: req.headers, body, ip: clientIp(req, trustProxy) }
 }
 
@@ -198,7 +200,7 @@ export function createDispatcher(deps: DispatchDeps) {
       if (req.method === 'OPTIONS') return withCors({ status: 200, headers: {}, body: '' }, corsHeaders(req))
       if (lifecycle !== 'ready') return unavailable(lifecycle)
       const url = publicUrl(deps.siteUrl, req.headers, req.query ? `${path}?${req.query}` : path)
-      return api({ method: req.method, url, headers: req.headers, body: req.body })
+      return api({ method: req.method, url, headers: req.headers, body: req.body, signal: req.signal, ip: clientIp(req, deps.trustProxy) })
     }
     return NOT_FOUND
   }

@@ -23,6 +23,18 @@ export function createServerMetrics(registry: Registry, spoolSource: Parameters<
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
     }),
+    keyGuesses: new Counter({
+      name: 'burrow_key_guesses_total',
+      help: 'Invalid project or personal API keys by kind, and what became of them: counted, slowed (answered late) or refused (429)',
+      labelNames: ['kind', 'outcome'] as const,
+      registers: [registry],
+    }),
+    apiThrottled: new Counter({
+      name: 'burrow_api_throttled_total',
+      help: 'Private API calls refused (429) by the rate limits of their key, by limit class',
+      labelNames: ['throttle'] as const,
+      registers: [registry],
+    }),
     ...createCaptureMetrics(registry),
     ...createIngestionMetrics(registry, spoolSource),
     ...createSpoolMetrics(registry),

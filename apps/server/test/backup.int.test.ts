@@ -6,7 +6,7 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { waitFor } from '@burrow/testing'
 import { afterAll, describe, expect, it } from 'vitest'
-import { exitCode, SERVER_DIR, startServiceProcess, type ServiceProcess } from './serviceProcess'
+import { embeddedEnv, exitCode, SERVER_DIR, startServiceProcess, type ServiceProcess } from './serviceProcess'
 
 // Each CLI run starts a process that compiles the sources: seconds each on a busy machine.
 // The embedded PostgreSQL runs as its own OS user when the tests run as root: it must reach the directories.
@@ -15,13 +15,10 @@ chmodSync(root, 0o755)
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 
 /** The environment of a service on embedded engines only, in `dataDir`. */
-function embeddedEnv(dataDir: string): NodeJS.ProcessEnv {
-  const { DATABASE_URL: _db, CLICKHOUSE_URL: _ch, REDIS_URL: _redis, ...env } = process.env
-  return { ...env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', BATCH_MAX_AGE_MS: '100' }
-}
+const serviceEnv = (dataDir: string) => embeddedEnv(dataDir, { BATCH_MAX_AGE_MS: '100' })
 
 const cli = (dataDir: string, ...args: string[]) =>
-  promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: SERVER_DIR, env: embeddedEnv(dataDir) }).then(
+  promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: SERVER_DIR, env: serviceEnv(dataDir) }).then(
     (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
   )
@@ -53,7 +50,7 @@ async function storedIds(service: ServiceProcess, account: Account): Promise<str
 describe('npm run cli -- backup / restore', () => {
   it('backs up a running service under load, and a service started on the restored directory reads every event acknowledged before', async () => {
     const original = path.join(root, 'original')
-    const service = await startServiceProcess(embeddedEnv(original))
+    const service = await startServiceProcess(serviceEnv(original))
     let account: Account
     const acknowledged: string[] = []
     let loading = true
@@ -93,7 +90,7 @@ describe('npm run cli -- backup / restore', () => {
       const restored = await cli(restoredDir, 'restore', '--from', path.join(root, 'backup'))
       expect(restored.code, restored.stderr).toBe(0)
       // The original keeps running on its own directory while the copy starts on another port.
-      const copy = await startServiceProcess(embeddedEnv(restoredDir))
+      const copy = await startServiceProcess(serviceEnv(restoredDir))
       try {
         // The restored spool is stored at the start: read until two listings agree.
         let previous: string[] = []

@@ -88,7 +88,24 @@ describe('cookieless mode', () => {
       expect(patched.status).toBe(200)
       return fresh
     }
-    const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString()
+    // A visitor's hash is daily (in the visitor's timezone, Europe/London here), so every event of a
+    // test must fall on the day the server is in when it answers. Just after midnight, "two hours
+    // ago" is yesterday: the clock of these tests then starts from a moment later today instead
+    // (accepted, as the salt of a day is known from 12 hours before it starts).
+    const minutesAgo = (minutes: number) => {
+      const now = Date.now()
+      const london = new Intl.DateTimeFormat('en-GB', {
+        timeZone: 'Europe/London',
+        hourCycle: 'h23',
+        hour: 'numeric',
+        minute: 'numeric',
+        second: 'numeric',
+      })
+      const [hour, minute, second] = london.format(now).split(':').map(Number) as [number, number, number]
+      const startOfDay = now - ((hour * 60 + minute) * 60 + second) * 1000 - (now % 1000)
+      const clock = Math.max(now, startOfDay + 150 * 60_000)
+      return new Date(clock - minutes * 60_000).toISOString()
+    }
     const at = (minutes: number, event: Record<string, unknown>) => ({ ...event, timestamp: minutesAgo(minutes) })
 
     it("ends a visitor's session after 30 minutes without events, also across requests", async () => {

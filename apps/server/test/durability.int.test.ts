@@ -5,7 +5,7 @@ import { promisify } from 'node:util'
 import { deadLetter } from '@burrow/capture'
 import { deadLetterQueue } from '@burrow/clickhouse'
 import type { TestAccount } from '@burrow/testing'
-import { waitFor } from '@burrow/testing'
+import { clickHouseEnvFor, waitFor } from '@burrow/testing'
 import { describe, expect, it } from 'vitest'
 import { setEventsTable, useTestService, type TestService } from './service'
 
@@ -65,7 +65,7 @@ describe('npm run cli -- dlq', () => {
   const cli = (...args: string[]) =>
     promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'dlq', ...args], {
       cwd: SERVER_DIR,
-      env: { ...process.env, DATA_DIR: service.config.DATA_DIR },
+      env: { ...process.env, ...clickHouseEnvFor(service.config.DATA_DIR), DATA_DIR: service.config.DATA_DIR },
     }).then(
       (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
       (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),

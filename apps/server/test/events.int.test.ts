@@ -11,7 +11,8 @@ useTestService(
     service = s
     account = a
   },
-  { SITE_URL: SITE },
+  // Some of the filters' keys get columns of their own: the filter matrix runs over both kinds of property.
+  { SITE_URL: SITE, MATERIALIZED_PROPERTIES: 'plan,seats,beta' },
 )
 
 const minutesAgo = (n: number) => new Date(Date.now() - n * 60_000).toISOString()
@@ -32,7 +33,12 @@ describe('listing', () => {
     expect(first.results.map((e: { properties: { i: number } }) => e.properties.i)).toEqual([4, 3])
     expect(first.results[0].timestamp).toBe('2025-01-01T00:04:00.000000+00:00')
     expect(first.previous).toBeNull()
-    expect(first.next).toBe(`${SITE}/api/projects/${fresh.projectId}/events/?limit=2&offset=2`)
+    // The next page is a keyset step: the events before the last one's time, skipping those of that time already listed.
+    const next = new URL(first.next)
+    expect(`${next.origin}${next.pathname}`).toBe(`${SITE}/api/projects/${fresh.projectId}/events/`)
+    expect(Object.fromEntries(next.searchParams)).toEqual({ limit: '2', before: '2025-01-01T00:03:00.000001+00:00', offset: '1' })
+    const second = await (await service.api(fresh, `${next.pathname}${next.search}`)).json()
+    expect(second.results.map((e: { properties: { i: number } }) => e.properties.i)).toEqual([2, 1])
     const last = await (await service.api(fresh, `/api/projects/${fresh.projectId}/events/?limit=2&offset=4`)).json()
     expect(last.results.map((e: { properties: { i: number } }) => e.properties.i)).toEqual([0])
     expect(last.next).toBeNull()
@@ -43,6 +49,47 @@ describe('listing', () => {
       await service.api(fresh, `/api/projects/${fresh.projectId}/events/?after=2025-01-01T00:00:30Z&before=2025-01-01T00:03:00Z`)
     ).json()
     expect(between.results.map((e: { distinct_id: string }) => e.distinct_id)).toEqual(['user-2', 'user-1'])
+  })
+
+  it('pages through every event once by following next, events of the same microsecond included', async () => {
+    const fresh = await service.account()
+    // Seven events share one time, around others: pages end inside the group and past it.
+    const at = (minute: number) => new Date(Date.UTC(2025, 0, 2, 0, minute)).toISOString()
+    const batch = [
+      ...Array.from({ length: 3 }, (_, i) => ({ event: 'e', distinct_id: `late-${i}`, timestamp: at(10 + i) })),
+      ...Array.from({ length: 7 }, (_, i) => ({ event: 'e', distinct_id: `tie-${i}`, timestamp: at(5) })),
+      ...Array.from({ length: 4 }, (_, i) => ({ event: 'e', distinct_id: `early-${i}`, timestamp: at(i) })),
+    ]
+    await service.post('/batch/', { api_key: fresh.projectToken, batch })
+    await service.eventsOf(fresh, batch.length)
+    for (const limit of [1, 2, 3, 5]) {
+      const seen: string[] = []
+      let url: string | null = `/api/projects/${fresh.projectId}/events/?limit=${limit}`
+      for (let pages = 0; url !== null && pages < 100; pages++) {
+        const page: { results: Array<{ distinct_id: string }>; next: string | null } = await (await service.api(fresh, url)).json()
+        seen.push(...page.results.map((e) => e.distinct_id))
+        url = page.next === null ? null : new URL(page.next).pathname + new URL(page.next).search
+      }
+      expect(seen.slice(0, 3)).toEqual(['late-2', 'late-1', 'late-0'])
+      expect(new Set(seen.slice(3, 10))).toEqual(new Set(Array.from({ length: 7 }, (_, i) => `tie-${i}`)))
+      expect(seen.slice(10)).toEqual(['early-3', 'early-2', 'early-1', 'early-0'])
+      expect(seen).toHaveLength(batch.length)
+    }
+  })
+
+  it('counts matching events up to 1,000 past the page, and exactly near the end', async () => {
+    const fresh = await service.account()
+    const batch = Array.from({ length: 1_500 }, (_, i) => ({ event: 'many', distinct_id: `u-${i}` }))
+    await service.post('/batch/', { api_key: fresh.projectToken, batch })
+    // All stored once the 1,500th is there.
+    await service.eventsOf(fresh, 1, '&offset=1499')
+    const first = await (await service.api(fresh, `/api/projects/${fresh.projectId}/events/?limit=10`)).json()
+    expect(first.count).toBe(1_010)
+    expect(first.next).not.toBeNull()
+    const nearEnd = await (await service.api(fresh, `/api/projects/${fresh.projectId}/events/?limit=10&offset=1495`)).json()
+    expect(nearEnd.count).toBe(1_500)
+    expect(nearEnd.results).toHaveLength(5)
+    expect(nearEnd.next).toBeNull()
   })
 
   it('takes relative times (-2d, -1h) as PostHog does', async () => {
@@ -279,5 +326,36 @@ describe('property values', () => {
     const missing = await service.api(fresh, `/api/projects/${fresh.projectId}/events/values/`)
     expect(missing.status).toBe(400)
     expect(await missing.json()).toMatchObject({ type: 'validation_error', attr: 'key', detail: 'You must provide a key' })
+  })
+
+  it('answers the values of a property kept in a column of its own as it answers those of any other', async () => {
+    const fresh = await service.account()
+    // $browser and $os have columns of their own; `browser_copy` and `os_copy` are read from the JSON.
+    const shapes: Array<Record<string, unknown>> = [
+      { $browser: 'Chrome', $os: ['Mac', 'iOS'] },
+      { $browser: 'Chrome', $os: 'Mac' },
+      { $browser: 'Firefox', $os: 12 },
+      { $browser: null, $os: true },
+      { $browser: '' },
+      {},
+    ]
+    const batch = shapes.map((p, i) => ({
+      event: 'view',
+      distinct_id: `m${i}`,
+      timestamp: minutesAgo(i + 1),
+      properties: { ...p, ...Object.fromEntries(Object.entries(p).map(([k, v]) => [`${k.slice(1)}_copy`, v])) },
+    }))
+    await service.post('/batch/', { api_key: fresh.projectToken, batch })
+    await service.eventsOf(fresh, batch.length)
+    const values = (key: string) =>
+      service.api(fresh, `/api/projects/${fresh.projectId}/events/values/?key=${encodeURIComponent(key)}`).then((r) => r.json())
+    expect(await values('$browser')).toEqual(await values('browser_copy'))
+    expect(await values('$os')).toEqual(await values('os_copy'))
+    expect(await values('$os')).toEqual([
+      { name: 'Mac', count: 2 },
+      { name: '12', count: 1 },
+      { name: 'iOS', count: 1 },
+      { name: 'true', count: 1 },
+    ])
   })
 })

@@ -7,10 +7,14 @@ import { useTestService, type TestService } from './service'
 
 let service: TestService
 let account: TestAccount
-useTestService((s, a) => {
-  service = s
-  account = a
-})
+// The test's requests come from loopback as if through two proxies in front of the service.
+useTestService(
+  (s, a) => {
+    service = s
+    account = a
+  },
+  { TRUSTED_PROXIES: '127.0.0.1, 10.0.0.0/8' },
+)
 
 type Person = { id: number; uuid: string; distinct_ids: string[]; properties: Record<string, unknown>; is_identified: boolean }
 type Warning = { type: string; timestamp: string; details: Record<string, unknown> }
@@ -156,9 +160,29 @@ describe('persons', () => {
       $initial_utm_source: 'newsletter',
       $initial_current_url: 'https://x.test/?utm_source=newsletter',
     })
-    await send([{ event: '$pageview', distinct_id: 'utm-visitor', properties: { $browser: 'Chrome', utm_source: 'ad' } }])
-    const later = await personOf('utm-visitor', (p) => p.properties.$browser === 'Chrome')
-    expect(later.properties).toMatchObject({ utm_source: 'ad', $initial_browser: 'Firefox', $initial_utm_source: 'newsletter' })
+  })
+
+  it('does not update a person for new values of the properties copied from every event alone, as PostHog filters them', async () => {
+    const visitor = 'filtered-visitor'
+    await send([{ event: '$pageview', distinct_id: visitor, properties: { $browser: 'Firefox', utm_source: 'newsletter' } }])
+    await personOf(visitor, (p) => p.properties.$browser === 'Firefox')
+    // Only copied values of keys the person has: the person stays as it was.
+    await send([{ event: '$pageview', distinct_id: visitor, properties: { $browser: 'Chrome', utm_source: 'ad' } }])
+    await eventsOf(visitor, 2)
+    expect((await personOf(visitor)).properties).toMatchObject({ $browser: 'Firefox', utm_source: 'newsletter' })
+    // A copied key the person lacks is written, with the other copied values of that event.
+    await send([{ event: '$pageview', distinct_id: visitor, properties: { $browser: 'Chrome', $device_type: 'Mobile' } }])
+    await eventsOf(visitor, 3)
+    expect((await personOf(visitor)).properties).toMatchObject({ $browser: 'Chrome', $device_type: 'Mobile', utm_source: 'newsletter' })
+    // A change of the client's own properties writes the copied values along with it.
+    await send([{ event: 'upgraded', distinct_id: visitor, properties: { $browser: 'Safari', utm_source: 'ad', $set: { plan: 'pro' } } }])
+    await eventsOf(visitor, 4)
+    const person = await personOf(visitor)
+    expect(person.properties).toMatchObject({ plan: 'pro', $browser: 'Safari', utm_source: 'ad', $initial_browser: 'Firefox' })
+    // An $identify updates the person with every property it carries.
+    await send([{ event: '$identify', distinct_id: visitor, properties: { $browser: 'Edge' } }])
+    await eventsOf(visitor, 5)
+    expect((await personOf(visitor)).properties).toMatchObject({ $browser: 'Edge' })
   })
 
   it('lists a person’s distinct ids in the order they joined it', async () => {

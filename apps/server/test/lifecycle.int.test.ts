@@ -4,18 +4,19 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import { waitFor } from '@burrow/testing'
+import { clickHouseEnvFor, waitFor } from '@burrow/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildServer, exitCode, SERVER_DIR, startServiceProcess, startWithNpmStart, type BuiltServer } from './serviceProcess'
+import { buildServer, embeddedEnv, exitCode, SERVER_DIR, startServiceProcess, startWithNpmStart, type BuiltServer } from './serviceProcess'
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'burrow-lifecycle-'))
 chmodSync(dataDir, 0o755)
 
-/** The environment of `npm start` on embedded defaults: no server URLs at all. */
-function embeddedEnv(overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const { DATABASE_URL: _db, CLICKHOUSE_URL: _ch, REDIS_URL: _redis, ...env } = process.env
-  return { ...env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', BATCH_MAX_AGE_MS: '60000', ...overrides }
-}
+/**
+ * The environment of `npm start` on embedded defaults: no server URLs, except the suite's
+ * ClickHouse server in its server mode (so that a SIGKILL mid-load is survived over HTTP too).
+ */
+const serviceEnv = (overrides: NodeJS.ProcessEnv = {}) =>
+  embeddedEnv(dataDir, { ...clickHouseEnvFor(dataDir), BATCH_MAX_AGE_MS: '60000', ...overrides })
 
 const spoolSegments = () => readdirSync(path.join(dataDir, 'spool')).filter((f) => f.endsWith('.seg'))
 
@@ -24,8 +25,8 @@ let built: BuiltServer
 beforeAll(async () => {
   built = await buildServer()
 })
-const startService = (env: NodeJS.ProcessEnv = {}) => startServiceProcess(embeddedEnv(env), built)
-const runCli = (args: string[]) => promisify(execFile)(process.execPath, [built.cli, ...args], { cwd: SERVER_DIR, env: embeddedEnv() })
+const startService = (env: NodeJS.ProcessEnv = {}) => startServiceProcess(serviceEnv(env), built)
+const runCli = (args: string[]) => promisify(execFile)(process.execPath, [built.cli, ...args], { cwd: SERVER_DIR, env: serviceEnv() })
 
 afterAll(() => {
   built?.remove()
@@ -75,7 +76,7 @@ describe('the service process on embedded defaults', () => {
   it.each(['SIGTERM', 'SIGINT'] as const)(
     'stores what it accepted and exits when %s is sent to the process `npm start` created',
     async (signal) => {
-      const service = await startWithNpmStart(embeddedEnv())
+      const service = await startWithNpmStart(serviceEnv())
       const cli = await runCli(['create-user', '--email', `${signal.toLowerCase()}@example.com`, '--organization', signal, '--json'])
       const account = JSON.parse(cli.stdout.trim()) as { project_api_key: string }
       // Batches wait up to a minute before they are inserted: only the drain can store these.

@@ -7,7 +7,7 @@ import { promisify } from 'node:util'
 import { waitFor } from '@burrow/testing'
 import { afterAll, describe, expect, it } from 'vitest'
 import { lockDataDir } from '../src/ownership/dataDirLock'
-import { exitCode, SERVER_DIR, startServiceProcess, type ServiceProcess } from './serviceProcess'
+import { embeddedEnv, exitCode, SERVER_DIR, startServiceProcess, type ServiceProcess } from './serviceProcess'
 
 const dirs: string[] = []
 function newDataDir(): string {
@@ -21,12 +21,6 @@ afterAll(async () => {
   for (const service of running) service.child.kill('SIGKILL')
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
-
-/** The environment of a service on embedded defaults (PostgreSQL included) in `dataDir`. */
-function embeddedEnv(dataDir: string, overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const { DATABASE_URL: _db, CLICKHOUSE_URL: _ch, REDIS_URL: _redis, ...env } = process.env
-  return { ...env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...overrides }
-}
 
 async function start(env: NodeJS.ProcessEnv): Promise<ServiceProcess> {
   const service = await startServiceProcess(env)

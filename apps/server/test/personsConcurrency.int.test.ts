@@ -138,7 +138,10 @@ async function duringMerge<T>(names: { anon: string; user: string }, waitsAs: st
 describe('a property change racing a merge', () => {
   it('lands on the person the merge kept when its person is merged away while the change waits for it', async () => {
     const { anon, result } = await duringMerge({ anon: 'race-anon', user: 'race-user' }, 'jsonb_to_recordset', (person) =>
-      persons.updatePersonProperties(a.app.deps.sql, new Map([[person.id, { set: {}, setOnce: { landing: '/race' }, unset: [] }]])),
+      persons.updatePersonProperties(
+        a.app.deps.sql,
+        new Map([[person.id, { set: {}, setOnce: { landing: '/race' }, unset: [], softSet: {} }]]),
+      ),
     )
     // Reported missing, the change is looked up again and applied to the merged person.
     expect(result.updated).toEqual([])

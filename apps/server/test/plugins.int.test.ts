@@ -51,7 +51,7 @@ describe('the plugin catalog', () => {
     expect(body.count).toBeGreaterThanOrEqual(5)
     const webhook = body.results.find((p: { id: number }) => p.id === WEBHOOK)
     expect(webhook).toMatchObject({ name: 'Webhook Export', plugin_type: 'local' })
-    expect(webhook.config_schema.map((f: { key: string }) => f.key)).toEqual(['url', 'secret', 'headers'])
+    expect(webhook.config_schema.map((f: { key: string }) => f.key)).toEqual(['url', 'secret', 'headers', 'method', 'payload', 'events'])
     expect(Object.keys(webhook.public_jobs)).toEqual(['Export historical events'])
     const byUuid = await call(account, 'GET', `/api/organizations/${account.organizationId}/plugins/?limit=2`)
     expect(byUuid.body.results).toHaveLength(2)
@@ -76,8 +76,9 @@ describe('plugin configs', () => {
       order: 2,
       team_id: fresh.projectId,
       error: null,
-      delivery_rate_24h: null,
-      config: { url: 'https://hooks.example.com/x', secret: SECRET_MASK, headers: '{"x-team":"a"}' },
+      // Nothing delivered yet: PostHog answers 1 without data.
+      delivery_rate_24h: 1,
+      config: { url: 'https://hooks.example.com/x', secret: SECRET_MASK, headers: SECRET_MASK },
       plugin_info: { id: WEBHOOK, name: 'Webhook Export' },
     })
     expect(created.body.config).not.toHaveProperty('unknown_key')
@@ -86,6 +87,8 @@ describe('plugin configs', () => {
     expect(list.body.count).toBe(1)
     expect(list.body.results[0].plugin_info).toBeNull()
     expect(JSON.stringify(list.body)).not.toContain('s3cret')
+    // The extra headers carry credentials as often as the secret does (an Authorization header).
+    expect(JSON.stringify(list.body)).not.toContain('x-team')
 
     // A masked secret sent back keeps the stored value; a new one replaces it.
     const id = created.body.id
@@ -105,14 +108,15 @@ describe('plugin configs', () => {
     })
     const replaced = await call(fresh, 'PATCH', `${configsPath(fresh)}${created.id}/`, { config: { url: 'https://hooks.example.com/z' } })
     expect(replaced.status).toBe(200)
-    expect(replaced.body.config).toEqual({ url: 'https://hooks.example.com/z', secret: SECRET_MASK })
+    // The extra headers are a secret field too (they may carry credentials): left out, they stay.
+    expect(replaced.body.config).toEqual({ url: 'https://hooks.example.com/z', secret: SECRET_MASK, headers: SECRET_MASK, method: 'POST' })
     // A PATCH without a config leaves it as it is.
     const renamed = await call(fresh, 'PATCH', `${configsPath(fresh)}${created.id}/`, { order: 3 })
-    expect(renamed.body.config).toEqual({ url: 'https://hooks.example.com/z', secret: SECRET_MASK })
+    expect(renamed.body.config).toEqual({ url: 'https://hooks.example.com/z', secret: SECRET_MASK, headers: SECRET_MASK, method: 'POST' })
     const [row] = await service.app.deps.sql<
       { config: Record<string, unknown> }[]
     >`select config from plugin_configs where id = ${created.id}`
-    expect(row!.config).toEqual({ url: 'https://hooks.example.com/z', secret: 's3cret' })
+    expect(row!.config).toEqual({ url: 'https://hooks.example.com/z', secret: 's3cret', headers: '{"x-team":"a"}', method: 'POST' })
   })
 
   it("creates a config from a multipart form, as PostHog's frontend sends it (the config as JSON text)", async () => {
@@ -134,7 +138,7 @@ describe('plugin configs', () => {
   it('fills defaults and requires the required fields only to enable', async () => {
     const fresh = await service.account()
     const sampling = await call(fresh, 'POST', configsPath(fresh), { plugin: DOWNSAMPLING })
-    expect(sampling.body.config).toEqual({ percentage: '100' })
+    expect(sampling.body.config).toEqual({ percentage: '100', samplingMethod: 'Distinct ID aware sampling' })
     const disabled = await call(fresh, 'POST', configsPath(fresh), { plugin: PROPERTY_FILTER })
     expect(disabled.status).toBe(201)
     const enable = await call(fresh, 'PATCH', `${configsPath(fresh)}${disabled.body.id}/`, { enabled: true })
@@ -251,17 +255,25 @@ describe('plugin configs', () => {
       job: { type: 'Export historical events', payload: { dateFrom: '2024-01-01', dateTo: '2024-02-01' } },
     })
     expect(ok.status).toBe(200)
-    const jobs = await service.app.deps.sql<{ type: string; payload: Record<string, unknown>; status: string }[]>`
-      select type, payload, status from plugin_jobs where plugin_config_id = ${config.id}`
-    expect(jobs).toEqual([
-      {
-        type: 'Export historical events',
-        payload: { dateFrom: '2024-01-01', dateTo: '2024-02-01', $operation: 'start' },
-        status: 'queued',
+    // The job runs once on a server; this config is disabled, so the run skips it and says so.
+    const [job] = await waitFor(
+      async () => {
+        const rows = await service.app.deps.sql<{ type: string; payload: Record<string, unknown>; status: string }[]>`
+          select type, payload, status from plugin_jobs where plugin_config_id = ${config.id}`
+        return rows[0]?.status === 'skipped' ? rows : undefined
       },
+      { what: 'the job run' },
+    )
+    expect(job).toEqual({
+      type: 'Export historical events',
+      payload: { dateFrom: '2024-01-01', dateTo: '2024-02-01', $operation: 'start' },
+      status: 'skipped',
+    })
+    const logs = await logsOf(fresh, config.id, '?search=job', 2)
+    expect(logs.results.map((e) => e.message)).toEqual([
+      'Job "Export historical events" skipped: the plugin is disabled.',
+      'Job "Export historical events" enqueued (start).',
     ])
-    const logs = await logsOf(fresh, config.id, '?search=job')
-    expect(logs.results[0]?.message).toBe('Job "Export historical events" enqueued (start).')
   })
 
   it('serves the frontend module of a plugin config as JavaScript', async () => {

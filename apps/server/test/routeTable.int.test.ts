@@ -20,6 +20,8 @@ function pathFor(path: string, ids: { project: string | number; organization: st
     .replace('/api/projects/:id/', `/api/projects/${ids.project}/`)
     .replace(':parent_lookup_plugin_config_id', '1')
     .replace(':group_type_index', '0')
+    .replace(':user_id', '@me')
+    .replace(':invite_id', randomUUID())
     .replace('/flags/definitions/', '/flags/definitions')
     .replace(/:id\b/, path.includes('/events/') ? randomUUID() : '1')
 }
@@ -145,6 +147,97 @@ describe('authorization, for every route of the table', () => {
   })
 })
 
+describe('scopes and reach of personal API keys, for every route of the table', () => {
+  /** A key of the account made over the API, with these scopes and limits. */
+  async function keyOf(owner: TestAccount, grant: Record<string, unknown>): Promise<string> {
+    const res = await service.api(owner, '/api/personal_api_keys/', { method: 'POST', body: JSON.stringify({ label: 'scoped', ...grant }) })
+    expect(res.status, JSON.stringify(await res.clone().json())).toBe(201)
+    return ((await res.json()) as { value: string }).value
+  }
+  const call = (key: string, method: string, path: string) =>
+    fetch(`${service.baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: bodyFor(method),
+    })
+
+  it.each(cases)('%s %s answers 403 to a key without its scope, naming the scope', async (method, path) => {
+    const route = restRoutes.find((r) => r.method === method && r.path === path)!
+    const object = route.scope.split(':')[0]
+    // Every scope of every other object, and nothing of this one.
+    const others = [...new Set(restRoutes.map((r) => r.scope.split(':')[0]))].filter((o) => o !== object).map((o) => `${o}:write`)
+    // A fresh account each time: a user has at most 10 keys.
+    const owner = await service.account()
+    const key = await keyOf(owner, { scopes: others })
+    const res = await call(key, method, pathFor(path, { project: owner.projectId, organization: owner.organizationId }))
+    expect(res.status).toBe(403)
+    expect(await res.json()).toEqual({
+      type: 'authentication_error',
+      code: 'permission_denied',
+      detail: `API key missing required scope '${route.scope}'`,
+      attr: null,
+    })
+  })
+
+  it('lets a read scope through where a key carries the write scope of the object, and not the other way', async () => {
+    const owner = await service.account()
+    const writer = await keyOf(owner, { scopes: ['cohort:write'] })
+    expect((await call(writer, 'GET', `/api/projects/${owner.projectId}/cohorts/`)).status).toBe(200)
+    const reader = await keyOf(owner, { scopes: ['cohort:read'] })
+    expect((await call(reader, 'GET', `/api/projects/${owner.projectId}/cohorts/`)).status).toBe(200)
+    const refused = await call(reader, 'POST', `/api/projects/${owner.projectId}/cohorts/`)
+    expect(refused.status).toBe(403)
+    expect(await refused.json()).toMatchObject({ detail: "API key missing required scope 'cohort:write'" })
+  })
+
+  const projectRoutes = cases.filter(([, path]) => /:project_id|^\/api\/projects\/:id\/|local_evaluation|definitions/.test(path))
+  it.each(projectRoutes)('%s %s answers 403 to a key limited to another project of the same user', async (method, path) => {
+    const owner = await service.account()
+    const second = (await (
+      await service.api(owner, '/api/projects/', { method: 'POST', body: JSON.stringify({ name: 'Second' }) })
+    ).json()) as { id: number }
+    const key = await keyOf(owner, { scopes: ['*'], scoped_teams: [second.id] })
+    const target = pathFor(path, { project: owner.projectId, organization: owner.organizationId })
+    // The legacy local evaluation paths name their project by its token.
+    const res = await call(key, method, path.includes(':') ? target : `${target}?token=${owner.projectToken}`)
+    expect(res.status).toBe(403)
+    expect(await res.json()).toMatchObject({
+      code: 'permission_denied',
+      detail: `API key does not have access to the requested project: ID ${owner.projectId}.`,
+    })
+  })
+
+  const organizationRoutes = cases.filter(([, path]) => path.includes(':organization_id'))
+  it.each(organizationRoutes)('%s %s answers 403 to keys limited to projects or to another organization', async (method, path) => {
+    const owner = await service.account()
+    const teamsOnly = await keyOf(owner, { scopes: ['*'], scoped_teams: [owner.projectId] })
+    const res = await call(teamsOnly, method, pathFor(path, { project: owner.projectId, organization: owner.organizationId }))
+    expect(res.status).toBe(403)
+    expect(await res.json()).toMatchObject({ detail: 'API keys with scoped projects are only supported on project-based endpoints.' })
+
+    // The user belongs to a second organization, to which the key is limited.
+    const other = await service.account()
+    const invite = (await (
+      await service.api(other, `/api/organizations/@current/invites/`, {
+        method: 'POST',
+        body: JSON.stringify({ target_email: await emailOf(owner), level: 1 }),
+      })
+    ).json()) as { id: string }
+    const ownerOrganization = owner.organizationId
+    expect((await service.api(owner, `/api/signup/${invite.id}/`, { method: 'POST' })).status).toBe(200)
+    const elsewhere = await keyOf(owner, { scopes: ['*'], scoped_organizations: [other.organizationId] })
+    const refused = await call(elsewhere, method, pathFor(path, { project: owner.projectId, organization: ownerOrganization }))
+    expect(refused.status).toBe(403)
+    expect(await refused.json()).toMatchObject({
+      detail: `API key does not have access to the requested organization: ID ${ownerOrganization}.`,
+    })
+  })
+
+  async function emailOf(owner: TestAccount): Promise<string> {
+    return ((await (await service.api(owner, '/api/users/@me/')).json()) as { email: string }).email
+  }
+})
+
 describe('pagination, for every list of the table', () => {
   const paginationOf = (path: string) => restRoutes.find((r) => r.method === 'GET' && r.path === path)?.paginated
   const listed = cases.filter(([method, path]) => method === 'GET' && paginationOf(path) && !/:(id|parent_lookup)/.test(path))
@@ -161,15 +254,20 @@ describe('pagination, for every list of the table', () => {
     expect(bad.status).toBe(404)
     expect(await bad.json()).toMatchObject({ code: 'not_found', detail: 'Invalid cursor' })
   })
-  it.each(lists)('%s %s answers an empty page for an offset past every item, however large', async (_method, path) => {
-    for (const offset of ['1000000', '99999999999999999999']) {
-      const res = await service.api(
+  it.each(lists)('%s %s answers an empty page for an offset past every item, and 400 for one past 2^32 - 1', async (_method, path) => {
+    const page = (offset: string) =>
+      service.api(
         account,
         `${pathFor(path, { project: account.projectId, organization: account.organizationId })}?offset=${offset}${requiredQuery[path] ?? ''}`,
       )
+    for (const offset of ['1000000', String(2 ** 32 - 1)]) {
+      const res = await page(offset)
       expect(res.status, offset).toBe(200)
       expect(await res.json()).toMatchObject({ next: null, results: [] })
     }
+    const tooFar = await page('99999999999999999999')
+    expect(tooFar.status).toBe(400)
+    expect(await tooFar.json()).toMatchObject({ type: 'validation_error', attr: 'offset' })
   })
 })
 

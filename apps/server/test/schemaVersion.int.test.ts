@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { connectClickHouse, migrateClickHouse } from '@burrow/clickhouse'
 import { connectPostgres, whileClickHouseMigrationLocked } from '@burrow/postgres'
-import { isolatedDatabaseUrl } from '@burrow/testing'
+import { clickHouseEnvFor, clickHouseOptionsFor, isolatedDatabaseUrl } from '@burrow/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { exitCode, SERVER_DIR } from './serviceProcess'
 
@@ -31,7 +31,7 @@ function startUntilExit(dataDir: string, databaseUrl: string): Promise<{ code: n
   const { CLICKHOUSE_URL: _ch, REDIS_URL: _redis, ...env } = process.env
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: SERVER_DIR,
-    env: { ...env, DATA_DIR: dataDir, DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1' },
+    env: { ...env, ...clickHouseEnvFor(dataDir), DATA_DIR: dataDir, DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1' },
   })
   let output = ''
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
@@ -73,7 +73,7 @@ describe('the schema version at start', () => {
 
   it('refuses a ClickHouse database migrated by a newer version', async () => {
     const dataDir = newDataDir()
-    const ch = await connectClickHouse({ dataDir })
+    const ch = await connectClickHouse(clickHouseOptionsFor(dataDir))
     try {
       await migrateClickHouse(ch.writer)
       await ch.writer.insert({ table: 'schema_migrations', values: [{ name: '999_from_a_newer_version.sql' }], format: 'JSONEachRow' })
@@ -103,7 +103,7 @@ describe('the schema version at start', () => {
 
 describe('ClickHouse migrations of servers starting at once', () => {
   it('are applied once: the second waits for the first and finds them done', async () => {
-    const ch = await connectClickHouse({ dataDir: newDataDir() })
+    const ch = await connectClickHouse(clickHouseOptionsFor(newDataDir()))
     const pg = await connectPostgres({ databaseUrl: database!.url, dataDir: root, maxConnections: 4 })
     try {
       const migrate = () => migrateClickHouse(ch.writer, { exclusively: (run) => whileClickHouseMigrationLocked(pg.sql, run) })

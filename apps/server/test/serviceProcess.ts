@@ -25,6 +25,17 @@ export async function buildServer(): Promise<BuiltServer> {
 }
 
 /**
+ * The environment of `npm start` on embedded defaults in `dataDir`: the suite's PostgreSQL,
+ * Redis and ClickHouse server URLs are left out (add `clickHouseEnvFor(dataDir)` to the
+ * overrides to keep the suite's ClickHouse in its server mode). The log's info lines are kept:
+ * readiness is read from them.
+ */
+export function embeddedEnv(dataDir: string, overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const { DATABASE_URL: _db, CLICKHOUSE_URL: _ch, REDIS_URL: _redis, ...env } = process.env
+  return { ...env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...overrides }
+}
+
+/**
  * The service in a child process with this environment, from its TypeScript sources or, given
  * `built`, as `npm start` runs it; resolves once it is ready.
  */

@@ -1,5 +1,6 @@
+import { ApiProblem } from '@burrow/contracts'
 import { accounts, type CoreDeps } from '@burrow/core'
-import type { ApiContext } from './trpc'
+import type { ApiContext, ApiGuards } from './trpc'
 
 const BEARER = /^Bearer\s+(\S.+)$/i
 
@@ -14,8 +15,26 @@ export function personalApiKeyFrom(authorization: string | undefined, url: URL, 
   return bearer || (typeof fromBody === 'string' ? fromBody : undefined) || url.searchParams.get('personal_api_key') || undefined
 }
 
-export async function createApiContext(deps: CoreDeps, key: string | undefined): Promise<ApiContext> {
-  if (!key) return { deps, user: null, keyPresented: false }
-  const user = (await accounts.findUserByPersonalApiKey(deps.sql, key)) ?? null
-  return { deps, user, keyPresented: true }
+/**
+ * The context of a request: the caller of its key, if valid. A key that does not exist counts
+ * against the request's address, which is slowed, then refused (429), if it keeps guessing.
+ */
+export async function createApiContext(
+  deps: CoreDeps,
+  key: string | undefined,
+  options: { guards?: ApiGuards | undefined; ip?: string | undefined } = {},
+): Promise<ApiContext> {
+  const { guards, ip } = options
+  if (!key) return { deps, user: null, keyPresented: false, guards }
+  const user = (await accounts.findCallerByPersonalApiKey(deps.sql, key)) ?? null
+  if (!user) {
+    try {
+      await guards?.keyGuesses?.failed('personal', ip)
+    } catch (err) {
+      // Thrown by the procedure, as any refusal is: tRPC would make an error of its context a 500.
+      if (err instanceof ApiProblem) return { deps, user, keyPresented: true, guards, refusal: err }
+      throw err
+    }
+  }
+  return { deps, user, keyPresented: true, guards }
 }

@@ -19,6 +19,28 @@ describe('toCsv', () => {
     expect(toCsv([{ name: 'a, b', quote: 'say "hi"', lines: 'x\ny' }], [])).toBe('name,quote,lines\n"a, b","say ""hi""","x\ny"\n')
   })
 
+  it('makes cells and column names that a spreadsheet would run as formulas inert with a leading quote', () => {
+    const csv = toCsv(
+      [
+        {
+          a: '=HYPERLINK("http://evil")',
+          b: '+1',
+          c: '-2+3',
+          d: '@SUM(A1)',
+          e: '\tx',
+          f: '\rx',
+          g: 'fine',
+          n: -5,
+          properties: { '=x': 1 },
+        },
+      ],
+      [],
+    )
+    expect(csv.split('\n')[0]).toBe('a,b,c,d,e,f,g,n,properties.=x')
+    expect(csv.split('\n')[1]).toBe(`"'=HYPERLINK(""http://evil"")",'+1,'-2+3,'@SUM(A1),'\tx,"'\rx",fine,-5,1`)
+    expect(toCsv([{ ['=cmd']: 1 }], []).split('\n')[0]).toBe("'=cmd")
+  })
+
   it('answers no rows with the header of the given fields, or nothing without fields', () => {
     expect(toCsv([], ['id', 'name'])).toBe('id,name\n')
     expect(toCsv([], [])).toBe('')

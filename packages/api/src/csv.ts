@@ -14,12 +14,23 @@ function flatten(value: unknown, prefix: string, into: Record<string, unknown>):
   into[prefix] = value
 }
 
+/** What a spreadsheet takes for the start of a formula (OWASP's list for CSV injection). */
+const FORMULA_START = /^[=+\-@\t\r]/
+
+/**
+ * Text a spreadsheet would run as a formula, made inert with a leading `'` as OWASP recommends:
+ * every cell and column name of an export comes from what clients sent.
+ */
+export function inertCell(text: string): string {
+  return FORMULA_START.test(text) ? `'${text}` : text
+}
+
 /**
  * Rows as CSV with a header of every column any row has, in order of first appearance; with no
  * rows, just the header of the given fields.
  */
 export function toCsv(rows: unknown[], fieldsWhenEmpty: string[]): string {
-  if (rows.length === 0) return fieldsWhenEmpty.length > 0 ? stringify([fieldsWhenEmpty]) : ''
+  if (rows.length === 0) return fieldsWhenEmpty.length > 0 ? stringify([fieldsWhenEmpty.map(inertCell)]) : ''
   const flat = rows.map((row) => {
     const into: Record<string, unknown> = {}
     flatten(row, '', into)
@@ -27,7 +38,11 @@ export function toCsv(rows: unknown[], fieldsWhenEmpty: string[]): string {
   })
   const columns = [...new Set(flat.flatMap((row) => Object.keys(row)))]
   if (columns.length === 0) return ''
-  return stringify(flat, { header: true, columns, cast: { boolean: (b) => (b ? 'true' : 'false') } })
+  return stringify(flat, {
+    header: true,
+    columns: columns.map((key) => ({ key, header: inertCell(key) })),
+    cast: { boolean: (b) => (b ? 'true' : 'false'), string: inertCell },
+  })
 }
 
 /** Whether the request asks for CSV: `format=csv`, or an Accept header preferring it. */

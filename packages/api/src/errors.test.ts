@@ -138,3 +138,18 @@ describe('a problem over tRPC', () => {
     expect(error.message).toBe(problem.body.detail)
   })
 })
+
+describe('a read that ClickHouse stopped at its time limit', () => {
+  it('is a 503 that tells the caller to narrow the query, not a 500', () => {
+    // As the embedded engine and the server client raise it: the code on the error, or on its cause.
+    const stopped = Object.assign(new Error('Timeout exceeded: elapsed 20.1 seconds'), { clickhouseCode: 159 })
+    for (const error of [stopped, new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: stopped })]) {
+      const problem = problemFromError(error)
+      expect(problem.status).toBe(503)
+      expect(problem.body).toMatchObject({ type: 'server_error', code: 'service_unavailable', attr: null })
+      expect(problem.body.detail).toMatch(/time limit/)
+      expect(problem.body.detail).not.toMatch(/Timeout exceeded|elapsed/)
+    }
+    expect(problemFromError(Object.assign(new Error('other'), { clickhouseCode: 60 })).status).toBe(500)
+  })
+})

@@ -1,3 +1,4 @@
+import { isQueryTimeout } from '@burrow/core'
 import { ApiProblem, isValidationCode, problems, type ProblemStatus, type ValidationCode } from '@burrow/contracts'
 import { TRPCError } from '@trpc/server'
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc'
@@ -139,6 +140,7 @@ export function problemFromError(error: unknown, input?: unknown): ApiProblem {
     if (error.cause instanceof ApiProblem) return error.cause
     if (error.code === 'BAD_REQUEST' && error.cause instanceof ZodError) return problemFromZodError(error.cause, input)
   }
+  if (isQueryTimeout(error)) return problems.queryTimeout({ cause: error })
   return problems.serverError({ cause: error })
 }
 
@@ -150,6 +152,9 @@ const TRPC_CODE_BY_STATUS: Record<ProblemStatus, TRPC_ERROR_CODE_KEY> = {
   404: 'NOT_FOUND',
   405: 'METHOD_NOT_SUPPORTED',
   413: 'PAYLOAD_TOO_LARGE',
+  429: 'TOO_MANY_REQUESTS',
+  // Only the HTTP server answers it, before any procedure; tRPC has no code of its own for it.
+  431: 'BAD_REQUEST',
   500: 'INTERNAL_SERVER_ERROR',
   503: 'SERVICE_UNAVAILABLE',
 }

@@ -6,6 +6,10 @@ export interface HttpRequest {
   /** Lower-cased header names. */
   headers: Record<string, string>
   body: Buffer
+  /** Aborted when the client has gone: a procedure's reads under way are given up. */
+  signal?: AbortSignal | undefined
+  /** The client's address, where the server knows it (what slows down key guessing counts by). */
+  ip?: string | undefined
 }
 
 export interface HttpResponse {

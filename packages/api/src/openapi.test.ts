@@ -10,9 +10,15 @@ const document = openApiDocument({ serverUrl: 'http://localhost:8000' })
 
 interface Operation {
   operationId: string
+  security: Array<Record<string, string[]>>
 }
 const operations = Object.entries(document.paths as Record<string, Record<string, Operation>>).flatMap(([path, methods]) =>
-  Object.entries(methods).map(([method, operation]) => ({ path, method, operationId: operation.operationId })),
+  Object.entries(methods).map(([method, operation]) => ({
+    path,
+    method,
+    operationId: operation.operationId,
+    security: operation.security,
+  })),
 )
 
 describe('the OpenAPI document', () => {
@@ -36,6 +42,17 @@ describe('the OpenAPI document', () => {
     expect(byPath('/api/projects/{project_id}/feature_flags/local_evaluation/')).toBe('featureFlags_localEvaluation')
     expect(byPath('/api/feature_flag/local_evaluation/')).toBe('featureFlags_localEvaluation_legacy')
     expect(byPath('/flags/definitions/')).toBe('featureFlags_definitions')
+  })
+
+  it('names the scope a personal API key needs for each operation, as the route table declares it', () => {
+    for (const route of restRoutes) {
+      const path = route.path.replace(/:(\w+)/g, '{$1}')
+      const found = operations.find((o) => o.path === path && o.method === route.method.toLowerCase())
+      expect(found?.security, `${route.method} ${route.path}`).toEqual([{ PersonalApiKey: [route.scope] }])
+    }
+    const byPath = (path: string, method: string) => operations.find((o) => o.path === path && o.method === method)?.security
+    expect(byPath('/api/projects/{project_id}/feature_flags/', 'post')).toEqual([{ PersonalApiKey: ['feature_flag:write'] }])
+    expect(byPath('/api/projects/{project_id}/query/', 'post')).toEqual([{ PersonalApiKey: ['query:read'] }])
   })
 
   it('describes one operation per row of the route table', () => {

@@ -135,6 +135,9 @@ function operation(route: RestRoute, operationId: string, shared: SharedDefiniti
         ]),
       ),
     },
+    // OpenAPI 3.1 lets a bearer scheme's requirement list roles: the scope a key needs, as PostHog's document says it.
+    security: [{ PersonalApiKey: [route.scope] }],
+    description: `Required API key scope: \`${route.scope}\` (a \`:write\` scope grants its \`:read\`; \`*\` grants all).`,
     ...(route.headers?.deprecation ? { deprecated: true } : {}),
   }
 }

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto'
-import { problems, type ApiProblem, type CursorPage, type Page } from '@burrow/contracts'
+import { jsonNestsDeeperThan, MAX_JSON_DEPTH, problems, type ApiProblem, type CursorPage, type Page } from '@burrow/contracts'
 import { decodePathSegment, type CoreDeps } from '@burrow/core'
 import { createApiContext, personalApiKeyFrom } from './context'
 import { problemFromError, pythonType } from './errors'
 import { jsonResponse, type HttpRequest, type HttpResponse } from './http'
 import { toCursorEnvelope, toEnvelope } from './pagination'
 import { createCaller } from './router'
+import type { ApiGuards } from './trpc'
 import { openApiDocument } from './openapi'
 import { outputFields } from './procedures'
 import { restRoutes, routeInput, type RestRoute } from './routes'
@@ -34,7 +35,7 @@ function compile(route: RestRoute): CompiledRoute {
 }
 
 export function problemResponse(problem: ApiProblem): HttpResponse {
-  return jsonResponse(problem.status, problem.body)
+  return jsonResponse(problem.status, problem.body, { ...problem.headers })
 }
 
 /** A procedure of the caller found by its dotted path (`projects.list`). */
@@ -74,8 +75,11 @@ async function parseBody(req: HttpRequest): Promise<{ ok: true; value: unknown }
       return { ok: false, problem: problems.parseError(`Multipart form parse error - ${(err as Error).message}`, { cause: err }) }
     }
   }
+  const text = req.body.toString('utf8')
+  if (jsonNestsDeeperThan(text, MAX_JSON_DEPTH))
+    return { ok: false, problem: problems.parseError(`JSON parse error - nested deeper than ${MAX_JSON_DEPTH} levels`) }
   try {
-    return { ok: true, value: JSON.parse(req.body.toString('utf8')) }
+    return { ok: true, value: JSON.parse(text) }
   } catch (err) {
     return { ok: false, problem: problems.parseError(`JSON parse error - ${(err as Error).message}`, { cause: err }) }
   }
@@ -140,11 +144,13 @@ export interface RestFacadeDeps {
 }
 
 /** Answers `/api/...` requests by running the procedure their route names. */
-export function createRestHandler(deps: CoreDeps) {
+export function createRestHandler(deps: CoreDeps, guards?: ApiGuards) {
   return createRestFacade({
     log: deps.log,
     callerFor: async (req, body) =>
-      createCaller(await createApiContext(deps, personalApiKeyFrom(req.headers.authorization, req.url, body))),
+      createCaller(await createApiContext(deps, personalApiKeyFrom(req.headers.authorization, req.url, body), { guards, ip: req.ip }), {
+        signal: req.signal,
+      }),
   })
 }
 

@@ -1,4 +1,5 @@
 import type { AnyTRPCProcedure } from '@trpc/server'
+import { organizationInvitesRouter, organizationMembersRouter, personalApiKeysRouter } from './routers/access'
 import { cohortsRouter } from './routers/cohorts'
 import { earlyAccessFeaturesRouter } from './routers/earlyAccessFeatures'
 import { eventDefinitionsRouter } from './routers/eventDefinitions'
@@ -9,6 +10,7 @@ import { groupsRouter, groupTypesRouter } from './routers/groups'
 import { pluginConfigsRouter, pluginsRouter } from './routers/plugins'
 import { personsRouter } from './routers/persons'
 import { projectsRouter } from './routers/projects'
+import { queryRouter } from './routers/query'
 import { usersRouter } from './routers/users'
 import { createCallerFactory, router } from './trpc'
 
@@ -26,6 +28,10 @@ export const appRouter = router({
   groups: groupsRouter,
   groupTypes: groupTypesRouter,
   earlyAccessFeatures: earlyAccessFeaturesRouter,
+  query: queryRouter,
+  personalApiKeys: personalApiKeysRouter,
+  organizationMembers: organizationMembersRouter,
+  organizationInvites: organizationInvitesRouter,
 })
 
 /** The router's type: what a frontend's `createTRPCClient<AppRouter>` needs. */

@@ -7,6 +7,7 @@ const route = (overrides: Partial<RestRoute>): RestRoute => ({
   method: 'GET',
   path: '/api/projects/:project_id/events/',
   procedure: 'events.list',
+  scope: 'query:read',
   summary: 'List events',
   ...overrides,
 })
@@ -22,9 +23,27 @@ describe('the route table', () => {
       path: '/api/projects/',
       // @ts-expect-error: there is no procedure projects.lst
       procedure: 'projects.lst',
+      scope: 'project:read',
       summary: 'List projects',
     }
     expect((appRouter._def.procedures as Record<string, unknown>)[misspelt.procedure]).toBeUndefined()
+  })
+
+  it('declares one scope per procedure, so that tRPC callers are held to what REST callers are', () => {
+    const scopes = new Map<string, Set<string>>()
+    for (const row of restRoutes) scopes.set(row.procedure, (scopes.get(row.procedure) ?? new Set()).add(row.scope))
+    expect([...scopes].filter(([, set]) => set.size > 1)).toEqual([])
+  })
+
+  it('serves every procedure of the app router at some route, so that each has a scope', () => {
+    const routed = new Set(restRoutes.map((row) => row.procedure))
+    expect(Object.keys(appRouter._def.procedures).filter((path) => !routed.has(path as RestRoute['procedure']))).toEqual([])
+  })
+
+  it('asks a write scope of every route that changes something', () => {
+    // Running or cancelling a query changes nothing stored: PostHog asks `query:read` of it, though it is a POST.
+    const writes = restRoutes.filter((row) => row.method !== 'GET' && row.scope !== 'query:read')
+    expect(writes.filter((row) => !row.scope.endsWith(':write')).map((row) => `${row.method} ${row.path}`)).toEqual([])
   })
 
   it('has one row per method and path', () => {

@@ -1,23 +1,39 @@
 import { ApiProblem, problems } from '@burrow/contracts'
-import { pathOfNul, projects, type CoreDeps } from '@burrow/core'
-import type { UserRow } from '@burrow/postgres'
+import { assertScope, organizations, pathOfNul, projects, type Caller, type CoreDeps, type KeyGuessGuard } from '@burrow/core'
 import { initTRPC } from '@trpc/server'
-import { z } from 'zod'
-import { trpcErrorFromProblem } from './errors'
+import { z, ZodError } from 'zod'
+import { problemFromError, trpcErrorFromProblem } from './errors'
+import { scopeOfProcedure, throttleOfProcedure } from './procedurePolicy'
+import type { ApiThrottle } from './throttle'
 
 export interface ApiContext {
   deps: CoreDeps
-  /** The user of the personal API key, if a valid one came with the request. */
-  user: UserRow | null
+  /** The user of the personal API key, with what the key grants, if a valid one came with the request. */
+  user: Caller | null
   /** Whether the request carried a personal API key at all (valid or not). */
   keyPresented: boolean
+  /** The rate limits and the guard against key guessing; absent, nothing is limited. */
+  guards?: ApiGuards | undefined
+  /** Why the request is refused before its key is looked at again (an address that keeps guessing keys). */
+  refusal?: ApiProblem | undefined
+}
+
+export interface ApiGuards {
+  throttle?: ApiThrottle | undefined
+  keyGuesses?: KeyGuessGuard | undefined
 }
 
 const t = initTRPC.context<ApiContext>().create({
+  // Never development mode: its answers carry stacks with the server's file paths.
+  isDev: false,
   errorFormatter({ shape, error }) {
-    // tRPC clients get PostHog's error body too, under data.problem.
-    const problem = error.cause instanceof ApiProblem ? error.cause.body : undefined
-    return { ...shape, data: { ...shape.data, problem } }
+    // tRPC clients get PostHog's error body too, under data.problem. What is not a known problem
+    // (a failing query, a driver's message with its SQL) is answered as the REST side answers it.
+    const { stack: _stack, ...data } = shape.data
+    const internal = error.code === 'INTERNAL_SERVER_ERROR' && !(error.cause instanceof ApiProblem)
+    const problem =
+      internal || error.cause instanceof ApiProblem || error.cause instanceof ZodError ? problemFromError(error).body : undefined
+    return { ...shape, message: internal ? problems.serverError().message : shape.message, data: { ...data, problem } }
   },
 })
 
@@ -50,10 +66,21 @@ const refuseNulCharacters = t.middleware(async ({ getRawInput, next }) => {
   return next()
 })
 
-/** A procedure for a caller with a valid personal API key. */
+/**
+ * A procedure for a caller with a valid personal API key that carries the scope the procedure
+ * needs (the one its routes declare). A procedure no route declares a scope for is refused to
+ * keys, as PostHog refuses a view without one.
+ */
 export const authedProcedure = publicProcedure
-  .use(({ ctx, next }) => {
+  .use(async ({ ctx, path, next }) => {
+    if (ctx.refusal) throw ctx.refusal
     if (!ctx.user) throw ctx.keyPresented ? problems.authenticationFailed() : problems.notAuthenticated()
+    const scope = scopeOfProcedure(path)
+    if (!scope) throw problems.permissionDenied('This action does not support personal API key access')
+    assertScope(ctx.user, scope)
+    // Counted once the key is known to be valid and allowed: a refused call costs its key nothing.
+    const key = ctx.user.key
+    if (key && ctx.guards?.throttle) await ctx.guards.throttle(key.id, throttleOfProcedure(path))
     return next({ ctx: { ...ctx, user: ctx.user } })
   })
   .use(refuseNulCharacters)
@@ -65,4 +92,13 @@ export const projectIdInput = z.object({ project_id: z.union([z.string(), z.numb
 export const projectProcedure = authedProcedure.input(projectIdInput).use(async ({ ctx, input, next }) => {
   const project = await projects.findAccessibleProject(ctx.deps, ctx.user, input.project_id)
   return next({ ctx: { ...ctx, project } })
+})
+
+/** `organization_id` as the URL gives it: a uuid or `@current`. */
+export const organizationIdInput = z.object({ organization_id: z.union([z.string(), z.number()]).transform(String) })
+
+/** A procedure scoped to one organization the caller belongs to (and their key reaches), with their level in it. */
+export const organizationProcedure = authedProcedure.input(organizationIdInput).use(async ({ ctx, input, next }) => {
+  const organization = await organizations.findAccessibleOrganization(ctx.deps, ctx.user, input.organization_id)
+  return next({ ctx: { ...ctx, organization } })
 })

@@ -87,7 +87,7 @@ export async function createRedisCache(
  * QUITs a connected client, within a bound; drops one that is not (a QUIT to an unreachable
  * Redis would wait for a reconnection that may never come).
  */
-async function closeClient(client: { isReady: boolean; close(): Promise<void>; destroy(): void }): Promise<void> {
+export async function closeClient(client: { isReady: boolean; close(): Promise<void>; destroy(): void }): Promise<void> {
   if (!client.isReady) {
     client.destroy()
     return
@@ -100,7 +100,7 @@ async function closeClient(client: { isReady: boolean; close(): Promise<void>; d
 }
 
 /** Where Redis is, for logs: host and port, never the password. */
-function redactedHost(url: string): string {
+export function redactedHost(url: string): string {
   try {
     return new URL(url).host
   } catch {

@@ -1,7 +1,8 @@
 import { toClickHouseDateTime, type DeadLetterRow, type IngestionWarningRow } from '@burrow/clickhouse'
-import { ApiProblem, problems } from '@burrow/contracts'
-import type { CoreDeps, ProjectTokenResolver } from '@burrow/core'
+import { ApiProblem, jsonNestsDeeperThan, MAX_JSON_DEPTH, problems } from '@burrow/contracts'
+import type { CoreDeps, KeyGuessGuard, ProjectTokenResolver } from '@burrow/core'
 import { encodeFrame, type PersonIntent, type Sighting, type SpoolAppend } from '@burrow/spool'
+import { withoutPersonalKey } from './credentials'
 import { deadLetter, rawPayloadOf } from './deadLetter'
 import { isCookieless, type CookielessSalts } from './cookieless'
 import { assignCookielessVisits, type CookielessState } from './cookielessVisits'
@@ -14,6 +15,9 @@ import { runPipeline, type IngestionWarning, type PipelineOutcome, type RequestC
 import { knownProject, projectForRequest } from './projectAuth'
 import { INGESTION_STEPS, STEPS_AFTER_COOKIELESS, STEPS_TO_COOKIELESS } from './steps'
 import { mayHoldLoneSurrogates, wellFormed } from './wellFormed'
+
+/** What a personal API key sent with `project_id` needs to capture events into the project. */
+const CAPTURE_SCOPE = 'project:write'
 
 export interface CaptureInput {
   path: string
@@ -39,14 +43,43 @@ export interface CaptureDeps {
   cookielessSalts?: CookielessSalts
   /** The sessions and identifies of stateful cookieless mode, shared by every instance; without it, mode 2 is stateless. */
   cookielessState?: CookielessState
+  /** Slows and refuses addresses that keep sending keys that do not exist; without it, they are only answered 401. */
+  keyGuesses?: KeyGuessGuard
+  /**
+   * The optional per-project quota of events a second: counts a request's events and answers
+   * how long to wait when the project is over it (undefined: within). Absent: no quota.
+   */
+  eventQuota?: (projectId: number, events: number) => Promise<number | undefined>
 }
 
-export type CaptureResult = { status: number; body: unknown }
+function overQuota(retryAfterMs: number): ApiProblem {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000))
+  return new ApiProblem('rate_limited', 'The project is over its quota of events per second. Send the request again later.', {
+    headers: { 'retry-after': String(seconds) },
+  })
+}
+
+export type CaptureResult = { status: number; body: unknown; headers?: Readonly<Record<string, string>> }
 
 /** The answer to every capture request whose events are stored (or silently dropped). */
 export const CAPTURE_ACCEPTED: CaptureResult = { status: 200, body: { status: 1 } }
 
+/**
+ * The most an event's stored row may hold, as PostHog's capture refuses events over 1 MB: one
+ * such event would ride along in every list and export of its project.
+ */
+export const MAX_EVENT_BYTES = 1024 * 1024
+
+/** Whether an encoded row is over MAX_EVENT_BYTES; its UTF-8 length is counted only when its characters could reach it. */
+function tooBig(line: string): boolean {
+  return line.length * 3 > MAX_EVENT_BYTES && Buffer.byteLength(line) > MAX_EVENT_BYTES
+}
+
+/** As PostHog's capture answers an event over its limit: the request is refused, so its client knows. */
+const eventTooBig = () => new ApiProblem('request_too_large', `Event too big: an event may be at most ${MAX_EVENT_BYTES} bytes.`)
+
 function parseJson(text: string): unknown {
+  if (jsonNestsDeeperThan(text, MAX_JSON_DEPTH)) throw problems.malformed(`the JSON is nested deeper than ${MAX_JSON_DEPTH} levels`)
   let value: unknown
   try {
     value = JSON.parse(keepLongNumericDistinctIds(text))
@@ -82,8 +115,14 @@ export async function handleCapture(input: CaptureInput, deps: CaptureDeps): Pro
       form: decoded.form,
       authorization: input.headers.authorization,
     })
-    const project = knownProject(request, deps.projects) ?? (await projectForRequest(request, deps))
+    const project = knownProject(request, deps.projects) ?? (await projectForRequest(request, deps, { scope: CAPTURE_SCOPE, ip: input.ip }))
     if (request.events.length === 0) return CAPTURE_ACCEPTED
+    // Over its quota, the project's request is refused whole before anything is acknowledged: the client sends it again.
+    if (deps.eventQuota) {
+      const retryAfterMs = await deps.eventQuota(project.id, request.events.length)
+      if (retryAfterMs !== undefined) throw overQuota(retryAfterMs)
+    }
+    withoutPersonalKey(request.events, request.token)
 
     const ctx: RequestContext = { project, ip: input.ip, nowMs: Date.now(), sentAtMs: request.sentAtMs }
     if (
@@ -125,15 +164,18 @@ export async function handleCapture(input: CaptureInput, deps: CaptureDeps): Pro
         continue
       }
       if (e.warnings) for (const warning of e.warnings) warn(warning)
+      let line: string
       try {
-        lines.push(encodeEvent(e, project.id, createdAt))
-        intents.push(e.person)
+        line = encodeEvent(e, project.id, createdAt)
       } catch (err) {
         letters.push(
           deadLetter(subject, rawPayloadOf(raw), { location: 'ingestion:encode_row', reason: 'unencodable_event', error: String(err) }),
         )
         continue
       }
+      if (tooBig(line)) throw eventTooBig()
+      lines.push(line)
+      intents.push(e.person)
       const timestampMs = Math.floor(e.timestampUs / 1000)
       const seen = latest.get(e.name)
       if (!seen) latest.set(e.name, [project.id, e.name, timestampMs])
@@ -155,7 +197,7 @@ export async function handleCapture(input: CaptureInput, deps: CaptureDeps): Pro
     if (warnings.length > 0) await deps.sink.storeIngestionWarnings(warnings)
     return CAPTURE_ACCEPTED
   } catch (err) {
-    if (err instanceof ApiProblem) return { status: err.status, body: err.body }
+    if (err instanceof ApiProblem) return { status: err.status, body: err.body, headers: err.headers }
     deps.log('capture failed', err)
     return { status: 500, body: problems.serverError().body }
   }

@@ -33,7 +33,7 @@ export async function answerClientFeatureList(
 ): Promise<CaptureResult> {
   try {
     const token = query.get('token') || query.get('api_key') || undefined
-    const project = await projectForRequest({ token, projectId: undefined }, deps)
+    const project = await projectForRequest({ token, projectId: undefined }, deps, { scope: 'early_access_feature:read', ip: undefined })
     if (key === 'earlyAccessFeatures' && deps.earlyAccessFeatures) {
       // posthog-js asks for stages other than beta with `&stage=concept&stage=beta`; there are six.
       const stages = query.getAll('stage').slice(0, 10)

@@ -3,6 +3,7 @@ import {
   type CoreDeps,
   type FlagDefinitionsResolver,
   type IngestionProject,
+  type KeyGuessGuard,
   type ProjectFlags,
   type ProjectTokenResolver,
 } from '@burrow/core'
@@ -16,7 +17,7 @@ import { decodeRequestBody } from './decode'
 import { groupPropertiesForFlags, type FlagGroupsLoader } from './flagGroups'
 import { projectForRequest } from './projectAuth'
 import { storedDistinctId } from './steps/distinctId'
-import { ApiProblem, isJsonObject, problems } from '@burrow/contracts'
+import { ApiProblem, isJsonObject, jsonNestsDeeperThan, MAX_JSON_DEPTH, problems } from '@burrow/contracts'
 
 export interface DecideDeps {
   projects: ProjectTokenResolver
@@ -37,6 +38,8 @@ export interface DecideDeps {
   cookielessState?: CookielessState
   maxDecompressedBytes: number
   log: CoreDeps['log']
+  /** Slows and refuses addresses that keep sending keys that do not exist. */
+  keyGuesses?: KeyGuessGuard
 }
 
 /**
@@ -216,6 +219,8 @@ export async function handleDecide(input: CaptureInput, deps: DecideDeps, flagsE
     }
     const decoded = decodeRequestBody(input, { maxDecompressedBytes: deps.maxDecompressedBytes })
     let body: unknown
+    if (jsonNestsDeeperThan(decoded.text, MAX_JSON_DEPTH))
+      throw problems.malformedData(`the JSON is nested deeper than ${MAX_JSON_DEPTH} levels`)
     try {
       body = JSON.parse(decoded.text)
     } catch (err) {
@@ -229,7 +234,7 @@ export async function handleDecide(input: CaptureInput, deps: DecideDeps, flagsE
     const project = await projectForRequest(
       { token, projectId: typeof projectId === 'string' || typeof projectId === 'number' ? String(projectId) : undefined },
       deps,
-      problems.noApiKey,
+      { missingKey: problems.noApiKey, scope: 'feature_flag:read', ip: input.ip },
     )
 
     const rawId = body.distinct_id ?? body.$distinct_id
@@ -279,7 +284,7 @@ export async function handleDecide(input: CaptureInput, deps: DecideDeps, flagsE
     // Flags that others depend on are evaluated too, even when the request did not name them.
     return answer(evaluateFlags(projectFlags.flags, ctx, flags), stored.failed || storedGroups.failed)
   } catch (err) {
-    if (err instanceof ApiProblem) return { status: err.status, body: err.body }
+    if (err instanceof ApiProblem) return { status: err.status, body: err.body, headers: err.headers }
     deps.log('decide failed', err)
     return { status: 500, body: problems.serverError().body }
   }

@@ -1,7 +1,24 @@
+// The two kinds of ClickHouse connection, and every way in which they differ, in one place:
+//
+// - Errors. A server's failures reach us as @clickhouse/client's ClickHouseError (code parsed
+//   from the answer), or as a network error (refused, reset, timed out) with no code at all.
+//   The embedded engine's come as ClickHouseError through the client, and as chDB's own
+//   errors (`clickhouseCode`) from its raw insert. clickHouseErrorCode reads both.
+// - Settings. Over HTTP every setting travels with its request and ends with it. chDB's
+//   connection applies a query's clickhouse_settings with SET on a session that outlives the
+//   query (they stay for the connection's later queries), and does not know HTTP-only
+//   settings (it drops the ones the client sends). So every call gives the settings it needs
+//   itself and relies on none an earlier call gave; insertEncoded's go in the statement (chDB)
+//   or the request (server) and end with it; HTTP-only ones are added for the server alone.
+// - Sessions. A server keeps no state between requests (we never send session_id); each
+//   embedded connection is one chDB session. Nothing may rely on state between two calls.
+// - The database. On a server it is named by CLICKHOUSE_DATABASE and created when missing;
+//   the embedded engine uses `default` under DATA_DIR.
+// - Time. A server call is bounded by the request timeout; an embedded call runs to its end.
 import { mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import { Readable } from 'node:stream'
-import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client'
+import { ClickHouseError, ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client'
 import { Session } from 'chdb'
 import { createChdbConnection } from 'chdb/connection'
 
@@ -30,38 +47,88 @@ export interface ClickHouseOptions {
   password?: string | undefined
   database?: string
   dataDir: string
+  /** How long a call to a server may take before it fails (and an insert is retried). */
+  requestTimeoutMs?: number
 }
+
+const DEFAULT_REQUEST_TIMEOUT_MS = 60_000
 
 export async function connectClickHouse(options: ClickHouseOptions): Promise<ClickHouse> {
   if (options.url) return connectServer(options.url, options)
   return connectEmbedded(path.resolve(options.dataDir, 'clickhouse'))
 }
 
-function connectServer(url: string, options: ClickHouseOptions): ClickHouse {
-  const make = () =>
+/** The ClickHouse error code of a failure, from a server (ClickHouseError) or chDB; undefined for a network failure. */
+export function clickHouseErrorCode(err: unknown): number | undefined {
+  if (err instanceof ClickHouseError) return Number(err.code)
+  const code = (err as { clickhouseCode?: unknown } | null)?.clickhouseCode
+  return typeof code === 'number' ? code : undefined
+}
+
+async function connectServer(url: string, options: ClickHouseOptions): Promise<ClickHouse> {
+  const database = options.database ?? 'default'
+  const make = (db: string) =>
     createClient({
       url,
       username: options.username ?? 'default',
       password: options.password ?? '',
-      database: options.database ?? 'default',
-      request_timeout: 60_000,
+      database: db,
+      request_timeout: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       compression: { request: false, response: true },
       // Failures reach the callers, which log them with what they were doing.
       log: { level: ClickHouseLogLevel.OFF },
     })
-  const writer = make()
-  const reader = make()
+  await ensureDatabase(make, database)
+  const writer = make(database)
+  const reader = make(database)
   return {
     reader,
     writer,
     async insertEncoded(table, format, body, settings) {
-      await writer.insert({ table, format, values: Readable.from([body]), ...(settings ? { clickhouse_settings: settings } : {}) })
+      // Sent as the bytes they are: the client's insert() takes JSON formats only as objects
+      // (an object stream of Buffers would be stringified as `{"type":"Buffer",...}`).
+      const result = await writer.exec({
+        query: `INSERT INTO ${table} FORMAT ${format}`,
+        values: Readable.from([body], { objectMode: false }),
+        // The answer is held until the insert has finished, so a failure can never follow a 200.
+        clickhouse_settings: { ...settings, wait_end_of_query: 1 },
+      })
+      for await (const _ of result.stream) {
+        // An insert answers nothing; the answer is read to its end so that the connection is reused.
+      }
     },
-    description: `clickhouse ${new URL(url).host}`,
+    description: `clickhouse ${new URL(url).host}/${database}`,
     async close() {
       await Promise.all([writer.close(), reader.close()])
     },
   }
+}
+
+/**
+ * Creates the configured database when the server does not have it (as PostHog's migrations
+ * do), asking first, so that a user without the right to create databases can use one made
+ * for it.
+ */
+async function ensureDatabase(make: (db: string) => ClickHouseClient, database: string): Promise<void> {
+  if (database === 'default') return
+  const admin = make('default')
+  try {
+    const result = await admin.query({
+      query: 'SELECT count() AS n FROM system.databases WHERE name = {database:String}',
+      query_params: { database },
+      format: 'JSONEachRow',
+    })
+    const [row] = await result.json<{ n: string | number }>()
+    if (Number(row?.n ?? 0) === 0) {
+      await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${quoteIdentifier(database)}` })
+    }
+  } finally {
+    await admin.close()
+  }
+}
+
+function quoteIdentifier(name: string): string {
+  return `\`${name.replaceAll('\\', '\\\\').replaceAll('`', '\\`')}\``
 }
 
 async function connectEmbedded(dir: string): Promise<ClickHouse> {
@@ -76,7 +143,8 @@ async function connectEmbedded(dir: string): Promise<ClickHouse> {
     reader,
     writer,
     async insertEncoded(table, format, body, settings) {
-      // The engine parses the buffer itself, off the event loop.
+      // The engine parses the buffer itself, off the event loop; the settings go in the
+      // statement's SETTINGS clause, so they end with it.
       await writerConnection.chdb.rawInsert({ table, format, values: body, ...(settings ? { settings } : {}) })
     },
     description: `embedded clickhouse (chDB) ${dir}`,

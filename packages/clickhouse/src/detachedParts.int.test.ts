@@ -11,7 +11,8 @@ let ch: ClickHouse
 const root = mkdtempSync(path.join(tmpdir(), 'burrow-parts-'))
 
 beforeAll(async () => {
-  ch = await connectClickHouse({ dataDir: root })
+  // In the suite's server mode (CLICKHOUSE_URL), a database of its own on that server.
+  ch = await connectClickHouse({ dataDir: root, ...serverOfTheSuite() })
   await migrateClickHouse(ch.writer)
 })
 afterAll(async () => {
@@ -54,7 +55,7 @@ describe('detachedParts', () => {
     expect(await detachedParts(ch)).toEqual([])
     await insertEncodedEvents(ch, Buffer.from(Array.from({ length: 25 }, (_, i) => row(i)).join('')))
     const result = await ch.reader.query({
-      query: `SELECT name FROM system.parts WHERE table = 'events' AND active`,
+      query: `SELECT name FROM system.parts WHERE database = currentDatabase() AND table = 'events' AND active`,
       format: 'JSONEachRow',
     })
     const [part] = await result.json<{ name: string }>()
@@ -65,3 +66,8 @@ describe('detachedParts', () => {
     ])
   })
 })
+
+function serverOfTheSuite(): { url: string; database: string } | Record<string, never> {
+  const url = process.env.CLICKHOUSE_URL
+  return url ? { url, database: `burrow_test_${path.basename(root).replaceAll('-', '_')}` } : {}
+}

@@ -1,4 +1,7 @@
-import { ClickHouseError } from '@clickhouse/client'
+import { clickHouseErrorCode } from './connect'
+
+// Where the code comes from differs between a server and the embedded engine (connect.ts).
+export { clickHouseErrorCode }
 
 // ClickHouse error codes that are about the inserted data itself: retrying the same rows
 // cannot succeed. (src/Common/ErrorCodes.cpp)
@@ -23,15 +26,17 @@ const DATA_ERROR_CODES = new Set([
   377, // ILLEGAL_SYNTAX_FOR_DATA_TYPE
 ])
 
-/** The ClickHouse error code of a failure, from a server (ClickHouseError) or chDB. */
-export function clickHouseErrorCode(err: unknown): number | undefined {
-  if (err instanceof ClickHouseError) return Number(err.code)
-  const code = (err as { clickhouseCode?: unknown } | null)?.clickhouseCode
-  return typeof code === 'number' ? code : undefined
-}
-
 /** Whether ClickHouse refused the data itself (as opposed to being unavailable or overloaded). */
 export function isDataRejection(err: unknown): boolean {
   const code = clickHouseErrorCode(err)
   return code !== undefined && DATA_ERROR_CODES.has(code)
+}
+
+/** Whether ClickHouse stopped a query at its time limit (TIMEOUT_EXCEEDED, TOO_SLOW), wherever in the chain of causes it says so. */
+export function isQueryTimeout(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e !== undefined && e !== null && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = clickHouseErrorCode(e)
+    if (code === 159 || code === 160) return true
+  }
+  return false
 }

@@ -5,6 +5,7 @@ import {
   conditionOn,
   eventPropertiesSql,
   personPropertiesSql,
+  splitOnOwnColumns,
   SqlParams,
   type BehaviouralCondition,
   type CohortCondition,
@@ -397,7 +398,7 @@ describe('conditions on persons', () => {
           "p1": "$pageview",
           "p2": 30,
         },
-        "sql": "id IN (SELECT pdi.person_id FROM events AS e FINAL
+        "sql": "id IN (SELECT pdi.person_id FROM events AS e
           INNER JOIN (SELECT distinct_id, argMax(person_id, version) AS person_id
           FROM person_distinct_id2 WHERE team_id = {team_id:Int64}
           GROUP BY distinct_id HAVING argMax(is_deleted, version) = 0) AS pdi ON e.distinct_id = pdi.distinct_id
@@ -450,7 +451,7 @@ describe('conditions on persons', () => {
           "p6": 30,
         },
         "sql": "(((JSONHas(properties, {p0:String}) AND if(JSONType(properties, {p0:String}) = 'String', JSONExtractString(properties, {p0:String}), JSONExtractRaw(properties, {p0:String})) IN {p1:Array(String)}) AND NOT id IN (SELECT person_id FROM cohortpeople WHERE team_id = {team_id:Int64}
-          AND cohort_id = {p2:Int64} AND version = {p3:UInt64})) OR id IN (SELECT pdi.person_id FROM events AS e FINAL
+          AND cohort_id = {p2:Int64} AND version = {p3:UInt64})) OR id IN (SELECT pdi.person_id FROM events AS e
           INNER JOIN (SELECT distinct_id, argMax(person_id, version) AS person_id
           FROM person_distinct_id2 WHERE team_id = {team_id:Int64}
           GROUP BY distinct_id HAVING argMax(is_deleted, version) = 0) AS pdi ON e.distinct_id = pdi.distinct_id
@@ -520,5 +521,36 @@ describe('values in the SQL', () => {
     })
     expect(a.sql).toBe(b.sql)
     expect(Object.values(b.params)).toEqual(expect.arrayContaining([12, 8, 'signed up', 90, 6]))
+  })
+})
+
+describe('splitOnOwnColumns', () => {
+  const own = new Map([['$browser', 'mat_$browser']])
+  const browser: PropertyCondition = { key: '$browser', value: 'Firefox', operator: 'exact', type: 'event' }
+  const plan: PropertyCondition = { key: 'plan', value: 'pro', operator: 'exact', type: 'event' }
+  const personPlan: PropertyCondition = { ...browser, type: 'person' }
+
+  it('moves the conditions on own columns of a top-level AND apart from the rest', () => {
+    expect(splitOnOwnColumns({ type: 'AND', values: [browser, plan, personPlan] }, own)).toEqual({
+      ownColumns: { type: 'AND', values: [browser] },
+      rest: { type: 'AND', values: [plan, personPlan] },
+    })
+    expect(splitOnOwnColumns({ type: 'AND', values: [browser] }, own)).toEqual({
+      ownColumns: { type: 'AND', values: [browser] },
+      rest: undefined,
+    })
+  })
+
+  it('takes a lone condition as an AND of one', () => {
+    expect(splitOnOwnColumns(browser, own)).toEqual({ ownColumns: { type: 'AND', values: [browser] }, rest: undefined })
+    expect(splitOnOwnColumns(plan, own)).toEqual({ ownColumns: undefined, rest: { type: 'AND', values: [plan] } })
+  })
+
+  it('leaves an OR and a negated group whole: no part of them must hold for every match', () => {
+    for (const expression of [
+      { type: 'OR', values: [browser, plan] },
+      { type: 'AND', values: [browser, plan], negated: true },
+    ] as PropertyExpression[])
+      expect(splitOnOwnColumns(expression, own)).toEqual({ ownColumns: undefined, rest: expression })
   })
 })

@@ -39,12 +39,22 @@ export class SqlParams {
 
 const COMPARISONS = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const
 
-/** One condition on the JSON text in `column`. */
-export function conditionOn(column: string, c: PropertyCondition, params: SqlParams): string {
-  const key = params.add('String', c.key)
-  const has = `JSONHas(${column}, ${key})`
+/**
+ * One condition on the JSON text in `column`, or on `materialized`, a column that holds the
+ * property alone (NULL where it is missing; see materializedProperties), which is far cheaper to read.
+ */
+export function conditionOn(column: string, c: PropertyCondition, params: SqlParams, materialized?: string): string {
+  let has: string
   // The value as text: strings unquoted and unescaped, anything else as its JSON.
-  const text = `if(JSONType(${column}, ${key}) = 'String', JSONExtractString(${column}, ${key}), JSONExtractRaw(${column}, ${key}))`
+  let text: string
+  if (materialized !== undefined) {
+    has = `(\`${materialized}\` IS NOT NULL)`
+    text = `assumeNotNull(\`${materialized}\`)`
+  } else {
+    const key = params.add('String', c.key)
+    has = `JSONHas(${column}, ${key})`
+    text = `if(JSONType(${column}, ${key}) = 'String', JSONExtractString(${column}, ${key}), JSONExtractRaw(${column}, ${key}))`
+  }
   const value = c.value
   switch (c.operator) {
     case 'exact':
@@ -124,7 +134,7 @@ export interface BehaviouralCondition {
 
 /** Persons by how often they performed the event: `having` is a condition on count(). */
 function performersSql(teamParam: string, c: BehaviouralCondition, having: string, params: SqlParams): string {
-  return `SELECT pdi.person_id FROM events AS e FINAL
+  return `SELECT pdi.person_id FROM events AS e
     INNER JOIN (${currentDistinctIdsSql(teamParam)}) AS pdi ON e.distinct_id = pdi.distinct_id
     WHERE e.team_id = ${teamParam} AND e.event = ${params.add('String', c.event)}
       AND e.timestamp > now64(6, 'UTC') - toIntervalDay(${params.add('UInt32', c.days)})
@@ -161,10 +171,18 @@ function treeSql(expression: PropertyExpression, leaf: (c: Leaf) => string): str
   return expression.negated ? `NOT ${sql}` : sql
 }
 
-/** A filter tree on events of one team: event properties directly, persons and cohorts through the persons. */
-export function eventPropertiesSql(expression: PropertyExpression, teamParam: string, params: SqlParams): string {
+/**
+ * A filter tree on events of one team: event properties directly (from their own columns where
+ * `materialized` names one), persons and cohorts through the persons.
+ */
+export function eventPropertiesSql(
+  expression: PropertyExpression,
+  teamParam: string,
+  params: SqlParams,
+  materialized: ReadonlyMap<string, string> = new Map(),
+): string {
   return treeSql(expression, (c) => {
-    if (c.type === 'event') return conditionOn('properties', c, params)
+    if (c.type === 'event') return conditionOn('properties', c, params, materialized.get(c.key))
     if (c.type === 'behavioral') throw new Error('a behavioural condition applies to persons, not to events')
     const persons =
       c.type === 'cohort'
@@ -173,6 +191,26 @@ export function eventPropertiesSql(expression: PropertyExpression, teamParam: st
     const inPersons = `distinct_id IN (${distinctIdsOfPersonsSql(teamParam, persons)})`
     return c.type === 'cohort' && c.negated ? `NOT ${inPersons}` : inPersons
   })
+}
+
+/**
+ * A filter on events split in two: the conditions every match must meet that read a property's
+ * own column (cheap, for PREWHERE: rows they rule out are never read further), and the rest
+ * (the JSON text, persons, cohorts). Only a top-level AND (or a lone condition) can be split.
+ */
+export function splitOnOwnColumns(
+  expression: PropertyExpression,
+  materialized: ReadonlyMap<string, string>,
+): { ownColumns: PropertyExpression | undefined; rest: PropertyExpression | undefined } {
+  const conjuncts = !isGroup(expression) ? [expression] : expression.type === 'AND' && !expression.negated ? expression.values : undefined
+  if (!conjuncts) return { ownColumns: undefined, rest: expression }
+  const cheap = (e: PropertyExpression) => !isGroup(e) && e.type === 'event' && materialized.has(e.key)
+  const ownColumns = conjuncts.filter(cheap)
+  const rest = conjuncts.filter((e) => !cheap(e))
+  return {
+    ownColumns: ownColumns.length > 0 ? { type: 'AND', values: ownColumns } : undefined,
+    rest: rest.length > 0 ? { type: 'AND', values: rest } : undefined,
+  }
 }
 
 /** A filter tree over persons (rows with `id` and `properties`): every property condition is on the person. */

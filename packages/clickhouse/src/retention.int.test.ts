@@ -12,7 +12,8 @@ let ch: ClickHouse
 const root = mkdtempSync(path.join(tmpdir(), 'burrow-retention-'))
 
 beforeAll(async () => {
-  ch = await connectClickHouse({ dataDir: root })
+  // In the suite's server mode (CLICKHOUSE_URL), a database of its own on that server.
+  ch = await connectClickHouse({ dataDir: root, ...serverOfTheSuite() })
   await migrateClickHouse(ch.writer)
 })
 afterAll(async () => {
@@ -69,3 +70,8 @@ describe('retention', () => {
     })
   })
 })
+
+function serverOfTheSuite(): { url: string; database: string } | Record<string, never> {
+  const url = process.env.CLICKHOUSE_URL
+  return url ? { url, database: `burrow_test_${path.basename(root).replaceAll('-', '_')}` } : {}
+}

@@ -10,6 +10,7 @@ const TEAM_TABLES = [
   'cohortpeople',
   'ingestion_warnings',
   'groups',
+  'event_daily_counts',
 ] as const
 
 /** Removes everything a deleted project left in ClickHouse. */

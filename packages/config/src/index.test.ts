@@ -36,13 +36,35 @@ describe('loadConfig', () => {
       DISK_RESERVE_BYTES: 512 * 1024 * 1024,
       DEAD_LETTER_RETENTION_DAYS: 28,
       PLUGIN_LOG_RETENTION_DAYS: 7,
+      MATERIALIZED_PROPERTIES: [],
+      PLUGIN_EVENT_TIMEOUT_MS: 1000,
+      PLUGIN_METRICS_FLUSH_MS: 20_000,
+      WEBHOOK_RETRY_BASE_MS: 5000,
+      WEBHOOK_DISABLE_AFTER_S: 259_200,
+      WEBHOOK_TIMEOUT_MS: 10_000,
+      WEBHOOK_CONCURRENCY: 4,
+      WEBHOOK_ALLOW_PRIVATE_ADDRESSES: false,
+      TEST_PLUGINS: false,
       CAPTURE_THREADS: 1,
       COHORT_RECALCULATE_AFTER_S: 3600,
       COHORT_CHECK_INTERVAL_MS: 60_000,
       EVENT_LOOP_SAMPLE_MS: 10,
       SHUTDOWN_TIMEOUT_MS: 30_000,
       DEPENDENCY_WAIT_MS: 60_000,
-      TRUST_PROXY: true,
+      QUERY_MAX_EXECUTION_SECONDS: 60,
+      QUERY_CONCURRENCY_PER_PROJECT: 3,
+      QUERY_CONCURRENCY_WAIT_MS: 10_000,
+      QUERY_CACHE_FRESH_SECONDS: 600,
+      API_RATE_LIMIT_PER_MINUTE: 480,
+      API_RATE_LIMIT_PER_HOUR: 4_800,
+      QUERY_RATE_LIMIT_PER_MINUTE: 240,
+      QUERY_RATE_LIMIT_PER_HOUR: 2_400,
+      KEY_GUESS_SLOW_AFTER: 20,
+      KEY_GUESS_REFUSE_AFTER: 200,
+      KEY_GUESS_WINDOW_S: 600,
+      CAPTURE_EVENTS_PER_SECOND: 0,
+      TRUST_PROXY: false,
+      TRUSTED_PROXIES: [],
     })
   })
 
@@ -86,6 +108,17 @@ describe('loadConfig', () => {
     for (const no of ['0', 'false', 'no', 'off', 'False', 'OFF']) expect(loadConfig({ TRUST_PROXY: no }).TRUST_PROXY).toBe(false)
   })
 
+  it('reads the trusted proxies as a list of addresses and ranges, refusing anything else', () => {
+    expect(loadConfig({ TRUSTED_PROXIES: ' 10.0.0.0/8, 127.0.0.1 ,::1,fd00::/8' }).TRUSTED_PROXIES).toEqual([
+      '10.0.0.0/8',
+      '127.0.0.1',
+      '::1',
+      'fd00::/8',
+    ])
+    for (const bad of ['localhost', '10.0.0.0/33', '10.0.0.1/8/8', '::/129'])
+      expect(refused({ TRUSTED_PROXIES: bad })).toEqual(['TRUSTED_PROXIES'])
+  })
+
   it('refuses a boolean it cannot read rather than guessing', () => {
     expect(refused({ TRUST_PROXY: 'maybe' })).toEqual(['TRUST_PROXY'])
     expect(refused({ TRUST_PROXY: '2' })).toEqual(['TRUST_PROXY'])
@@ -120,7 +153,7 @@ describe('loadConfig', () => {
       CLICKHOUSE_USER: '',
     })
     expect(config.HOST).toBe('0.0.0.0')
-    expect(config.TRUST_PROXY).toBe(true)
+    expect(config.TRUST_PROXY).toBe(false)
     expect(config.DATABASE_URL).toBeUndefined()
     expect(config.REDIS_URL).toBeUndefined()
     expect(config.BATCH_MAX_ROWS).toBe(10_000)

@@ -1,4 +1,13 @@
+import { isIP } from 'node:net'
 import { z } from 'zod'
+
+/** `10.0.0.1`, `10.0.0.0/8`, `::1`, `fd00::/8`. */
+function isAddressOrRange(entry: string): boolean {
+  const [address = '', bits, ...rest] = entry.split('/')
+  const family = isIP(address)
+  if (family === 0 || rest.length > 0) return false
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128))
+}
 
 /**
  * The service's settings, parsed once at start-up from the environment. This package is the
@@ -101,6 +110,46 @@ export const configSchema = z.object({
   DEAD_LETTER_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(28),
   /** Plugin log entries are removed this many days after their timestamp (PostHog keeps them one week). */
   PLUGIN_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(7),
+  /** A MaxMind-format city database (.mmdb) for the GeoIP plugin; unset: the GeoLite2 City copy shipped with the service. */
+  GEOIP_DATABASE: optionalString,
+  /** A transformation plugin's time per event; one that takes longer counts as failed and its result is discarded. */
+  PLUGIN_EVENT_TIMEOUT_MS: z.coerce.number().int().min(1).max(30_000).default(1000),
+  /** How often plugin app metrics (successes, failures) are added to PostgreSQL. */
+  PLUGIN_METRICS_FLUSH_MS: z.coerce.number().int().min(100).default(20_000),
+  /** The webhook's wait before its first retry; each next one doubles it (with jitter), up to an hour. */
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(5_000),
+  /** A webhook config whose deliveries keep failing this long (no success since) is disabled. */
+  WEBHOOK_DISABLE_AFTER_S: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(3 * 24 * 3600),
+  /** Time allowed for a webhook request, response included. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** Requests in flight at once per webhook config. */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
+  /**
+   * Lets webhooks reach private and reserved addresses (localhost, 10/8, 192.168/16, link-local
+   * and cloud metadata, unique-local IPv6...). Off: a project member cannot make the server call
+   * into its own network; turn it on for endpoints on that network.
+   */
+  WEBHOOK_ALLOW_PRIVATE_ADDRESSES: booleanFromEnv.default(false),
+  /** Adds a test-only plugin that fails on request (for the service's own tests). */
+  TEST_PLUGINS: booleanFromEnv.default(false),
+  /**
+   * Event properties (comma-separated) to keep in columns of their own, beside the built-in hot
+   * ones such as $current_url and $browser, so that filters on them read a column instead of
+   * every event's JSON. A column, once added, stays.
+   */
+  MATERIALIZED_PROPERTIES: z
+    .string()
+    .optional()
+    .transform((v) =>
+      (v ?? '')
+        .split(',')
+        .map((key) => key.trim())
+        .filter((key) => key.length > 0),
+    ),
   /**
    * Threads that serve HTTP on the port, each with its own event loop, answering capture
    * themselves (each with its own spool lane) and passing every other request to the main
@@ -123,11 +172,57 @@ export const configSchema = z.object({
    * retrying with back-off, before it gives up (a database started alongside takes a while).
    */
   DEPENDENCY_WAIT_MS: z.coerce.number().int().min(0).default(60_000),
+  /** ClickHouse's max_execution_time of each statement of an analytics query (/query/), in seconds. */
+  QUERY_MAX_EXECUTION_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  /** Analytics queries of one project that run at once on one server (PostHog: 3). */
+  QUERY_CONCURRENCY_PER_PROJECT: z.coerce.number().int().min(1).max(100).default(3),
+  /** How long an analytics query waits for one of its project's slots before a 429. */
+  QUERY_CONCURRENCY_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  /** A cached analytics answer this young is served without computing it again. */
+  QUERY_CACHE_FRESH_SECONDS: z.coerce.number().int().min(0).max(86_400).default(600),
   /** When set, /_metrics answers only requests that carry `Authorization: Bearer <token>`. */
   METRICS_TOKEN: optionalString,
   /** When set, /_metrics is served on this port (and not on PORT), e.g. one that only the monitoring network reaches. */
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
-  TRUST_PROXY: booleanFromEnv.default(true),
+  /**
+   * Believe `X-Forwarded-For` from every peer: only for a port no client reaches but through the
+   * proxy. Otherwise name the proxies in TRUSTED_PROXIES.
+   */
+  TRUST_PROXY: booleanFromEnv.default(false),
+  /** The proxies whose `X-Forwarded-For` is believed: addresses and CIDR ranges, comma-separated. */
+  TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      const entries = v
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== '')
+      for (const entry of entries.filter((e) => !isAddressOrRange(e)))
+        ctx.issues.push({ code: 'custom', message: `${JSON.stringify(entry)} is not an address or a CIDR range`, input: v })
+      return entries
+    }),
+  /**
+   * The private API's rate limits per personal API key (PostHog's defaults), shared by every
+   * instance through Redis; 0 turns one off. QUERY_ limits apply to routes marked `query`.
+   */
+  API_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(480),
+  API_RATE_LIMIT_PER_HOUR: z.coerce.number().int().min(0).default(4_800),
+  QUERY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(240),
+  QUERY_RATE_LIMIT_PER_HOUR: z.coerce.number().int().min(0).default(2_400),
+  /**
+   * Invalid project or personal API keys from one address in KEY_GUESS_WINDOW_S seconds: past
+   * KEY_GUESS_SLOW_AFTER each answer is delayed, past KEY_GUESS_REFUSE_AFTER they get 429 until
+   * the window ends. Valid keys are never held back.
+   */
+  KEY_GUESS_SLOW_AFTER: z.coerce.number().int().min(0).default(20),
+  KEY_GUESS_REFUSE_AFTER: z.coerce.number().int().min(1).default(200),
+  KEY_GUESS_WINDOW_S: z.coerce.number().int().min(1).max(86_400).default(600),
+  /**
+   * Events a second a project may send, counted across instances through Redis; past it capture
+   * answers 429 with Retry-After and acknowledges nothing of the request. 0: no quota.
+   */
+  CAPTURE_EVENTS_PER_SECOND: z.coerce.number().int().min(0).default(0),
 })
 
 /**
@@ -138,7 +233,7 @@ function inconsistencies(given: Record<string, string | undefined>): string[] {
   const read = <K extends keyof typeof configSchema.shape>(k: K) => configSchema.shape[k].safeParse(given[k]).data
   const [spoolMax, segment] = [read('SPOOL_MAX_BYTES'), read('SPOOL_SEGMENT_BYTES')]
   return spoolMax !== undefined && segment !== undefined && spoolMax < segment
-    ? [`SPOOL_MAX_BYTES: must be at least SPOOL_SEGMENT_BYTES (${segment}), or the spool could not hold one segment`]
+    ? [`SPOOL_MAX_BYTES: must be at least SPOOL_SEGMENT_BYTES (${String(segment)}), or the spool could not hold one segment`]
     : []
 }
 

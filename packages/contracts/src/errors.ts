@@ -10,10 +10,11 @@ export const apiErrorBodySchema = z.object({
 export type ApiErrorBody = z.infer<typeof apiErrorBodySchema>
 
 /** drf-exceptions-hog's error types. */
-export type ProblemType = 'validation_error' | 'invalid_request' | 'authentication_error' | 'client_error' | 'server_error'
+export type ProblemType =
+  'validation_error' | 'invalid_request' | 'authentication_error' | 'client_error' | 'throttled_error' | 'server_error'
 
 /** The statuses of the service's error answers. */
-export type ProblemStatus = 400 | 401 | 403 | 404 | 405 | 413 | 500 | 503
+export type ProblemStatus = 400 | 401 | 403 | 404 | 405 | 413 | 429 | 431 | 500 | 503
 
 /**
  * Every error code the service answers, with the status and type that go with it. A throw site
@@ -45,6 +46,8 @@ const CATALOGUE = {
   invalid_project: { status: 400, type: 'validation_error' },
   malformed_data: { status: 400, type: 'validation_error' },
   missing_distinct_id: { status: 400, type: 'validation_error' },
+  // An analytics query that ran past its execution time (PostHog answers ClickHouse's TIMEOUT_EXCEEDED so).
+  timeout_exceeded: { status: 400, type: 'validation_error' },
   // A body DRF could not parse at all.
   parse_error: { status: 400, type: 'invalid_request' },
 
@@ -59,6 +62,10 @@ const CATALOGUE = {
   not_found: { status: 404, type: 'invalid_request' },
   method_not_allowed: { status: 405, type: 'invalid_request' },
   request_too_large: { status: 413, type: 'client_error' },
+  request_header_fields_too_large: { status: 431, type: 'client_error' },
+  throttled: { status: 429, type: 'throttled_error' },
+  // Capture's answer to a project over its events-per-second quota (PostHog's capture code).
+  rate_limited: { status: 429, type: 'throttled_error' },
 
   error: { status: 500, type: 'server_error' },
   service_unavailable: { status: 503, type: 'server_error' },
@@ -92,12 +99,20 @@ export class ApiProblem extends Error {
   readonly status: ProblemStatus
   readonly body: ProblemBody
 
-  constructor(code: ProblemCode, detail: string, options: { attr?: string | null; cause?: unknown } = {}) {
+  /** Response headers that go with the answer (Retry-After of a 429). */
+  readonly headers: Readonly<Record<string, string>>
+
+  constructor(
+    code: ProblemCode,
+    detail: string,
+    options: { attr?: string | null; cause?: unknown; headers?: Record<string, string> } = {},
+  ) {
     super(detail, 'cause' in options ? { cause: options.cause } : undefined)
     this.name = 'ApiProblem'
     const kind = CATALOGUE[code]
     this.status = kind.status
     this.body = { type: kind.type, code, detail, attr: options.attr ?? null }
+    this.headers = options.headers ?? {}
   }
 }
 
@@ -113,6 +128,11 @@ export const problems = {
   permissionDenied: (detail = 'You do not have permission to perform this action.') => new ApiProblem('permission_denied', detail),
   notFound: (detail = 'Not found.') => new ApiProblem('not_found', detail),
   methodNotAllowed: (method: string) => new ApiProblem('method_not_allowed', `Method "${method}" not allowed.`),
+  /** DRF's Throttled, with the whole seconds until a request would be allowed. */
+  throttled: (waitSeconds: number) =>
+    new ApiProblem('throttled', `Request was throttled. Expected available in ${waitSeconds} second${waitSeconds === 1 ? '' : 's'}.`, {
+      headers: { 'retry-after': String(waitSeconds) },
+    }),
   /** Says nothing of the failure: its details stay in the cause, for the log. */
   serverError: (options?: Cause) => new ApiProblem('error', 'A server error occurred.', options),
 
@@ -121,6 +141,8 @@ export const problems = {
   noData: () =>
     new ApiProblem('no_data', 'No data found. Make sure to use a POST request when sending the payload in the body of the request.'),
   tooLarge: (what: string) => new ApiProblem('request_too_large', `${what} is too large.`),
+  headersTooLarge: (maxBytes: number) =>
+    new ApiProblem('request_header_fields_too_large', `The request's headers are larger than ${maxBytes} bytes in all.`),
   /** Capture without a project API key. */
   missingApiKey: () =>
     new ApiProblem('missing_api_key', 'API key not provided. You can find your project API key in your project settings.'),
@@ -137,6 +159,12 @@ export const problems = {
   missingDistinctId: () => new ApiProblem('missing_distinct_id', 'Decide requires a distinct_id.', { attr: 'distinct_id' }),
   bufferFull: () => new ApiProblem('service_unavailable', 'The service is busy storing earlier events. Retry the request later.'),
   unavailable: (detail: string, options?: Cause) => new ApiProblem('service_unavailable', detail, options),
+  queryTimeout: (options?: Cause) =>
+    new ApiProblem(
+      'service_unavailable',
+      'The query ran past its time limit and was stopped. Narrow it down (a shorter time range, an event or more filters) and try again.',
+      options,
+    ),
   /** The project of a key could not be looked up: clients retry. */
   fetchTeamFailed: (options?: Cause) => new ApiProblem('fetch_team_fail', 'Unable to fetch team from database.', options),
   starting: () => new ApiProblem('service_unavailable', 'The service is starting.'),

@@ -24,9 +24,14 @@ describe('limit and offset of a list', () => {
     expect(MAX_PAGE_LIMIT).toBe(1000)
   })
 
-  it('read a bad or negative offset as 0, and cap a huge one at the largest safe integer', () => {
+  it('read a bad or negative offset as 0, and refuse one past 2^32 - 1 rather than let it wrap round', () => {
     for (const offset of ['abc', '-5', '', null]) expect(page({ offset }).offset).toBe(0)
-    expect(page({ offset: '99999999999999999999' }).offset).toBe(Number.MAX_SAFE_INTEGER)
+    expect(page({ offset: String(2 ** 32 - 1) }).offset).toBe(2 ** 32 - 1)
+    for (const offset of [String(2 ** 32), '99999999999999999999']) {
+      const result = pageQuerySchema.safeParse({ offset })
+      expect(result.success).toBe(false)
+      expect(result.error?.issues[0]).toMatchObject({ code: 'too_big', path: ['offset'], maximum: 2 ** 32 - 1 })
+    }
   })
 
   it('drop the fraction of a decimal', () => {

@@ -2,10 +2,12 @@ import { z } from 'zod'
 
 export const DEFAULT_PAGE_LIMIT = 100
 export const MAX_PAGE_LIMIT = 1000
+/** The largest offset ClickHouse's `OFFSET {offset:UInt32}` and PostgreSQL's reads take as given. */
+export const MAX_PAGE_OFFSET = 2 ** 32 - 1
 
 /**
  * `limit` and `offset` as PostHog reads them: a missing, non-numeric or non-positive limit
- * means the default, a larger one is capped; a bad offset means 0, a huge one the largest safe integer.
+ * means the default, a larger one is capped; a bad offset means 0, one past MAX_PAGE_OFFSET is refused.
  */
 /** A query value as text; a repeated parameter counts by its first occurrence. */
 const queryText = (v: unknown): string =>
@@ -23,10 +25,15 @@ export const pageQuerySchema = z.object({
     .meta({ type: 'integer', description: `Page size: ${DEFAULT_PAGE_LIMIT} by default, at most ${MAX_PAGE_LIMIT}` }),
   offset: z
     .unknown()
-    .transform((v) => {
+    .transform((v, ctx) => {
       const n = Number.parseInt(queryText(v), 10)
-      // Beyond the integers that survive JSON and the database drivers, no page has items anyway.
-      return Number.isFinite(n) && n > 0 ? Math.min(n, Number.MAX_SAFE_INTEGER) : 0
+      if (!Number.isFinite(n) || n <= 0) return 0
+      // The stores count rows in 32 bits: a larger offset would wrap round to an early page.
+      if (n > MAX_PAGE_OFFSET) {
+        ctx.issues.push({ code: 'too_big', origin: 'number', maximum: MAX_PAGE_OFFSET, inclusive: true, input: n })
+        return z.NEVER
+      }
+      return n
     })
     .optional()
     .transform((v) => v ?? 0)
@@ -41,6 +48,8 @@ export function pageSchema<T extends z.ZodType>(item: T) {
     limit: z.number().int(),
     offset: z.number().int(),
     results: z.array(item),
+    /** The query parameters that lead to the next page, where it is not simply the next offset (keyset paging). */
+    next_params: z.record(z.string(), z.string()).optional(),
   })
 }
 
@@ -50,4 +59,6 @@ export interface Page<T> {
   limit: number
   offset: number
   results: T[]
+  /** The query parameters that lead to the next page, where it is not simply the next offset (keyset paging). */
+  next_params?: Record<string, string> | undefined
 }

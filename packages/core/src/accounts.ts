@@ -1,9 +1,11 @@
-import { randomUUID } from 'node:crypto'
-import { problems } from '@burrow/contracts'
+import { randomUUID, timingSafeEqual } from 'node:crypto'
+import { MEMBERSHIP_LEVELS, problems } from '@burrow/contracts'
 import { organizations, personalApiKeys, projects, users, type Pool, type ProjectRow, type Sql, type UserRow } from '@burrow/postgres'
+import type { Caller } from './access'
+import { isUuid } from './ids'
 import { generatePersonalApiKey, generateProjectToken, maskPersonalApiKey, personalApiKeySecureValue } from './keys'
 
-export const MEMBERSHIP_LEVEL = { member: 1, admin: 8, owner: 15 } as const
+export const MEMBERSHIP_LEVEL = MEMBERSHIP_LEVELS
 
 export interface NewAccount {
   user: UserRow
@@ -33,14 +35,7 @@ async function createAccountIn(
   }
   const key = input.personalApiKey ?? generatePersonalApiKey()
   const organization = await organizations.insertOrganization(tx, { id: randomUUID(), name: input.organizationName })
-  const user = await users.insertUser(tx, {
-    uuid: randomUUID(),
-    distinctId: randomUUID(),
-    email: input.email,
-    firstName: input.firstName ?? input.email.split('@')[0] ?? '',
-    organizationId: organization.id,
-  })
-  await organizations.addMembership(tx, { organizationId: organization.id, userId: user.id, level: MEMBERSHIP_LEVEL.owner })
+  const user = await insertMember(tx, input, organization.id, MEMBERSHIP_LEVEL.owner)
   const project = await projects.insertProject(tx, {
     uuid: randomUUID(),
     organizationId: organization.id,
@@ -74,7 +69,65 @@ export async function bootstrapFirstAccount(
   })
 }
 
-/** The active user owning this personal API key, or undefined. */
-export function findUserByPersonalApiKey(sql: Sql, key: string): Promise<UserRow | undefined> {
-  return personalApiKeys.findUserByKeySecureValue(sql, personalApiKeySecureValue(key))
+/**
+ * The active user owning this personal API key, with what the key grants; undefined for an
+ * unknown key. Looked up by the key's SHA-256, so the time taken says nothing of how close a
+ * guess came; read from PostgreSQL at each request, so a deleted or rolled key stops working on
+ * every instance at once.
+ */
+export async function findCallerByPersonalApiKey(sql: Sql, key: string): Promise<Caller | undefined> {
+  const secureValue = personalApiKeySecureValue(key)
+  const found = await personalApiKeys.findUserByKeySecureValue(sql, secureValue)
+  if (!found || !sameText(found.key.secure_value, secureValue)) return undefined
+  return { ...found.user, key: found.key }
+}
+
+function sameText(a: string, b: string): boolean {
+  const [x, y] = [Buffer.from(a), Buffer.from(b)]
+  return x.length === y.length && timingSafeEqual(x, y)
+}
+
+/**
+ * A user who joins an existing organization at a level, with a personal API key; the
+ * organization and its first project become their current ones. For the CLI, where there is no
+ * sign-up page for an invite.
+ */
+export async function createMember(
+  sql: Pool,
+  input: { email: string; organizationId: string; level: number; firstName?: string },
+): Promise<NewAccount> {
+  return sql.begin(async (tx) => {
+    if (await users.findUserByEmail(tx, input.email)) {
+      throw problems.validation('email', 'There is already an account with this email address.', 'unique')
+    }
+    if (!isUuid(input.organizationId) || !(await organizations.findOrganization(tx, input.organizationId))) {
+      throw problems.notFound('Organization not found.')
+    }
+    const key = generatePersonalApiKey()
+    const user = await insertMember(tx, input, input.organizationId, input.level)
+    const [project] = await projects.projectsOfOrganization(tx, input.organizationId)
+    if (!project) throw problems.notFound('Project not found.')
+    await users.setCurrentProject(tx, user.id, project.id)
+    await personalApiKeys.insertPersonalApiKey(tx, {
+      id: randomUUID(),
+      userId: user.id,
+      label: 'Created with the account',
+      secureValue: personalApiKeySecureValue(key),
+      maskValue: maskPersonalApiKey(key),
+    })
+    return { user: { ...user, current_project_id: project.id }, organizationId: input.organizationId, project, personalApiKey: key }
+  })
+}
+
+/** A new user, a member of the organization at `level`; the first name defaults to the email's local part. */
+async function insertMember(tx: Sql, input: { email: string; firstName?: string | undefined }, organizationId: string, level: number) {
+  const user = await users.insertUser(tx, {
+    uuid: randomUUID(),
+    distinctId: randomUUID(),
+    email: input.email,
+    firstName: input.firstName ?? input.email.split('@')[0] ?? '',
+    organizationId,
+  })
+  await organizations.addMembership(tx, { organizationId, userId: user.id, level })
+  return user
 }

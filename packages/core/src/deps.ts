@@ -1,6 +1,7 @@
 import type { LogFn, SharedCache } from '@burrow/cache'
 import type { ClickHouse } from '@burrow/clickhouse'
 import type { CohortRow, Pool } from '@burrow/postgres'
+import type { QueryLimits } from './queries/limits'
 
 /** The storage a core verb works with; built once by the server and handed to every verb. */
 export interface CoreDeps {
@@ -11,4 +12,6 @@ export interface CoreDeps {
   log: LogFn
   /** Where started cohort calculations go; without it (tools, tests of other parts) they stay pending. */
   cohortCalculations?: { enqueue(row: CohortRow): void }
+  /** How analytics queries are bounded; PostHog's defaults without it. */
+  queryLimits?: QueryLimits
 }

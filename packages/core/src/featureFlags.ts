@@ -9,6 +9,7 @@ import {
 } from '@burrow/contracts'
 import { cohorts, featureFlags, groupTypes, projects, type FeatureFlagRow, type UserRow } from '@burrow/postgres'
 import type { CoreDeps } from './deps'
+import { assertProjectInReach, type Caller } from './access'
 import { refuseBehaviouralCohorts } from './cohortGraph'
 import { cohortsOfFlags } from './flagCohorts'
 import { checkFlagDependencies } from './flagDependencies'
@@ -177,7 +178,7 @@ export async function updateFeatureFlag(
  */
 export async function localEvaluation(
   deps: CoreDeps,
-  user: UserRow,
+  user: Caller,
   projectId: number | undefined,
   token: string | undefined,
   options: { sendCohorts: boolean } = { sendCohorts: false },
@@ -188,10 +189,16 @@ export async function localEvaluation(
     const visible = byToken && (await projects.findProjectForUser(deps.sql, byToken.id, user.id))
     if (!visible)
       throw problems.authenticationFailed('Project API key invalid. You can find your project API key in your project settings.')
+    assertProjectInReach(user, byToken)
     id = byToken.id
   }
-  if (id === undefined) id = user.current_project_id ?? undefined
-  if (id === undefined) throw problems.notFound('Project not found.')
+  if (id === undefined) {
+    const current =
+      user.current_project_id === null ? undefined : await projects.findProjectForUser(deps.sql, user.current_project_id, user.id)
+    if (!current) throw problems.notFound('Project not found.')
+    assertProjectInReach(user, current)
+    id = current.id
+  }
   const rows = await featureFlags.liveFeatureFlags(deps.sql, id)
   // Dynamic cohorts go with the flags; static ones do not, and SDKs ask the server for flags naming them.
   const { dynamic } = options.sendCohorts

@@ -5,6 +5,7 @@ export * as events from './events'
 export * as featureFlags from './featureFlags'
 export * as organizations from './organizations'
 export * as pluginConfigs from './pluginConfigs'
+export * as plugins from './plugins'
 export * as persons from './persons'
 export * as ingestionWarnings from './ingestionWarnings'
 export * as projects from './projects'
@@ -14,6 +15,7 @@ export {
   ProjectTokenResolver,
   type IngestionProject,
   type ProjectSource,
+  type PersonalKeyProject,
   invalidateProjectToken,
   findIngestionProject,
 } from './projectTokens'
@@ -22,6 +24,7 @@ export { cookielessDays, cookielessSalt, cookielessState } from './cookielessSal
 export { elementsFromChain } from './elementsChain'
 export { parsePropertyFilters } from './propertyFilters'
 export { SERVICE_VERSION } from './version'
+export { isQueryTimeout } from '@burrow/clickhouse'
 export * as keys from './keys'
 export { FlagDefinitionsResolver, type ProjectFlags } from './flagDefinitions'
 export { decodePathSegment, isUuid } from './ids'
@@ -30,3 +33,18 @@ export { pathOfNul, replaceNul, withoutNul } from './nulCharacters'
 export { CohortCalculator, calculateCohort } from './cohortCalculation'
 export * as groups from './groups'
 export * as earlyAccessFeatures from './earlyAccessFeatures'
+export * as queries from './queries'
+export * as personalApiKeys from './personalApiKeys'
+export * as organizationMembers from './organizationMembers'
+export * as organizationInvites from './organizationInvites'
+export { assertScope, type Caller } from './access'
+export {
+  KeyGuessCounter,
+  keyGuessGuard,
+  throttledFor,
+  type GuessedKey,
+  type GuessOutcome,
+  type GuessVerdict,
+  type KeyGuessGuard,
+  type KeyGuessCounterOptions,
+} from './keyGuessGuard'

@@ -10,11 +10,12 @@ import type {
   PluginLogEntry,
 } from '@burrow/contracts'
 import { problems } from '@burrow/contracts'
-import { pluginConfigs, type PluginConfigRow, type UserRow } from '@burrow/postgres'
+import { pluginAppMetrics, pluginConfigs, type PluginConfigRow, type UserRow } from '@burrow/postgres'
 import type { CoreDeps } from './deps'
 import { catalogEntry, toPlugin, type CatalogEntry } from './plugins/catalog'
 import { maskSecrets, mergeConfig } from './plugins/config'
 import { listLogEntries, logSystemEvent, type LogQuery } from './plugins/logs'
+import { pluginConfigsChanged } from './plugins/projectPlugins'
 import { serialIdOrNotFound } from './ids'
 
 export { allPlugins } from './plugins/catalog'
@@ -25,7 +26,15 @@ function pluginOf(row: PluginConfigRow): CatalogEntry {
   return entry
 }
 
-function toPluginConfig(row: PluginConfigRow, options: { withPlugin: boolean }): PluginConfig {
+/** What a config's plugins delivered in the last 24 hours, 1 without data (as PostHog answers). */
+async function deliveryRates(deps: CoreDeps, rows: PluginConfigRow[]): Promise<Map<number, number>> {
+  return pluginAppMetrics.deliveryRates24h(
+    deps.sql,
+    rows.map((r) => r.id),
+  )
+}
+
+function toPluginConfig(row: PluginConfigRow, options: { withPlugin: boolean; rates: Map<number, number> }): PluginConfig {
   const entry = pluginOf(row)
   return {
     id: row.id,
@@ -36,8 +45,7 @@ function toPluginConfig(row: PluginConfigRow, options: { withPlugin: boolean }):
     error: row.error,
     team_id: row.project_id,
     plugin_info: options.withPlugin ? (toPlugin(entry) satisfies Plugin) : null,
-    // Plugins do not run on events yet, so there is no delivery to rate.
-    delivery_rate_24h: null,
+    delivery_rate_24h: options.rates.get(row.id) ?? 1,
     created_at: row.created_at.toISOString(),
   }
 }
@@ -50,26 +58,34 @@ async function findConfig(deps: CoreDeps, projectId: number, idParam: string, in
 
 export async function listPluginConfigs(deps: CoreDeps, projectId: number, page: PageQuery): Promise<Page<PluginConfig>> {
   const { count, rows } = await pluginConfigs.listPluginConfigs(deps.sql, projectId, page)
-  return { count, ...page, results: rows.map((row) => toPluginConfig(row, { withPlugin: false })) }
+  const rates = await deliveryRates(deps, rows)
+  return { count, ...page, results: rows.map((row) => toPluginConfig(row, { withPlugin: false, rates })) }
 }
 
 export async function getPluginConfig(deps: CoreDeps, projectId: number, idParam: string): Promise<PluginConfig> {
-  return toPluginConfig(await findConfig(deps, projectId, idParam), { withPlugin: true })
+  return withRates(deps, await findConfig(deps, projectId, idParam))
+}
+
+async function withRates(deps: CoreDeps, row: PluginConfigRow): Promise<PluginConfig> {
+  return toPluginConfig(row, { withPlugin: true, rates: await deliveryRates(deps, [row]) })
 }
 
 export async function createPluginConfig(deps: CoreDeps, projectId: number, input: PluginConfigCreate): Promise<PluginConfig> {
   const entry = catalogEntry(input.plugin)
   if (!entry) throw problems.validation('plugin', `Invalid pk "${input.plugin}" - object does not exist.`, 'does_not_exist')
   const enabled = input.enabled ?? false
+  const config = mergeConfig(entry.configSchema, {}, input.config, enabled)
+  if (enabled) entry.validate?.(config)
   const row = await pluginConfigs.insertPluginConfig(deps.sql, projectId, entry.id, {
     enabled,
     order: input.order ?? 0,
-    config: mergeConfig(entry.configSchema, {}, input.config, enabled),
+    config,
     error: input.error,
   })
   if (!row) throw problems.validation('plugin', `The project already has a config of the plugin "${entry.name}".`, 'unique')
   await logSystemEvent(deps, row, `Config created (${enabled ? 'enabled' : 'disabled'}).`)
-  return toPluginConfig(row, { withPlugin: true })
+  if (enabled) await pluginConfigsChanged(deps)
+  return withRates(deps, row)
 }
 
 export async function updatePluginConfig(
@@ -82,6 +98,7 @@ export async function updatePluginConfig(
   const entry = pluginOf(current)
   const enabled = input.enabled ?? current.enabled
   const config = mergeConfig(entry.configSchema, current.config, input.config, enabled)
+  if (enabled) entry.validate?.(config)
   const row = await pluginConfigs.updatePluginConfig(deps.sql, projectId, current.id, {
     enabled: input.enabled,
     order: input.order,
@@ -91,7 +108,8 @@ export async function updatePluginConfig(
   if (!row) throw problems.notFound()
   if (row.enabled !== current.enabled) await logSystemEvent(deps, row, row.enabled ? 'Plugin enabled.' : 'Plugin disabled.')
   if (input.config !== undefined) await logSystemEvent(deps, row, 'Config updated.')
-  return toPluginConfig(row, { withPlugin: true })
+  if (row.enabled || current.enabled) await pluginConfigsChanged(deps)
+  return withRates(deps, row)
 }
 
 /** Deleting disables the config and hides it; its log stays readable. */
@@ -99,6 +117,7 @@ export async function deletePluginConfig(deps: CoreDeps, projectId: number, idPa
   const row = await pluginConfigs.softDeletePluginConfig(deps.sql, projectId, serialIdOrNotFound(idParam))
   if (!row) throw problems.notFound()
   await logSystemEvent(deps, row, 'Config deleted.')
+  await pluginConfigsChanged(deps)
 }
 
 /** The frontend module of the config's plugin; no built-in plugin has one, which the module says. */
@@ -141,7 +160,9 @@ export async function rearrangePluginConfigs(deps: CoreDeps, projectId: number, 
     projectId,
     new Map(Object.entries(orders).map(([id, order]) => [Number(id), order])),
   )
-  return rows.map((row) => toPluginConfig(row, { withPlugin: true }))
+  await pluginConfigsChanged(deps)
+  const rates = await deliveryRates(deps, rows)
+  return rows.map((row) => toPluginConfig(row, { withPlugin: true, rates }))
 }
 
 export async function pluginConfigLogs(deps: CoreDeps, projectId: number, idParam: string, query: LogQuery): Promise<Page<PluginLogEntry>> {

@@ -1,8 +1,13 @@
 import { LocalTtlCache } from '@burrow/cache'
 import { projects } from '@burrow/postgres'
-import { findUserByPersonalApiKey } from './accounts'
+import { findCallerByPersonalApiKey } from './accounts'
+import { assertProjectInReach, assertScope } from './access'
+import { ApiProblem, type Scope } from '@burrow/contracts'
 import type { CoreDeps } from './deps'
 import { serialId } from './ids'
+
+/** A personal key's project, or why not: unknown key, no such project of the user's, or a key without the scope or reach. */
+export type PersonalKeyProject = IngestionProject | 'invalid_key' | 'invalid_project' | { refused: string }
 
 /** What ingestion needs to know about the project behind a token. */
 export interface IngestionProject {
@@ -31,7 +36,7 @@ function cacheKey(token: string): string {
 /** Where a resolver looks up what its memory does not hold, and hears of changed projects. */
 export interface ProjectSource {
   load(token: string): Promise<IngestionProject | null>
-  resolveWithPersonalKey(key: string, projectId: string): Promise<IngestionProject | 'invalid_key' | 'invalid_project'>
+  resolveWithPersonalKey(key: string, projectId: string, scope: Scope): Promise<PersonalKeyProject>
   /** Calls `listener` with the token of each project changed or deleted anywhere. */
   onInvalidation(listener: (token: string) => void): void
 }
@@ -81,10 +86,10 @@ export class ProjectTokenResolver {
 
   /**
    * The project for a request authenticated with a personal API key and a project id: the
-   * key must belong to a member of the project's organization.
+   * key must belong to a member of the project's organization, carry `scope` and reach the project.
    */
-  resolveWithPersonalKey(key: string, projectId: string): Promise<IngestionProject | 'invalid_key' | 'invalid_project'> {
-    return this.source.resolveWithPersonalKey(key, projectId)
+  resolveWithPersonalKey(key: string, projectId: string, scope: Scope): Promise<PersonalKeyProject> {
+    return this.source.resolveWithPersonalKey(key, projectId, scope)
   }
 }
 
@@ -98,12 +103,21 @@ function storageSource(deps: CoreDeps): ProjectSource {
       await deps.cache.set(cacheKey(token), JSON.stringify(project), project ? SHARED_TTL_SECONDS : 5)
       return project
     },
-    async resolveWithPersonalKey(key, projectId) {
-      const user = await findUserByPersonalApiKey(deps.sql, key)
-      if (!user) return 'invalid_key'
+    async resolveWithPersonalKey(key, projectId, scope) {
+      const caller = await findCallerByPersonalApiKey(deps.sql, key)
+      if (!caller) return 'invalid_key'
       if (serialId(projectId) === null) return 'invalid_project'
-      const row = await projects.findProjectForUser(deps.sql, Number(projectId), user.id)
-      return row ? ingestionProject(row) : 'invalid_project'
+      const row = await projects.findProjectForUser(deps.sql, Number(projectId), caller.id)
+      if (!row) return 'invalid_project'
+      try {
+        assertScope(caller, scope)
+        assertProjectInReach(caller, row)
+      } catch (err) {
+        // The refusal's words go back as data: a capture thread receives this through a message.
+        if (err instanceof ApiProblem) return { refused: err.body.detail }
+        throw err
+      }
+      return ingestionProject(row)
     },
     onInvalidation(listener) {
       deps.cache.onInvalidation((key) => {

@@ -9,13 +9,14 @@ import {
   type ProjectListItem,
   type ProjectUpdate,
 } from '@burrow/contracts'
-import { organizations, projects, users, type ProjectRow, type UserRow } from '@burrow/postgres'
+import { organizations, projects, users, type ProjectRow } from '@burrow/postgres'
 import { MEMBERSHIP_LEVEL } from './accounts'
 import type { CoreDeps } from './deps'
 import { generateProjectToken } from './keys'
 import { flagsChanged } from './featureFlags'
 import { invalidateProjectToken } from './projectTokens'
 import { serialId } from './ids'
+import { assertOrganizationInReach, assertProjectInReach, reachOf, type Caller } from './access'
 
 /** A project the caller may use, with their membership level in its organization. */
 export interface AccessibleProject {
@@ -27,11 +28,13 @@ export interface AccessibleProject {
  * The project named by a URL segment (`123` or `@current`) if the user belongs to its
  * organization. Any other case is 404, so that another organization's ids reveal nothing.
  */
-export async function findAccessibleProject(deps: CoreDeps, user: UserRow, idParam: string): Promise<AccessibleProject> {
+export async function findAccessibleProject(deps: CoreDeps, user: Caller, idParam: string): Promise<AccessibleProject> {
   const id = idParam === '@current' ? user.current_project_id : serialId(idParam)
   if (id === null) throw problems.notFound('Project not found.')
   const row = await projects.findProjectForUser(deps.sql, id, user.id)
   if (!row) throw problems.notFound('Project not found.')
+  // A member's key limited to other projects or organizations is refused (403), as PostHog refuses it.
+  assertProjectInReach(user, row)
   const { membership_level, ...project } = row
   return { row: project, membershipLevel: membership_level }
 }
@@ -70,12 +73,13 @@ export function toProject(row: ProjectRow, membershipLevel: number | null): Proj
   }
 }
 
-export async function listProjects(deps: CoreDeps, user: UserRow, page: PageQuery): Promise<Page<ProjectListItem>> {
-  const { count, rows } = await projects.listProjectsForUser(deps.sql, user.id, page)
+/** The projects of the user's organizations that their key reaches. */
+export async function listProjects(deps: CoreDeps, user: Caller, page: PageQuery): Promise<Page<ProjectListItem>> {
+  const { count, rows } = await projects.listProjectsForUser(deps.sql, user.id, page, reachOf(user))
   return { count, ...page, results: rows.map(({ membership_level, ...row }) => toProject(row, membership_level)) }
 }
 
-export async function getProject(deps: CoreDeps, user: UserRow, idParam: string): Promise<Project> {
+export async function getProject(deps: CoreDeps, user: Caller, idParam: string): Promise<Project> {
   const { row, membershipLevel } = await findAccessibleProject(deps, user, idParam)
   return toProject(row, membershipLevel)
 }
@@ -91,10 +95,11 @@ function refuseMissingDashboard(input: ProjectUpdate): void {
  * Creates a project in the user's current organization, which only its admins may do; it becomes
  * the user's current project, as in PostHog.
  */
-export async function createProject(deps: CoreDeps, user: UserRow, input: ProjectCreate): Promise<Project> {
+export async function createProject(deps: CoreDeps, user: Caller, input: ProjectCreate): Promise<Project> {
   refuseMissingDashboard(input)
   const organizationId = user.current_organization_id
   if (!organizationId) throw problems.notFound('Organization not found.')
+  assertOrganizationInReach(user, organizationId)
   const level = await organizations.membershipLevel(deps.sql, organizationId, user.id)
   if (level === undefined) throw problems.notFound('Organization not found.')
   if (level < MEMBERSHIP_LEVEL.admin) throw problems.permissionDenied('Your organization access level is insufficient.')
@@ -112,7 +117,7 @@ export async function createProject(deps: CoreDeps, user: UserRow, input: Projec
   return toProject(row, level)
 }
 
-export async function updateProject(deps: CoreDeps, user: UserRow, idParam: string, input: ProjectUpdate): Promise<Project> {
+export async function updateProject(deps: CoreDeps, user: Caller, idParam: string, input: ProjectUpdate): Promise<Project> {
   refuseMissingDashboard(input)
   const { row, membershipLevel } = await findAccessibleProject(deps, user, idParam)
   const updated = await projects.updateProject(deps.sql, row.id, input)
@@ -124,7 +129,7 @@ export async function updateProject(deps: CoreDeps, user: UserRow, idParam: stri
 }
 
 /** Deletes the project, its configuration, its events and everything else stored of it; admins only. */
-export async function deleteProject(deps: CoreDeps, user: UserRow, idParam: string): Promise<void> {
+export async function deleteProject(deps: CoreDeps, user: Caller, idParam: string): Promise<void> {
   const { row, membershipLevel } = await findAccessibleProject(deps, user, idParam)
   if (membershipLevel < MEMBERSHIP_LEVEL.admin) {
     throw problems.permissionDenied('Your organization access level is insufficient.')

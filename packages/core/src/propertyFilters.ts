@@ -1,7 +1,8 @@
 import type { PropertyCondition, PropertyExpression } from '@burrow/clickhouse'
-import { ApiProblem, problems, PROPERTY_OPERATORS, type PropertyOperator } from '@burrow/contracts'
+import { ApiProblem, problems, PROPERTY_FILTER_LIMITS as LIMITS, PROPERTY_OPERATORS, type PropertyOperator } from '@burrow/contracts'
 import { isValidPattern } from '@burrow/flags'
 import { isJsonObject } from '@burrow/contracts'
+import { absoluteDate } from './apiDates'
 
 const OPERATORS = new Set<string>(PROPERTY_OPERATORS)
 const FILTER_TYPES = new Set(['event', 'person'])
@@ -9,10 +10,30 @@ const FILTER_TYPES = new Set(['event', 'person'])
 const invalid = (detail: string, attr = 'properties') => problems.validation(attr, detail)
 
 function scalarText(value: unknown): string {
-  if (typeof value === 'string') return value
+  if (typeof value === 'string') {
+    if (value.length > LIMITS.maxValueLength) throw invalid(`Property filter values may have at most ${LIMITS.maxValueLength} characters.`)
+    return value
+  }
   if (typeof value === 'number' || typeof value === 'boolean') return String(value)
   throw invalid('Property filter values must be strings, numbers or booleans.')
 }
+
+/** The conditions and values a filter holds so far, checked against the limits as it is read. */
+interface Budget {
+  conditions: number
+  values: number
+}
+
+function spend(budget: Budget, c: PropertyCondition): PropertyCondition {
+  budget.conditions += 1
+  budget.values += Array.isArray(c.value) ? c.value.length : 1
+  if (budget.conditions > LIMITS.maxConditions) throw invalid(`A property filter may have at most ${LIMITS.maxConditions} conditions.`)
+  if (budget.values > LIMITS.maxValues) throw invalid(`A property filter may compare at most ${LIMITS.maxValues} values.`)
+  return c
+}
+
+/** The largest id PostgreSQL's integer columns hold. */
+const MAX_ID = 2 ** 31 - 1
 
 /**
  * One `{key, value, operator, type}` item, its value checked against what the operator needs;
@@ -30,6 +51,8 @@ export function propertyCondition(item: Record<string, unknown>, attr = 'propert
 function condition(item: Record<string, unknown>): PropertyCondition {
   const key = item.key
   if ((typeof key !== 'string' || key === '') && typeof key !== 'number') throw invalid('Each property filter needs a key.')
+  if (typeof key === 'string' && key.length > LIMITS.maxValueLength)
+    throw invalid(`Property filter keys may have at most ${LIMITS.maxValueLength} characters.`)
   const operator = (item.operator ?? 'exact') as string
   if (!OPERATORS.has(operator)) throw invalid(`"${operator}" is not a valid operator.`)
   const type = (item.type ?? 'event') as string
@@ -62,8 +85,9 @@ function condition(item: Record<string, unknown>): PropertyCondition {
     case 'is_date_before':
     case 'is_date_after': {
       const text = scalarText(value)
-      if (Number.isNaN(Date.parse(text))) throw invalid(`${JSON.stringify(text)} is not a date.`)
-      return { ...base, value: text }
+      const date = absoluteDate(text)
+      if (date === undefined) throw invalid(`${JSON.stringify(text)} is not a date.`)
+      return { ...base, value: date }
     }
     default:
       return { ...base, value: scalarText(value) }
@@ -71,32 +95,38 @@ function condition(item: Record<string, unknown>): PropertyCondition {
 }
 
 /** A filter or a group of them, as items of a list or of a group are. */
-function expression(value: unknown, depth: number): PropertyExpression {
-  if (depth > 10) throw invalid('Property filter groups are nested too deeply.')
-  if (Array.isArray(value)) return { type: 'AND', values: value.map((v) => expression(v, depth + 1)) }
+function expression(value: unknown, depth: number, budget: Budget): PropertyExpression {
+  if (depth > LIMITS.maxDepth) throw invalid('Property filter groups are nested too deeply.')
+  if (Array.isArray(value)) return { type: 'AND', values: value.map((v) => expression(v, depth + 1, budget)) }
   if (!isJsonObject(value)) throw invalid('Each property filter must be an object.')
   if (value.type === 'AND' || value.type === 'OR') {
     if (!Array.isArray(value.values)) throw invalid('A property group needs a list of values.')
-    return { type: value.type, values: value.values.map((v) => expression(v, depth + 1)) }
+    return { type: value.type, values: value.values.map((v) => expression(v, depth + 1, budget)) }
   }
   if (value.type === 'cohort') {
     // Membership of a cohort's current members; pinCohortVersions looks their version up.
     const id = Number(value.value)
-    if (!Number.isInteger(id)) throw invalid(`${JSON.stringify(value.value)} is not a cohort id.`)
+    if (!Number.isInteger(id) || id < 1 || id > MAX_ID) throw invalid(`${JSON.stringify(value.value)} is not a cohort id.`)
+    budget.conditions += 1
+    if (budget.conditions > LIMITS.maxConditions) throw invalid(`A property filter may have at most ${LIMITS.maxConditions} conditions.`)
     return { type: 'cohort', cohortId: id, version: 0, negated: value.operator === 'not_in' || value.negation === true }
   }
-  return condition(value)
+  return spend(budget, condition(value))
 }
 
 /** The whole filter: a list, a group, or PostHog's legacy dict `{"<key>[__<operator>]": value}`. */
 function topLevel(value: unknown): PropertyExpression {
-  if (!isJsonObject(value) || 'key' in value || value.type === 'AND' || value.type === 'OR') return expression(value, 0)
+  const budget: Budget = { conditions: 0, values: 0 }
+  if (!isJsonObject(value) || 'key' in value || value.type === 'AND' || value.type === 'OR') return expression(value, 0, budget)
   return {
     type: 'AND',
     values: Object.entries(value).map(([name, v]) => {
       const split = name.lastIndexOf('__')
       const op = split > 0 ? name.slice(split + 2) : ''
-      return OPERATORS.has(op) ? condition({ key: name.slice(0, split), operator: op, value: v }) : condition({ key: name, value: v })
+      return spend(
+        budget,
+        OPERATORS.has(op) ? condition({ key: name.slice(0, split), operator: op, value: v }) : condition({ key: name, value: v }),
+      )
     }),
   }
 }
@@ -109,6 +139,8 @@ export function parsePropertyFilters(raw: unknown): PropertyExpression | undefin
   if (raw === undefined || raw === null || raw === '') return undefined
   let value: unknown = raw
   if (typeof raw === 'string') {
+    if (Buffer.byteLength(raw) > LIMITS.maxTextBytes)
+      throw invalid(`A property filter may be at most ${LIMITS.maxTextBytes / 1024} KB of JSON.`)
     try {
       value = JSON.parse(raw) as unknown
     } catch {

@@ -24,6 +24,15 @@ describe('relative dates as PostHog reads them', () => {
     expect(at('yStart')).toBe('2026-01-01T00:00:00.000Z')
   })
 
+  it('counts whole days from the start of the day in the project’s timezone', () => {
+    // 13:45 UTC is 09:45 in New York (EDT since 8 March) and 22:45 in Tokyo.
+    expect(relativeDate('-2d', now, 'America/New_York')?.toISOString()).toBe('2026-03-13T04:00:00.000Z')
+    expect(relativeDate('dStart', now, 'Asia/Tokyo')?.toISOString()).toBe('2026-03-14T15:00:00.000Z')
+    // Across the change to summer time, the day starts at that day's own offset (EST, -5).
+    expect(relativeDate('-1w', now, 'America/New_York')?.toISOString()).toBe('2026-03-08T05:00:00.000Z')
+    expect(relativeDate('-6h', now, 'Asia/Tokyo')?.toISOString()).toBe('2026-03-15T07:45:30.000Z')
+  })
+
   it('is not a relative date for absolute dates and other text', () => {
     for (const text of ['2026-03-01', '-2x', 'd2', '', '-99999999d']) expect(relativeDate(text, now)).toBeUndefined()
   })

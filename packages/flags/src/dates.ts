@@ -50,20 +50,20 @@ export function wallClockFormat(timezone: string): Intl.DateTimeFormat {
 
 const isUtc = (timezone: string) => timezone === 'UTC' || timezone === 'Etc/UTC'
 
+/** A date's reading in UTC, as a wall clock. */
+const utcReading = (d: Date): WallClock => ({
+  year: d.getUTCFullYear(),
+  month: d.getUTCMonth() + 1,
+  day: d.getUTCDate(),
+  hour: d.getUTCHours(),
+  minute: d.getUTCMinutes(),
+  second: d.getUTCSeconds(),
+  ms: d.getUTCMilliseconds(),
+})
+
 /** The wall clock in `timezone` at an instant. */
 function wallClockAt(instant: number, timezone: string): WallClock {
-  if (isUtc(timezone)) {
-    const d = new Date(instant)
-    return {
-      year: d.getUTCFullYear(),
-      month: d.getUTCMonth() + 1,
-      day: d.getUTCDate(),
-      hour: d.getUTCHours(),
-      minute: d.getUTCMinutes(),
-      second: d.getUTCSeconds(),
-      ms: d.getUTCMilliseconds(),
-    }
-  }
+  if (isUtc(timezone)) return utcReading(new Date(instant))
   const parts = Object.fromEntries(
     wallClockFormat(timezone)
       .formatToParts(new Date(instant))
@@ -81,6 +81,23 @@ function wallClockAt(instant: number, timezone: string): WallClock {
 }
 
 const asUtc = (w: WallClock) => Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second, w.ms)
+
+/** The wall clock of `timezone` at an instant, as the instant with that UTC reading (for calendar arithmetic in the zone). */
+export function wallClockAsUtc(instant: number, timezone: string): number {
+  return asUtc(wallClockAt(instant, timezone))
+}
+
+/**
+ * The instant at which `timezone`'s wall clock reads what `wallClock` reads in UTC: the inverse of
+ * wallClockAsUtc. On a DST overlap the earlier instant; in a gap, the first instant after it.
+ */
+export function instantOfWallClock(wallClock: number, timezone: string): number {
+  for (let skipped = 0; skipped <= 2 * 3_600_000; skipped += 15 * 60_000) {
+    const instant = instantOf(utcReading(new Date(wallClock + skipped)), timezone)
+    if (instant !== undefined) return instant
+  }
+  return wallClock
+}
 
 /** The instant a wall clock in `timezone` shows; on a DST overlap the earlier one, in a gap undefined. */
 function instantOf(w: WallClock, timezone: string): number | undefined {
@@ -107,19 +124,7 @@ export function relativeDate(value: string, timezone: string, now = Date.now()):
   const unit = match[2]
   if (unit === 'h' || unit === 'd' || unit === 'w') {
     const hours = unit === 'h' ? n : unit === 'd' ? 24 * n : 168 * n
-    const shifted = new Date(asUtc(w) - hours * 3_600_000)
-    return instantOf(
-      {
-        year: shifted.getUTCFullYear(),
-        month: shifted.getUTCMonth() + 1,
-        day: shifted.getUTCDate(),
-        hour: shifted.getUTCHours(),
-        minute: shifted.getUTCMinutes(),
-        second: shifted.getUTCSeconds(),
-        ms: shifted.getUTCMilliseconds(),
-      },
-      timezone,
-    )
+    return instantOf(utcReading(new Date(asUtc(w) - hours * 3_600_000)), timezone)
   }
   // Months and years keep the day of the month where it exists, else the month's last day.
   const months = unit === 'm' ? n : 12 * n

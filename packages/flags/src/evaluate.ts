@@ -47,12 +47,36 @@ function conditionsOf(flag: FlagDefinition): FlagCondition[] {
 const isCohortGroup = (v: CohortProperties | FlagProperty): v is CohortProperties =>
   (v.type === 'AND' || v.type === 'OR') && Array.isArray((v as CohortProperties).values)
 
+/**
+ * Cohort answers already known for one set of properties (a request's person or group), by
+ * definition: a cohort named k times, or naming itself, is evaluated once, so the work of a
+ * request grows with the size of its cohorts' definitions and never exponentially. A cohort
+ * met again while it is being evaluated (a cycle, refused when saved but possible in old data)
+ * is `PENDING` and holds for nobody.
+ */
+const PENDING = 'pending'
+const cohortAnswers = new WeakMap<Record<string, unknown>, Map<CohortProperties, boolean | typeof PENDING>>()
+
+/** Cohorts within cohorts, past which a cohort holds for nobody. */
+const MAX_COHORT_DEPTH = 10
+
 /** Whether the person belongs to a cohort: a static one by membership, a dynamic one by its conditions. */
 function inCohort(id: unknown, ctx: EvaluationContext, properties: Record<string, unknown>, depth = 0): boolean {
   const cohortId = Number(id)
   if (ctx.staticCohorts?.has(cohortId)) return true
   const definition = ctx.cohorts?.[String(cohortId)]
-  return definition !== undefined && depth < 10 && cohortMatches(definition, ctx, properties, depth + 1)
+  if (definition === undefined || depth >= MAX_COHORT_DEPTH) return false
+  let answers = cohortAnswers.get(properties)
+  if (answers === undefined) {
+    answers = new Map()
+    cohortAnswers.set(properties, answers)
+  }
+  const known = answers.get(definition)
+  if (known !== undefined) return known === true
+  answers.set(definition, PENDING)
+  const member = cohortMatches(definition, ctx, properties, depth + 1)
+  answers.set(definition, member)
+  return member
 }
 
 function cohortMatches(group: CohortProperties, ctx: EvaluationContext, properties: Record<string, unknown>, depth: number): boolean {

@@ -276,3 +276,60 @@ describe('cohort conditions', () => {
     expect(evaluateFlag(unknown, { distinctId: 'd', personProperties: { plan: 'pro' }, cohorts }).enabled).toBe(false)
   })
 })
+
+describe('work per evaluation', () => {
+  const cohortFlag = (id: number): FlagDefinition => ({
+    id: 1,
+    key: 'cohort-flag',
+    filters: { groups: [{ properties: [{ key: 'id', type: 'cohort', value: id }], rollout_percentage: 100 }] },
+  })
+
+  it('evaluates a cohort that names itself many times at once, as a member only through its other conditions', () => {
+    const selfish = (k: number) => ({
+      '5': {
+        type: 'OR' as const,
+        values: [
+          ...Array.from({ length: k }, () => ({ key: 'id', value: 5, type: 'cohort' })),
+          { key: 'plan', value: 'pro', type: 'person' },
+        ],
+      },
+    })
+    const started = performance.now()
+    const member = evaluateFlag(cohortFlag(5), { distinctId: 'd', personProperties: { plan: 'pro' }, cohorts: selfish(40) })
+    const outsider = evaluateFlag(cohortFlag(5), { distinctId: 'd', personProperties: { plan: 'free' }, cohorts: selfish(40) })
+    expect(performance.now() - started).toBeLessThan(200)
+    expect(member.enabled).toBe(true)
+    expect(outsider.enabled).toBe(false)
+  })
+
+  it('evaluates a chain of cohorts each naming the next many times without repeating the work', () => {
+    // Cohort i is the OR of 20 references to cohort i + 1: without remembering answers, 20^9 evaluations.
+    const cohorts: Record<string, { type: 'OR'; values: Array<Record<string, unknown>> }> = {}
+    for (let i = 1; i < 10; i++)
+      cohorts[String(i)] = { type: 'OR', values: Array.from({ length: 20 }, () => ({ key: 'id', value: i + 1, type: 'cohort' })) }
+    cohorts['10'] = { type: 'OR', values: [{ key: 'plan', value: 'pro', type: 'person' }] }
+    const started = performance.now()
+    expect(evaluateFlag(cohortFlag(1), { distinctId: 'd', personProperties: { plan: 'free' }, cohorts: cohorts as never }).enabled).toBe(
+      false,
+    )
+    expect(performance.now() - started).toBeLessThan(200)
+  })
+
+  it('compares a value of megabytes case-insensitively in a bounded time, reading its first 1,000,000 characters', () => {
+    const huge = 'A'.repeat(4 * 1024 * 1024)
+    const started = performance.now()
+    for (let i = 0; i < 6; i++) {
+      expect(matchProperty({ key: 'email', value: 'zzz', operator: 'icontains', type: 'person' }, { email: huge })).toBe(false)
+      expect(matchProperty({ key: 'email', value: 'aaa', operator: 'icontains', type: 'person' }, { email: huge })).toBe(true)
+      expect(matchProperty({ key: 'email', value: 'x@y.z', operator: 'exact', type: 'person' }, { email: huge })).toBe(false)
+    }
+    expect(performance.now() - started).toBeLessThan(300)
+    const late = `${'a'.repeat(2_000_000)}needle`
+    expect(matchProperty({ key: 'k', value: 'needle', operator: 'icontains', type: 'person' }, { k: late })).toBe(false)
+  })
+
+  it('still lower-cases only ASCII letters in substring conditions of text that is not ASCII', () => {
+    expect(matchProperty({ key: 'k', value: 'straße', operator: 'icontains', type: 'person' }, { k: 'GROSSE STRAßE' })).toBe(true)
+    expect(matchProperty({ key: 'k', value: 'ärger', operator: 'icontains', type: 'person' }, { k: 'ÄRGER' })).toBe(false)
+  })
+})

@@ -1,7 +1,7 @@
 export { flagHash } from './hash'
 export { betweenBounds, matchProperty } from './properties'
 export { isValidPattern } from './patterns'
-export { isDateFilterValue, wallClockFormat } from './dates'
+export { instantOfWallClock, isDateFilterValue, wallClockAsUtc, wallClockFormat } from './dates'
 export { isSemverFilterValue, SEMVER_OPERATORS, type SemverOperator } from './semver'
 export { evaluateFlag, evaluateFlags, variantFor } from './evaluate'
 export type * from './types'

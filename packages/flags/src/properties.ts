@@ -2,7 +2,7 @@ import { propertyDate, parseDateText } from './dates'
 import { isValidPattern, matchesPattern } from './patterns'
 import { matchesSemver, SEMVER_OPERATORS, type SemverOperator } from './semver'
 import type { FlagProperty } from './types'
-import { asNumber, text } from './values'
+import { asNumber, comparedText, comparedValue, text } from './values'
 
 export interface MatchOptions {
   /** The project's timezone: dates without an offset are wall clocks there. */
@@ -19,7 +19,7 @@ export interface MatchOptions {
 export function matchProperty(property: FlagProperty, values: Record<string, unknown>, options: MatchOptions = {}): boolean {
   const operator = property.operator ?? 'exact'
   const present = Object.hasOwn(values, property.key)
-  const actual = values[property.key]
+  const actual = comparedValue(values[property.key])
   const expected = property.value
   if (operator === 'is_set') return present
   if (operator === 'is_not_set') return !present
@@ -32,26 +32,26 @@ export function matchProperty(property: FlagProperty, values: Record<string, unk
     case 'is_not':
       return !present || !matchesExactly(expected, actual)
     case 'icontains':
-      return present && asciiLower(text(actual)).includes(asciiLower(text(expected)))
+      return present && asciiLower(comparedText(actual)).includes(asciiLower(text(expected)))
     case 'not_icontains':
-      return !present || !asciiLower(text(actual)).includes(asciiLower(text(expected)))
+      return !present || !asciiLower(comparedText(actual)).includes(asciiLower(text(expected)))
     case 'icontains_multi':
       return present && containsAny(actual, expected)
     case 'not_icontains_multi':
       return !present || !containsAny(actual, expected)
     case 'starts_with':
-      return present && asciiLower(text(actual)).startsWith(asciiLower(text(expected)))
+      return present && asciiLower(comparedText(actual)).startsWith(asciiLower(text(expected)))
     case 'not_starts_with':
-      return !present || !asciiLower(text(actual)).startsWith(asciiLower(text(expected)))
+      return !present || !asciiLower(comparedText(actual)).startsWith(asciiLower(text(expected)))
     case 'ends_with':
-      return present && asciiLower(text(actual)).endsWith(asciiLower(text(expected)))
+      return present && asciiLower(comparedText(actual)).endsWith(asciiLower(text(expected)))
     case 'not_ends_with':
-      return !present || !asciiLower(text(actual)).endsWith(asciiLower(text(expected)))
+      return !present || !asciiLower(comparedText(actual)).endsWith(asciiLower(text(expected)))
     // A pattern that does not compile (or runs out of time) holds for neither operator, as in PostHog.
     case 'regex':
-      return present && matchesPattern(text(expected), text(actual)) === true
+      return present && matchesPattern(text(expected), comparedText(actual)) === true
     case 'not_regex':
-      return isValidPattern(text(expected)) && (!present || matchesPattern(text(expected), text(actual)) === false)
+      return isValidPattern(text(expected)) && (!present || matchesPattern(text(expected), comparedText(actual)) === false)
     case 'gt':
     case 'gte':
     case 'lt':
@@ -69,9 +69,16 @@ export function matchProperty(property: FlagProperty, values: Record<string, unk
   }
 }
 
-/** ASCII-only lower-casing, as the server does for the substring operators. */
+/** Anything but printable ASCII and line breaks, where toLowerCase could differ from ASCII lower-casing. */
+const NON_ASCII = /[^ -~\t\n\r]/
+
+/**
+ * ASCII-only lower-casing, as the server does for the substring operators. ASCII text takes
+ * the engine's own lower-casing; other text has its runs of capitals lowered, one call per run.
+ */
 function asciiLower(value: string): string {
-  return value.replace(/[A-Z]/g, (c) => c.toLowerCase())
+  if (!NON_ASCII.test(value)) return value.toLowerCase()
+  return value.replace(/[A-Z]+/g, (run) => run.toLowerCase())
 }
 
 /** true/false, "true"/"false" in any case, or a list of only those. */
@@ -91,13 +98,13 @@ function truthy(value: unknown): boolean {
 /** `exact` compares with Unicode lower-casing ("ÄRGER" is "ärger"), unlike the substring operators. */
 function matchesExactly(expected: unknown, actual: unknown): boolean {
   if (booleanLike(expected)) return truthy(expected) === truthy(actual)
-  const wanted = text(actual).toLowerCase()
+  const wanted = comparedText(actual).toLowerCase()
   return (Array.isArray(expected) ? expected : [expected]).some((candidate) => text(candidate).toLowerCase() === wanted)
 }
 
 /** Whether the value contains any of the filter's texts (one text or a list), ASCII case-insensitively. */
 function containsAny(actual: unknown, expected: unknown): boolean {
-  const haystack = asciiLower(text(actual))
+  const haystack = asciiLower(comparedText(actual))
   return (Array.isArray(expected) ? expected : [expected]).some((needle) => haystack.includes(asciiLower(text(needle))))
 }
 

@@ -1,3 +1,24 @@
+/**
+ * Characters of a property value that conditions read. A person's properties come from clients
+ * (a request's `person_properties`, an `$identify`'s `$set`), and each condition on a value
+ * reads all of it: a value of megabytes would cost every flag of every request seconds. What
+ * lies past this many characters is not compared; real values (emails, plans, URLs) end well
+ * before it.
+ */
+export const MAX_COMPARED_LENGTH = 1_000_000
+
+const bounded = (t: string): string => (t.length > MAX_COMPARED_LENGTH ? t.slice(0, MAX_COMPARED_LENGTH) : t)
+
+/** A property's value as conditions read it: a string cut to MAX_COMPARED_LENGTH, anything else as it is. */
+export function comparedValue(value: unknown): unknown {
+  return typeof value === 'string' ? bounded(value) : value
+}
+
+/** A property's value as text (as `text` reads it), cut to MAX_COMPARED_LENGTH. */
+export function comparedText(value: unknown): string {
+  return bounded(text(value))
+}
+
 /** Strings as they are; anything else as its JSON (5 → "5", true → "true"), as PostHog's flag service reads values. */
 export function text(value: unknown): string {
   return typeof value === 'string' ? value : (JSON.stringify(value) ?? '')

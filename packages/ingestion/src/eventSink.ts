@@ -60,15 +60,19 @@ export class EventSink {
     })
   }
 
-  /** Stores JSONEachRow lines (`body`, `rows` of them); resolves once each is in ClickHouse or dead-lettered. */
-  async insert(body: Buffer, rows: number): Promise<void> {
+  /**
+   * Stores JSONEachRow lines (`body`, `rows` of them); resolves once each is in ClickHouse or
+   * dead-lettered. With `token`, ClickHouse drops the rows if an insert under that token already
+   * stored them (a retry whose first attempt went in, a batch inserted again after a crash).
+   */
+  async insert(body: Buffer, rows: number, token?: string): Promise<void> {
     const started = performance.now()
     try {
-      await this.retryUnlessContent(() => eventsTable.insertEncodedEvents(this.options.ch, body))
+      await this.retryUnlessContent(() => eventsTable.insertEncodedEvents(this.options.ch, body, { deduplicationToken: token }))
       this.options.metrics.eventsInserted.inc(rows)
     } catch (err) {
       if (!isDataRejection(err)) throw err
-      await this.insertRowByRow(body, err)
+      await this.insertRowByRow(body, err, token)
     }
     this.options.metrics.flushDuration.observe((performance.now() - started) / 1000)
     this.options.metrics.batchSize.observe(rows)
@@ -88,7 +92,7 @@ export class EventSink {
   }
 
   /** After a batch was refused for its content: stores the good rows, dead-letters the bad. */
-  private async insertRowByRow(body: Buffer, batchError: unknown): Promise<void> {
+  private async insertRowByRow(body: Buffer, batchError: unknown, token: string | undefined): Promise<void> {
     const lines = body
       .toString('utf8')
       .split('\n')
@@ -96,9 +100,12 @@ export class EventSink {
     // Rows refused for what they hold are the data's fault, not a failure of the service: a warning.
     this.options.log(`batch of ${lines.length} rejected for its content, inserting row by row: ${String(batchError).split('\n')[0]}`)
     const letters: DeadLetterRow[] = []
-    for (const line of lines) {
+    for (const [i, line] of lines.entries()) {
       try {
-        await this.retryUnlessContent(() => eventsTable.insertEncodedEvents(this.options.ch, Buffer.from(`${line}\n`)))
+        const deduplicationToken = token === undefined ? undefined : `${token}/${i}`
+        await this.retryUnlessContent(() =>
+          eventsTable.insertEncodedEvents(this.options.ch, Buffer.from(`${line}\n`), { deduplicationToken }),
+        )
         this.options.metrics.eventsInserted.inc()
       } catch (error) {
         if (!isDataRejection(error)) throw error

@@ -2,10 +2,10 @@ import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { connectClickHouse, events, migrateClickHouse, NIL_UUID, type ClickHouse } from '@burrow/clickhouse'
-import { createSpoolMetrics, encodeFrame, readFrame, SegmentReader, type Sighting } from '@burrow/spool'
+import { createSpoolMetrics, encodeFrame, readFrame, SegmentReader, type FrameContent, type Sighting } from '@burrow/spool'
 import { Registry } from 'prom-client'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { EventSink } from './eventSink'
+import { EventSink, SinkGaveUp } from './eventSink'
 import { EventSpool, type EventSpoolOptions } from './eventSpool'
 import { createIngestionMetrics } from './metrics'
 
@@ -131,6 +131,73 @@ it('stores every frame once when only some fit in memory and the others are read
   }
   await spool.close(5_000)
   expect(await storedUuids(16)).toEqual(Array.from({ length: 150 }, (_, i) => uuidOf(16, i)).sort())
+  expect(readdirSync(dir)).toEqual([])
+})
+
+it('stores a batch once when the process died after its insert and before recording the position, whatever the batch size is now', async () => {
+  const dir = newDir()
+  const options = spoolOptions(dir, { maxRows: 10, maxAgeMs: 60_000 })
+  const sink = options.sink
+  let inserts = 0
+  // The process dies right after ClickHouse took the first batch: the position is never recorded.
+  const dying = await EventSpool.open({
+    ...options,
+    sink: {
+      async insert(body, rows, token) {
+        await sink.insert(body, rows, token)
+        inserts++
+        throw new SinkGaveUp(new Error('killed after the insert'))
+      },
+      stopRetrying: () => sink.stopRetrying(),
+    },
+  })
+  await appendEvents(dying, 17, 0, 30)
+  await dying.close(50)
+  expect(inserts).toBe(1)
+  expect(await storedUuids(17)).toEqual(Array.from({ length: 10 }, (_, i) => uuidOf(17, i)))
+
+  // The next start reads bigger batches: the first batch goes in again exactly as it was, and is dropped.
+  const next = await EventSpool.open(spoolOptions(dir, { maxRows: 1_000 }))
+  await next.close(5_000)
+  expect(await storedUuids(17)).toEqual(Array.from({ length: 30 }, (_, i) => uuidOf(17, i)))
+  expect(readdirSync(dir)).toEqual([])
+  // The dropped batch did not reach the daily counts either.
+  const daily = await ch.reader.query({
+    query: 'SELECT sum(events) AS n FROM event_daily_counts WHERE team_id = 17',
+    format: 'JSONEachRow',
+  })
+  expect(Number((await daily.json<{ n: string }>())[0]?.n)).toBe(30)
+})
+
+it('keeps a stored batch until its hand-off takes it, across a stop, and stores it once', async () => {
+  const dir = newDir()
+  const rowsOf = (frames: FrameContent[]) => frames.flatMap((f) => f.body.toString('utf8').split('\n').filter(Boolean))
+  // The hand-off (the webhook outbox in PostgreSQL) refuses every batch, and the process stops.
+  let refused = 0
+  const down = await EventSpool.open(
+    spoolOptions(dir, {
+      maxRows: 10,
+      afterInsert: async () => {
+        refused++
+        throw new Error('PostgreSQL refused the deliveries')
+      },
+    }),
+  )
+  await appendEvents(down, 18, 0, 25)
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  await down.close(50)
+  // The first batch went to ClickHouse and was handed off again after a back-off: the spool kept it.
+  expect(refused).toBeGreaterThanOrEqual(2)
+  expect(await storedUuids(18)).toEqual(Array.from({ length: 10 }, (_, i) => uuidOf(18, i)))
+
+  // The next start hands every row off, that first batch included, and ClickHouse holds each row once.
+  const handed: string[] = []
+  const up = await EventSpool.open(spoolOptions(dir, { afterInsert: async (frames) => void handed.push(...rowsOf(frames)) }))
+  await up.close(5_000)
+  expect(handed.map((row) => (JSON.parse(row) as { uuid: string }).uuid).sort()).toEqual(
+    Array.from({ length: 25 }, (_, i) => uuidOf(18, i)),
+  )
+  expect(await storedUuids(18)).toEqual(Array.from({ length: 25 }, (_, i) => uuidOf(18, i)))
   expect(readdirSync(dir)).toEqual([])
 })
 

@@ -18,14 +18,24 @@ const newDir = () => path.join(root, `spool-${++dirs}`)
 beforeEach(() => vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] }))
 afterEach(() => vi.useRealTimers())
 
-/** Lets the consumer finish what the last timer started (its reads of kept frames need no disk). */
+/**
+ * Lets the consumer finish what the last timer started: reads of kept frames need no disk, but
+ * recording a batch before its insert is a synced write, so real time passes too.
+ */
 async function settle(): Promise<void> {
-  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve))
+  const until = performance.now() + 100
+  while (performance.now() < until) await new Promise((resolve) => setImmediate(resolve))
+}
+
+/** Turns the event loop, in real time (the disk's work goes on), until `done` or 5 s have passed. */
+async function turnUntil(done: () => boolean): Promise<void> {
+  const until = performance.now() + 5_000
+  while (!done() && performance.now() < until) await new Promise((resolve) => setImmediate(resolve))
 }
 
 /** Waits, on real turns of the event loop (the disk's work goes on), until `count` fake timers are set. */
 async function untilTimers(count: number): Promise<void> {
-  for (let i = 0; i < 10_000 && vi.getTimerCount() < count; i++) await new Promise((resolve) => setImmediate(resolve))
+  await turnUntil(() => vi.getTimerCount() >= count)
   expect(vi.getTimerCount()).toBe(count)
 }
 
@@ -37,11 +47,12 @@ class RecordingSink {
   /** Holds every insert until stopRetrying, then fails it, as the real sink does while ClickHouse is away. */
   unavailable = false
   private readonly stopped: Array<() => void> = []
+  private gaveUp = false
 
   async insert(body: Buffer, rows: number): Promise<void> {
     this.tries++
     if (this.unavailable) {
-      await new Promise<void>((resolve) => this.stopped.push(resolve))
+      if (!this.gaveUp) await new Promise<void>((resolve) => this.stopped.push(resolve))
       throw new SinkGaveUp(new Error('ClickHouse is unavailable'))
     }
     if (this.failNext > 0) {
@@ -58,6 +69,7 @@ class RecordingSink {
   }
 
   stopRetrying(): void {
+    this.gaveUp = true
     for (const stop of this.stopped.splice(0)) stop()
   }
 }
@@ -167,7 +179,7 @@ it('counts each failed attempt by the step that failed: a PostgreSQL outage duri
   await vi.advanceTimersByTimeAsync(200)
   await settle()
   await vi.advanceTimersByTimeAsync(400)
-  for (let i = 0; i < 10_000 && logged.length < 2; i++) await new Promise((resolve) => setImmediate(resolve))
+  await turnUntil(() => logged.length >= 2)
   expect(sink.inserts).toEqual([['a']])
   const failures = (await registry.getSingleMetric('burrow_consumer_failures_total')!.get()).values
   expect(failures).toEqual([{ value: 2, labels: { stage: 'prepare' } }])
@@ -194,8 +206,11 @@ it('says how many acknowledged rows it leaves for the next start, which counts t
   await vi.advanceTimersByTimeAsync(1_000)
   expect(await closing).toMatchObject({ rows: 3, segments: 1 })
 
-  const next = await EventSpool.open(options(dir, down, { maxRows: 100 }))
-  for (let i = 0; i < 10_000 && next.backlogRows() < 3; i++) await new Promise((resolve) => setImmediate(resolve))
+  // The next start has a sink of its own, as a new process does.
+  const stillDown = new RecordingSink()
+  stillDown.unavailable = true
+  const next = await EventSpool.open(options(dir, stillDown, { maxRows: 100 }))
+  await turnUntil(() => next.backlogRows() >= 3)
   expect(next.backlogRows()).toBe(3)
   await vi.advanceTimersByTimeAsync(2_000)
   expect(next.oldestWaitingMs()).toBeGreaterThanOrEqual(2_000)

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { rm, stat } from 'node:fs/promises'
 import path from 'node:path'
 import {
@@ -14,6 +15,7 @@ import {
   type CommittedFrame,
   type Frame,
   type FrameContent,
+  type InsertIntent,
   type SegmentWriter,
   type Sighting,
   type SpoolMetrics,
@@ -52,7 +54,14 @@ export interface EventSpoolOptions {
    * and the consumer tries it again.
    */
   beforeInsert?: (frames: FrameContent[]) => Promise<FrameContent[]>
-  /** Called with the event names of each stored batch (for event definitions). */
+  /**
+   * Called with a batch's frames once they are stored, before the position moves past them (the
+   * hand-off to destinations). A failure leaves the batch in the spool: the consumer inserts it
+   * again under the same token (ClickHouse drops the copy) and calls this again, so it must
+   * take a batch twice without doing its work twice.
+   */
+  afterInsert?: (frames: FrameContent[]) => Promise<void>
+  /** Called with the event names of each stored batch (for event definitions); best effort, a failure is logged. */
   onStored?: (sightings: Sighting[]) => Promise<void>
   /**
    * The writer of this spool's segments: by default one in this thread. A capture thread's
@@ -82,7 +91,7 @@ export interface SpoolLeft {
 }
 
 /** The step of consuming a batch that failed, as the failures metric labels it. */
-type ConsumerStage = 'read' | 'prepare' | 'insert' | 'advance'
+type ConsumerStage = 'read' | 'prepare' | 'insert' | 'handoff' | 'advance'
 
 interface Batch {
   frames: FrameContent[]
@@ -101,6 +110,8 @@ const FRAMES_PER_SLICE = 256
 /** Frames taken from memory between yields: taking one costs far less than parsing one. */
 const KEPT_FRAMES_PER_SLICE = 4096
 const DEFAULT_KEPT_BYTES = 16 << 20
+/** How long a stop waits past its timeout for the consumer's step under way before leaving it. */
+const ABANDON_AFTER_MS = 200
 
 /** A frame this process wrote and acknowledged, kept so that the consumer need not read it back and parse it. */
 interface KeptFrame {
@@ -119,9 +130,10 @@ const isBefore = (frame: KeptFrame, position: SpoolPosition) =>
  * them in batches and deletes each segment once all its rows are stored. The frames this
  * process wrote are also kept in memory up to a bound, so the consumer takes them from there
  * rather than reading them back and parsing them; the disk copy is what a restart, or a
- * backlog beyond the bound, reads. After a crash, the
- * next start resumes from the last recorded position, so nothing acknowledged is lost; rows
- * stored just before the crash may be inserted again, and reads collapse them by uuid.
+ * backlog beyond the bound, reads. Before a batch is inserted, its extent and a token are
+ * recorded (synced); after a crash the next start resumes from the last recorded position, so
+ * nothing acknowledged is lost, and inserts that batch again exactly, under the same token, so
+ * that ClickHouse drops it if it was stored before the crash: each row is stored once.
  */
 export class EventSpool {
   private readonly segments = new Map<number, Segment>()
@@ -153,12 +165,15 @@ export class EventSpool {
   private readonly outage: OutageLog
   /** Ends a back-off wait at once when the spool gives up (shutdown). */
   private interruptWait: (() => void) | undefined
+  /** The batch recorded as being inserted: it is read again exactly, and inserted under the same token, until it is stored. */
+  private inserting: InsertIntent | undefined
 
   private constructor(
     private readonly options: EventSpoolOptions,
     previous: Array<{ seq: number; size: number; framesStart: number }>,
     start: SpoolPosition,
     firstSeq: number,
+    inserting: InsertIntent | undefined,
   ) {
     this.bytes = options.bytes ?? new SpoolBytes()
     this.outage = new OutageLog(`spool ${options.dir}: storing events`, options.log)
@@ -167,6 +182,7 @@ export class EventSpool {
       this.bytes.add(size)
     }
     this.position = start
+    this.inserting = inserting
     this.writerFirstSeq = firstSeq
     this.writer = (options.createWriter ?? ((writerOptions) => new SpoolWriter(writerOptions)))({
       dir: options.dir,
@@ -214,9 +230,12 @@ export class EventSpool {
     // Every segment left is of a format this release reads, or the spool does not open.
     const previous = []
     for (const segment of remaining) previous.push({ ...segment, framesStart: await framesStartOf(options.dir, segment.seq) })
-    const start = saved && remaining[0]?.seq === saved.seq ? saved : { seq: remaining[0]?.seq ?? lastSeq + 1, offset: 0 }
+    const resumesSaved = saved !== undefined && remaining[0]?.seq === saved.seq
+    const start = resumesSaved ? { seq: saved.seq, offset: saved.offset } : { seq: remaining[0]?.seq ?? lastSeq + 1, offset: 0 }
     if (remaining.length > 0) options.log(`spool: resuming ${remaining.length} segment(s) from an earlier run`)
-    const spool = new EventSpool(options, previous, start, lastSeq + 1)
+    // The batch an earlier run was inserting when it stopped goes in again first, exactly as it was.
+    const inserting = resumesSaved ? saved.inserting : undefined
+    const spool = new EventSpool(options, previous, start, lastSeq + 1, inserting)
     if (remaining.length > 0) void spool.countEarlierRows(previous, start)
     return spool
   }
@@ -278,14 +297,19 @@ export class EventSpool {
     if (active) active.closed = true
     this.draining = true
     this.notify()
+    let abandon: (() => void) | undefined
+    const abandoned = new Promise<void>((resolve) => (abandon = resolve))
     const timeout = setTimeout(() => {
       this.giveUp = true
       this.options.sink.stopRetrying()
       this.notify()
       this.interruptWait?.()
+      // A batch stuck in a step that waits on a dependency (PostgreSQL cut off, its connection
+      // attempt pending) is left behind: its rows stay in the spool, unrecorded, for the next start.
+      setTimeout(() => abandon?.(), ABANDON_AFTER_MS).unref()
     }, timeoutMs)
     try {
-      await this.consumer
+      await Promise.race([this.consumer, abandoned])
     } finally {
       clearTimeout(timeout)
       clearInterval(this.timer)
@@ -336,13 +360,19 @@ export class EventSpool {
       }
       let stage: ConsumerStage = 'read'
       try {
-        const batch = await this.readBatch()
+        const batch = await this.readBatch(this.inserting?.end)
+        if (batch.rows > 0 && !this.inserting) {
+          this.inserting = { end: batch.end, token: randomUUID() }
+          await writePosition(this.options.dir, { ...this.position, inserting: this.inserting }, { sync: true })
+        }
         stage = 'prepare'
         const frames = batch.rows > 0 && this.options.beforeInsert ? await this.options.beforeInsert(batch.frames) : batch.frames
         const rows = frames.reduce((sum, f) => sum + f.rows, 0)
-        if (rows > 0) {
+        if (rows > 0 && this.inserting) {
           stage = 'insert'
-          await this.options.sink.insert(await concatInSlices(frames.map((f) => f.body)), rows)
+          await this.options.sink.insert(await concatInSlices(frames.map((f) => f.body)), rows, this.inserting.token)
+          stage = 'handoff'
+          await this.options.afterInsert?.(frames)
           const sightings = frames.flatMap((f) => f.sightings)
           await this.options.onStored?.(sightings).catch((err) => this.options.log('after-store hook failed', err))
         }
@@ -395,13 +425,17 @@ export class EventSpool {
   /**
    * Frames from the position on, up to the batch bounds, across segment ends: the kept ones
    * from memory, the others (an earlier run's, those beyond the memory bound) from disk.
+   * With `until`, exactly the frames up to there (a recorded batch, read again whatever the bounds are now).
    */
-  private async readBatch(): Promise<Batch> {
+  private async readBatch(until?: SpoolPosition): Promise<Batch> {
     const batch: Batch = { frames: [], rows: 0, liveRows: 0, end: { ...this.position } }
     let bytes = 0
     let k = this.keptHead
     let taken = 0
-    while (batch.rows < this.options.maxRows && bytes < MAX_BATCH_BYTES) {
+    const more = until
+      ? () => batch.end.seq < until.seq || (batch.end.seq === until.seq && batch.end.offset < until.offset)
+      : () => batch.rows < this.options.maxRows && bytes < MAX_BATCH_BYTES
+    while (more()) {
       const segment = this.segments.get(batch.end.seq)
       if (segment && batch.end.offset < segment.start) batch.end = { seq: batch.end.seq, offset: segment.start }
       if (!segment || batch.end.offset >= segment.end) {
@@ -419,12 +453,13 @@ export class EventSpool {
         if (++taken % KEPT_FRAMES_PER_SLICE === 0) await yieldToEventLoop()
         continue
       }
-      // Read from disk up to the next kept frame of this segment.
-      const until = kept?.seq === batch.end.seq ? kept.offset : segment.end
-      const chunk = await this.readAt(batch.end.seq, batch.end.offset, Math.min(until - batch.end.offset, READ_CHUNK))
+      // Read from disk up to the next kept frame of this segment (or the recorded batch's end).
+      let upTo = kept?.seq === batch.end.seq ? kept.offset : segment.end
+      if (until?.seq === batch.end.seq) upTo = Math.min(upTo, until.offset)
+      const chunk = await this.readAt(batch.end.seq, batch.end.offset, Math.min(upTo - batch.end.offset, READ_CHUNK))
       const verify = batch.end.seq < this.writerFirstSeq
       let at = 0
-      for (let frames = 1; at < chunk.length && batch.rows < this.options.maxRows; frames++) {
+      for (let frames = 1; at < chunk.length && (until !== undefined || batch.rows < this.options.maxRows); frames++) {
         if (frames % FRAMES_PER_SLICE === 0) await yieldToEventLoop()
         const frame = readFrame(chunk.subarray(at), verify)
         if (frame.kind === 'incomplete') {
@@ -484,15 +519,19 @@ export class EventSpool {
     return this.reader.read(offset, length)
   }
 
-  /** Moves the position past a stored batch and removes the segments it finished. */
+  /**
+   * Moves the position past a stored batch and removes the segments it finished: the position
+   * is recorded first, so that no recorded position or intent points into a removed segment.
+   */
   private async advance(batch: Batch): Promise<void> {
     this.position = batch.end
+    this.inserting = undefined
     this.forgetKept()
     this.consumedRows += batch.liveRows
     this.earlierStored += batch.rows - batch.liveRows
     while (this.commits.length > 0 && this.commits[0]!.rows <= this.consumedRows) this.commits.shift()
-    await this.removeFinishedSegments()
     await writePosition(this.options.dir, this.position)
+    await this.removeFinishedSegments()
   }
 
   /** Deletes the segments whose rows are all stored. */

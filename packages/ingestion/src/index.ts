@@ -12,3 +12,6 @@ export {
 } from './deadLetters'
 export { PersonStage } from './persons/personStage'
 export { GroupStage } from './groups/groupStage'
+export { transformFrames, type TransformStageDeps } from './plugins/transformStage'
+export { createPluginMetrics, type PluginMetrics } from './plugins/metrics'
+export { DestinationStage } from './plugins/destinationStage'

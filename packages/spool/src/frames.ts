@@ -45,6 +45,7 @@ type WireIntent =
       s?: Record<string, unknown>
       o?: Record<string, unknown>
       u?: string[]
+      w?: Record<string, unknown>
       m?: string
       f?: 1
       x?: 1
@@ -68,6 +69,7 @@ function toWire(intent: PersonIntent): WireIntent {
   if (intent.set) wire.s = intent.set
   if (intent.setOnce) wire.o = intent.setOnce
   if (intent.unset) wire.u = intent.unset
+  if (intent.softSet) wire.w = intent.softSet
   if (intent.mergeWith !== undefined) wire.m = intent.mergeWith
   if (intent.forceMerge) wire.f = 1
   if (intent.noPerson) wire.x = 1
@@ -83,6 +85,7 @@ function fromWire(wire: WireIntent): PersonIntent {
   if (wire.s) intent.set = wire.s
   if (wire.o) intent.setOnce = wire.o
   if (wire.u) intent.unset = wire.u
+  if (wire.w) intent.softSet = wire.w
   if (wire.m !== undefined) intent.mergeWith = wire.m
   if (wire.f === 1) intent.forceMerge = true
   if (wire.x === 1) intent.noPerson = true

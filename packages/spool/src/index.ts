@@ -3,7 +3,15 @@ export { encodeFrame, readFrame, type Frame, type FrameContent, type FrameRead, 
 export { createSpoolMetrics, type SpoolMetrics } from './metrics'
 export type { GroupSet, PersonChanges, PersonIntent } from './personIntent'
 export { SegmentReader, SpoolFormatError, type SegmentFormat } from './segmentReader'
-export { listSegments, readPosition, removeSegment, writePosition, SEGMENT_FORMAT_VERSION, type SpoolPosition } from './segments'
+export {
+  listSegments,
+  readPosition,
+  removeSegment,
+  writePosition,
+  SEGMENT_FORMAT_VERSION,
+  type InsertIntent,
+  type SpoolPosition,
+} from './segments'
 export { SpoolAppender, type SpoolAppend } from './spoolAppender'
 export { SpoolBytes } from './spoolBytes'
 export { SpoolWriter, type CommittedFrame, type SegmentWriter, type SpoolWriterOptions } from './spoolWriter'

@@ -12,6 +12,12 @@ export interface PersonChanges {
   set?: Record<string, unknown>
   setOnce?: Record<string, unknown>
   unset?: string[]
+  /**
+   * The part of `$set` that alone does not update a person who already has those keys: the
+   * device, page and campaign properties copied from every event (PostHog's filtered person
+   * update properties). Applied with any other change, or to a key the person lacks.
+   */
+  softSet?: Record<string, unknown>
   /** Another distinct id to put on the same person (`$identify`, `$create_alias`, `$merge_dangerously`). */
   mergeWith?: string
   /** The merge may join two identified persons (`$merge_dangerously`). */

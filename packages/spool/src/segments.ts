@@ -48,23 +48,61 @@ export interface SpoolPosition {
   offset: number
 }
 
+/**
+ * The batch being inserted: the rows from the position up to `end`, under `token`, ClickHouse's
+ * `insert_deduplication_token`. It is recorded before the insert, so that after a crash the same
+ * rows go in again under the same token, and ClickHouse drops them if they were already stored.
+ */
+export interface InsertIntent {
+  end: SpoolPosition
+  token: string
+}
+
+/** The position file: the position, and the insert under way from it, if any. */
+export interface SpoolProgress extends SpoolPosition {
+  inserting?: InsertIntent
+}
+
 const positionPath = (dir: string) => path.join(dir, 'position.json')
 
-export async function readPosition(dir: string): Promise<SpoolPosition | undefined> {
+const isPosition = (value: unknown): value is SpoolPosition =>
+  typeof value === 'object' &&
+  value !== null &&
+  Number.isInteger((value as SpoolPosition).seq) &&
+  Number.isInteger((value as SpoolPosition).offset)
+
+export async function readPosition(dir: string): Promise<SpoolProgress | undefined> {
   try {
-    const value = JSON.parse(await readFile(positionPath(dir), 'utf8')) as SpoolPosition
-    return Number.isInteger(value.seq) && Number.isInteger(value.offset) ? value : undefined
+    const value = JSON.parse(await readFile(positionPath(dir), 'utf8')) as SpoolProgress
+    if (!isPosition(value)) return undefined
+    const intent = value.inserting
+    const inserting = intent && isPosition(intent.end) && typeof intent.token === 'string' ? intent : undefined
+    return { seq: value.seq, offset: value.offset, ...(inserting ? { inserting } : {}) }
   } catch {
     return undefined
   }
 }
 
 /**
- * Records the position atomically (write then rename). It is not synced: after a crash an
- * older position only means some stored rows are inserted again, and reads collapse those.
+ * Records the position atomically (write then rename). With `sync` the file and its directory
+ * entry reach the disk before this resolves: an insert intent must survive a host crash, or the
+ * rows would go in again under a new token. A position alone need not: an older one only means
+ * the last batch is inserted again under its recorded token, which ClickHouse drops.
  */
-export async function writePosition(dir: string, position: SpoolPosition): Promise<void> {
+export async function writePosition(dir: string, progress: SpoolProgress, options: { sync?: boolean } = {}): Promise<void> {
   const tmp = `${positionPath(dir)}.tmp`
-  await writeFile(tmp, JSON.stringify(position))
+  if (!options.sync) {
+    await writeFile(tmp, JSON.stringify(progress))
+    await rename(tmp, positionPath(dir))
+    return
+  }
+  const handle = await open(tmp, 'w')
+  try {
+    await handle.writeFile(JSON.stringify(progress))
+    await handle.datasync()
+  } finally {
+    await handle.close()
+  }
   await rename(tmp, positionPath(dir))
+  await syncDirectory(dir)
 }

@@ -1,8 +1,9 @@
 import { createServer } from 'node:net'
 import { Worker } from 'node:worker_threads'
 import type { DeadLetterRow, IngestionWarningRow } from '@burrow/clickhouse'
-import type { IngestionProject, ProjectFlags } from '@burrow/core'
-import type { FlagGroupsLoader } from '@burrow/capture'
+import type { GuessedKey, GuessVerdict, IngestionProject, PersonalKeyProject, ProjectFlags } from '@burrow/core'
+import type { Scope } from '@burrow/contracts'
+import type { FlagGroupsLoader, ProxyTrust } from '@burrow/capture'
 import type { FlagPerson } from '@burrow/postgres'
 import type { CommittedFrame, SegmentWriter, SpoolBytes, SpoolWriterOptions } from '@burrow/spool'
 import type { MetricObjectWithValues, MetricValue } from 'prom-client'
@@ -17,7 +18,7 @@ type ThreadMetrics = MetricObjectWithValues<MetricValue<string>>[]
 /** What the capture threads ask of the main thread once it is ready. */
 export interface CaptureServices {
   resolveProject(token: string): Promise<IngestionProject | null>
-  resolveWithPersonalKey(key: string, projectId: string): Promise<IngestionProject | 'invalid_key' | 'invalid_project'>
+  resolveWithPersonalKey(key: string, projectId: string, scope: Scope): Promise<PersonalKeyProject>
   storeDeadLetters(letters: DeadLetterRow[]): Promise<void>
   storeIngestionWarnings(warnings: IngestionWarningRow[]): Promise<void>
   /** For /decide/, answered by the threads: a project's flags (kept in the thread), and a stored person. */
@@ -31,6 +32,10 @@ export interface CaptureServices {
   /** The stored properties of groups, for group flags, and the early access features posthog-js lists. */
   flagGroups: FlagGroupsLoader
   earlyAccessFeatures(projectId: number, stages: string[]): Promise<unknown[]>
+  /** Counts an invalid key from an address in the shared count, and says how to answer it. */
+  judgeKeyGuess(kind: GuessedKey, address: string): Promise<GuessVerdict>
+  /** Counts a request's events against its project's quota; how long to wait when over it. */
+  admitEvents(projectId: number, events: number): Promise<number | undefined>
 }
 
 export interface CaptureThreadsOptions {
@@ -39,7 +44,9 @@ export interface CaptureThreadsOptions {
   port: number
   maxBodyBytes: number
   maxDecompressedBytes: number
-  trustProxy: boolean
+  trustProxy: ProxyTrust
+  /** Whether projects have a quota of events a second (CAPTURE_EVENTS_PER_SECOND). */
+  eventQuota: boolean
   siteUrl: string | undefined
   eventLoopSampleMs: number
   spoolBytes: SpoolBytes
@@ -126,6 +133,7 @@ export async function startCaptureThreads(options: CaptureThreadsOptions): Promi
     maxBodyBytes: options.maxBodyBytes,
     maxDecompressedBytes: options.maxDecompressedBytes,
     trustProxy: options.trustProxy,
+    eventQuota: options.eventQuota,
     siteUrl: options.siteUrl,
     eventLoopSampleMs: options.eventLoopSampleMs,
     spoolBytes: options.spoolBytes.shared,
@@ -138,15 +146,26 @@ export async function startCaptureThreads(options: CaptureThreadsOptions): Promi
   for (let i = 0; i < options.count; i++) {
     const worker = new Worker(THREAD.script, { workerData: { ...data, entry: THREAD.entry } satisfies CaptureThreadData, execArgv: [] })
     const lane: Lane = { spool: undefined, activeSeq: 0 }
+    /** The requests this thread passed on that are being answered, by the thread's number for each. */
+    const forwarded = new Map<number, AbortController>()
     const peer = connectPeer(
       worker,
       {
         log: (msg: string, err?: unknown) => options.log(`capture thread ${i}: ${msg}`, err),
         answered: (entry: AnsweredRequest) => options.onAnswered?.(entry),
-        dispatch: (req: IncomingRequest) => options.dispatch({ ...req, body: asBuffer(req.body) }),
+        dispatch: async (req: IncomingRequest, id: number) => {
+          const gone = new AbortController()
+          forwarded.set(id, gone)
+          try {
+            return await options.dispatch({ ...req, body: asBuffer(req.body), signal: gone.signal })
+          } finally {
+            forwarded.delete(id)
+          }
+        },
+        aborted: (id: number) => forwarded.get(id)?.abort(),
         loadProject: (token: string) => (options.services() ?? notReady()).resolveProject(token),
-        resolveWithPersonalKey: (key: string, projectId: string) =>
-          (options.services() ?? notReady()).resolveWithPersonalKey(key, projectId),
+        resolveWithPersonalKey: (key: string, projectId: string, scope: Scope) =>
+          (options.services() ?? notReady()).resolveWithPersonalKey(key, projectId, scope),
         storeDeadLetters: (letters: DeadLetterRow[]) => (options.services() ?? notReady()).storeDeadLetters(letters),
         storeIngestionWarnings: (warnings: IngestionWarningRow[]) => (options.services() ?? notReady()).storeIngestionWarnings(warnings),
         projectFlags: (projectId: number) => (options.services() ?? notReady()).projectFlags(projectId),
@@ -160,6 +179,8 @@ export async function startCaptureThreads(options: CaptureThreadsOptions): Promi
           (options.services() ?? notReady()).flagGroups(projectId, groups),
         earlyAccessFeatures: (projectId: number, stages: string[]) =>
           (options.services() ?? notReady()).earlyAccessFeatures(projectId, stages),
+        judgeKeyGuess: (kind: GuessedKey, address: string) => (options.services() ?? notReady()).judgeKeyGuess(kind, address),
+        admitEvents: (projectId: number, events: number) => (options.services() ?? notReady()).admitEvents(projectId, events),
         lane: (events: LaneEvent[], rows: ArrayBuffer) => {
           for (const event of events) {
             if (event.kind === 'rotate') {

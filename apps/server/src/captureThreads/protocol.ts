@@ -1,3 +1,4 @@
+import type { ProxyTrust } from '@burrow/capture'
 import type { FrameContent } from '@burrow/spool'
 
 /** What a capture thread is started with. */
@@ -7,7 +8,7 @@ export interface CaptureThreadData {
   host: string
   maxBodyBytes: number
   maxDecompressedBytes: number
-  trustProxy: boolean
+  trustProxy: ProxyTrust
   siteUrl: string | undefined
   eventLoopSampleMs: number
   /** The spool's size, shared by every thread (see SpoolBytes), and its bound. */
@@ -17,6 +18,8 @@ export interface CaptureThreadData {
   disk: { dir: string; reserveBytes: number }
   /** Tell the main thread of every request answered here, for its request log (debug level only: a message each). */
   reportRequests: boolean
+  /** Whether projects have a quota of events a second, counted by the main thread. */
+  eventQuota: boolean
 }
 
 /** What the main thread tells a capture thread when its lane's spool is open. */

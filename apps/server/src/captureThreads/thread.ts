@@ -1,5 +1,12 @@
 import { parentPort, workerData } from 'node:worker_threads'
-import { FlagDefinitionsResolver, ProjectTokenResolver, type IngestionProject, type ProjectFlags } from '@burrow/core'
+import {
+  FlagDefinitionsResolver,
+  keyGuessGuard,
+  ProjectTokenResolver,
+  type GuessVerdict,
+  type IngestionProject,
+  type ProjectFlags,
+} from '@burrow/core'
 import type { FlagPerson } from '@burrow/postgres'
 import { CookielessSalts, type CaptureDeps, type DecideDeps, type StoredGroup } from '@burrow/capture'
 import { DiskReserve, SpoolAppender, SpoolBytes, SpoolWriter } from '@burrow/spool'
@@ -94,10 +101,13 @@ const main = connectPeer(
   (msg) => log(msg),
 )
 
+// Invalid keys are counted where every thread and instance sees them: the main thread's count.
+const keyGuesses = keyGuessGuard((kind, address) => main.call<GuessVerdict>('judgeKeyGuess', kind, address))
+
 const capture: CaptureDeps = {
   projects: new ProjectTokenResolver({
     load: (token) => main.call<IngestionProject | null>('loadProject', token),
-    resolveWithPersonalKey: (key, projectId) => main.call('resolveWithPersonalKey', key, projectId),
+    resolveWithPersonalKey: (key, projectId, scope) => main.call('resolveWithPersonalKey', key, projectId, scope),
     onInvalidation: (listener) => invalidations.push(listener),
   }),
   spool: {
@@ -116,6 +126,10 @@ const capture: CaptureDeps = {
     get: (keys) => main.call<Array<string | undefined>>('cookielessStateGet', keys),
     set: (entries, ttlSeconds) => main.call<void>('cookielessStateSet', entries, ttlSeconds),
   },
+  keyGuesses,
+  ...(data.eventQuota
+    ? { eventQuota: (projectId: number, events: number) => main.call<number | undefined>('admitEvents', projectId, events) }
+    : {}),
 }
 
 const decide: DecideDeps = {
@@ -131,6 +145,7 @@ const decide: DecideDeps = {
   cookielessState: capture.cookielessState,
   maxDecompressedBytes: data.maxDecompressedBytes,
   log,
+  keyGuesses,
 }
 
 const answerHere = createDispatcher({
@@ -146,9 +161,21 @@ const answerHere = createDispatcher({
   onAnswered: data.reportRequests ? (entry) => main.notify('answered', [entry]) : undefined,
 })
 
+let forwarded = 0
+
+/**
+ * Answers the SDK's routes here and passes the others to the main thread. A signal cannot cross
+ * threads: the forwarded request carries a number instead, and the main thread hears of it when
+ * the client goes away, so that its work for the answer stops there too.
+ */
 function dispatch(req: IncomingRequest): OutgoingResponse | Promise<OutgoingResponse> {
   if (isPublicSdkPath(req.path)) return answerHere(req)
+  const { signal, ...plain } = req
+  const id = ++forwarded
+  const gone = () => main.notify('aborted', [id])
+  signal?.addEventListener('abort', gone, { once: true })
   return main
-    .call<OutgoingResponse>('dispatch', req)
+    .call<OutgoingResponse>('dispatch', plain, id)
     .then((response) => (typeof response.body === 'string' ? response : { ...response, body: asBuffer(response.body) }))
+    .finally(() => signal?.removeEventListener('abort', gone))
 }

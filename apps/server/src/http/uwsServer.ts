@@ -10,6 +10,8 @@ export interface IncomingRequest {
   body: Buffer
   /** The peer's address as text (before any proxy header is considered). */
   remoteAddress: string
+  /** Aborted when the client goes away before its answer: work done only for the answer can stop. */
+  signal?: AbortSignal
 }
 
 export interface OutgoingResponse {
@@ -35,6 +37,14 @@ export interface DiscardBounds {
 
 /** Room for a client that overshoots the limit a few times over, and enough time to send it on a slow link. */
 export const DEFAULT_DISCARD: DiscardBounds = { bytes: 64 * 1024 * 1024, ms: 5_000 }
+
+/**
+ * The request line's headers, names and values, in all: nginx's default (four 8 KiB buffers).
+ * uWS itself takes a few hundred KiB before it resets the connection; past this bound a client
+ * gets a 431 it can read instead. (uWS also ends a request whose headers or body do not arrive
+ * within about 10 s however they trickle in, and an idle connection after as long.)
+ */
+export const MAX_HEADER_BYTES = 32 * 1024
 
 export interface HttpServerOptions {
   host: string
@@ -69,6 +79,7 @@ const STATUS_TEXT: Record<number, string> = {
   404: 'Not Found',
   405: 'Method Not Allowed',
   413: 'Payload Too Large',
+  431: 'Request Header Fields Too Large',
   415: 'Unsupported Media Type',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
@@ -88,11 +99,37 @@ const TOO_LARGE: OutgoingResponse = {
   body: JSON.stringify(problems.tooLarge('The request body').body),
 }
 
+const HEADERS_TOO_LARGE: OutgoingResponse = {
+  status: 431,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(problems.headersTooLarge(MAX_HEADER_BYTES).body),
+}
+
 const SERVER_ERROR: OutgoingResponse = {
   status: 500,
   headers: { 'content-type': 'application/json' },
   body: JSON.stringify(problems.serverError().body),
 }
+
+/**
+ * Why a request's framing is refused, if it is: what a proxy and this server could read as two
+ * different bodies (request smuggling). Several Content-Length values, a length that is not a
+ * number, a Transfer-Encoding other than plain `chunked`, or both headers at once.
+ */
+export function framingProblem(headers: Record<string, string>): string | undefined {
+  const length = headers['content-length']
+  const encoding = headers['transfer-encoding']
+  if (length !== undefined && !/^\d{1,15}$/.test(length)) return 'A request may have one Content-Length, a number.'
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'chunked') return 'Transfer-Encoding may only be chunked, and only once.'
+  if (encoding !== undefined && length !== undefined) return 'A request may not have both Content-Length and Transfer-Encoding.'
+  return undefined
+}
+
+const badFraming = (detail: string): OutgoingResponse => ({
+  status: 400,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(problems.parseError(detail).body),
+})
 
 interface RequestState {
   aborted: boolean
@@ -140,6 +177,21 @@ function refuse(res: uWS.HttpResponse, state: RequestState): void {
   if (!state.aborted) write(res, state, TOO_LARGE, true)
 }
 
+/**
+ * The answer, then the connection closed at once: uWS would otherwise go on reading the body as
+ * it framed it, and serve what follows as the next request.
+ */
+function refuseFraming(res: uWS.HttpResponse, response: OutgoingResponse): void {
+  res.cork(() => {
+    res.writeStatus(statusLine(response.status))
+    for (const name in response.headers) res.writeHeader(name, response.headers[name]!)
+    res.writeHeader('connection', 'close')
+    res.writeHeader('content-length', String(Buffer.byteLength(response.body)))
+    res.write(response.body)
+  })
+  res.close()
+}
+
 function normaliseAddress(text: string): string {
   return text.startsWith('::ffff:') ? text.slice(7) : text
 }
@@ -157,13 +209,17 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
   const discardLimit = limit + discard.bytes
   app.any('/*', (res, req) => {
     const state: RequestState = { aborted: false, head: false, refused: false, discardTimer: undefined }
+    const gone = new AbortController()
     res.onAborted(() => {
       state.aborted = true
+      gone.abort()
       clearTimeout(state.discardTimer)
     })
     // The request object is only valid until this function returns: copy what is needed.
     const headers: Record<string, string> = {}
+    let headerBytes = 0
     req.forEach((name, value) => {
+      headerBytes += name.length + value.length
       headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`
     })
     const method = req.getMethod().toUpperCase()
@@ -171,6 +227,19 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
     const path = req.getUrl()
     const query = req.getQuery() ?? ''
     const remoteAddress = normaliseAddress(Buffer.from(res.getRemoteAddressAsText()).toString())
+
+    if (headerBytes > MAX_HEADER_BYTES) {
+      state.refused = true
+      write(res, state, HEADERS_TOO_LARGE, true)
+      return
+    }
+    // Answered and closed: what follows on the connection cannot be told apart from this body.
+    const framing = framingProblem(headers)
+    if (framing !== undefined) {
+      state.refused = true
+      refuseFraming(res, badFraming(framing))
+      return
+    }
 
     // uWS takes exactly the declared length as the body, so a length over the limit is refused
     // before any of it comes. One past the discard bound could never be read to its end: it is
@@ -215,6 +284,7 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
         headers,
         body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks),
         remoteAddress,
+        signal: gone.signal,
       }
       let answer: Promise<OutgoingResponse> | OutgoingResponse
       try {

@@ -18,7 +18,7 @@ export const eventsRouter = router({
       }),
     )
     .output(pageSchema(eventSchema))
-    .query(({ ctx, input }) =>
+    .query(({ ctx, input, signal }) =>
       events.listEvents(
         ctx.deps,
         ctx.project.row.id,
@@ -29,8 +29,10 @@ export const eventsRouter = router({
           properties: input.properties,
           after: input.after,
           before: input.before,
+          timezone: ctx.project.row.timezone,
         },
         input,
+        signal,
       ),
     ),
   get: projectProcedure

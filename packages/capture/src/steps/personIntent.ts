@@ -3,6 +3,7 @@ import { replaceNul } from '@burrow/core'
 import type { PersonChanges } from '@burrow/spool'
 import { ok, type Step } from '../pipeline'
 import { storedDistinctId } from './distinctId'
+import { isSoftPersonProperty } from './initialProperties'
 
 /** Placeholders that clients send by mistake and that would join unrelated users into one person, whatever their case. */
 const ANY_CASE_PLACEHOLDERS = [
@@ -43,6 +44,8 @@ function mergeTarget(name: string, properties: Record<string, unknown>): string 
  * from other events in PostHog, and `$groupidentify`'s properties are the group's.
  */
 const NO_PERSON_UPDATE_EVENTS = new Set(['$exception', '$$heatmap', '$groupidentify'])
+/** Events about the person itself: every property they set updates the person. */
+const PERSON_EVENTS = new Set(['$identify', '$create_alias', '$merge_dangerously', '$set'])
 
 /** Reads the person changes of an event from its built properties (after build_properties). */
 export const readPersonIntent: Step = {
@@ -60,7 +63,7 @@ export const readPersonIntent: Step = {
       event.person = intent
       return ok
     }
-    if (!NO_PERSON_UPDATE_EVENTS.has(event.name)) readPropertyChanges(intent, p)
+    readPropertyChanges(intent, event.name, p)
     const other = mergeTarget(event.name, p)
     if (other !== undefined && other !== distinctId) {
       const illegal = isIllegalMergeId(distinctId) ? distinctId : isIllegalMergeId(other) ? other : undefined
@@ -80,10 +83,31 @@ export const readPersonIntent: Step = {
   },
 }
 
-function readPropertyChanges(intent: PersonChanges, p: Record<string, unknown>): void {
-  if (isJsonObject(p.$set) && Object.keys(p.$set).length > 0) intent.set = p.$set
+/**
+ * Reads an event's `$set` (parted into what updates the person and what only goes along, see
+ * PersonChanges.softSet), `$set_once` and `$unset` into its person intent; events that never
+ * change a person leave it as it is. Plugins that change an event read it again with this.
+ */
+export function readPropertyChanges(intent: PersonChanges, eventName: string, p: Record<string, unknown>): void {
+  if (NO_PERSON_UPDATE_EVENTS.has(eventName)) return
+  if (isJsonObject(p.$set) && Object.keys(p.$set).length > 0) {
+    if (PERSON_EVENTS.has(eventName)) intent.set = p.$set
+    else splitSoftSet(intent, p.$set)
+  }
   if (isJsonObject(p.$set_once) && Object.keys(p.$set_once).length > 0) intent.setOnce = p.$set_once
   if (Array.isArray(p.$unset)) intent.unset = p.$unset.filter((k): k is string => typeof k === 'string')
   else if (isJsonObject(p.$unset)) intent.unset = Object.keys(p.$unset)
   if (intent.unset?.length === 0) delete intent.unset
+}
+
+/** Parts `$set` into the values that update the person and those that update it only along with others. */
+function splitSoftSet(intent: PersonChanges, set: Record<string, unknown>): void {
+  let hard: Record<string, unknown> | undefined
+  let soft: Record<string, unknown> | undefined
+  for (const key of Object.keys(set)) {
+    if (isSoftPersonProperty(key)) (soft ??= {})[key] = set[key]
+    else (hard ??= {})[key] = set[key]
+  }
+  if (hard) intent.set = hard
+  if (soft) intent.softSet = soft
 }

@@ -310,9 +310,10 @@ describe('person changes', () => {
       distinct_id: 'd',
       properties: { $browser: 'Chrome', $os: 'Mac OS X', utm_source: 'newsletter', gclid: 'g-1', $current_url: 'https://x.test/' },
     })
+    // Values copied from the event update a person only along with another change (softSet), as PostHog filters them.
     expect(event.person).toEqual({
       distinctId: 'd',
-      set: { $browser: 'Chrome', $os: 'Mac OS X', utm_source: 'newsletter', gclid: 'g-1', $current_url: 'https://x.test/' },
+      softSet: { $browser: 'Chrome', $os: 'Mac OS X', utm_source: 'newsletter', gclid: 'g-1', $current_url: 'https://x.test/' },
       setOnce: {
         $initial_browser: 'Chrome',
         $initial_os: 'Mac OS X',
@@ -321,6 +322,21 @@ describe('person changes', () => {
         $initial_current_url: 'https://x.test/',
       },
     })
+  })
+
+  it('keeps the client’s own properties and GeoIP’s country and city in $set, and every property of a person event', () => {
+    const pageview = accepted({
+      event: '$pageview',
+      distinct_id: 'd',
+      properties: { $browser: 'Chrome', $set: { plan: 'pro', $geoip_country_name: 'France', $geoip_latitude: 48.8 } },
+    })
+    expect(pageview.person).toMatchObject({
+      set: { plan: 'pro', $geoip_country_name: 'France' },
+      softSet: { $browser: 'Chrome', $geoip_latitude: 48.8 },
+    })
+    const identify = accepted({ event: '$identify', distinct_id: 'd', properties: { $browser: 'Chrome', $set: { plan: 'pro' } } })
+    expect(identify.person).toMatchObject({ set: { plan: 'pro', $browser: 'Chrome' } })
+    expect((identify.person as { softSet?: unknown }).softSet).toBeUndefined()
   })
 
   it('lets the client’s own $set and $set_once win, and puts no null into $set_once', () => {

@@ -246,7 +246,7 @@ export class PersonStage {
     for (let attempt = 0; attempt < 3; attempt++) {
       const changes = new Map<number, PropertyChange>()
       for (const { intent } of rows) {
-        if (!intent.set && !intent.setOnce && !intent.unset) continue
+        if (!intent.set && !intent.setOnce && !intent.unset && !intent.softSet) continue
         const person = mapping.get(intent.distinctId)
         if (!person) continue
         let change = changes.get(person.id)
@@ -257,6 +257,7 @@ export class PersonStage {
             (change = {
               set: Object.create(null) as Record<string, unknown>,
               setOnce: Object.create(null) as Record<string, unknown>,
+              softSet: Object.create(null) as Record<string, unknown>,
               unset: [],
             }),
           )
@@ -266,6 +267,7 @@ export class PersonStage {
       for (const change of changes.values()) {
         change.set = withoutNul(change.set)
         change.setOnce = withoutNul(change.setOnce)
+        change.softSet = withoutNul(change.softSet)
         change.unset = change.unset.map(replaceNul)
       }
       const { updated, missing } = await persons.updatePersonProperties(this.deps.sql, changes)

@@ -3,7 +3,7 @@ import type { PropertyChange } from '@burrow/postgres'
 import { describe, expect, it } from 'vitest'
 import { foldPropertyChange } from './propertyChanges'
 
-type Ops = { set?: Record<string, unknown>; setOnce?: Record<string, unknown>; unset?: string[] }
+type Ops = { set?: Record<string, unknown>; setOnce?: Record<string, unknown>; unset?: string[]; softSet?: Record<string, unknown> }
 
 /** One event's changes applied on their own, as PostHog applies them: set_once, then set, then unset. */
 function applyOne(properties: Record<string, unknown>, ops: Ops): Record<string, unknown> {
@@ -16,7 +16,7 @@ function applyOne(properties: Record<string, unknown>, ops: Ops): Record<string,
 
 /** The folded change applied once, as the SQL update does: (set_once || properties) || set, minus unset. */
 function applyFolded(properties: Record<string, unknown>, change: PropertyChange): Record<string, unknown> {
-  const next = { ...change.setOnce, ...properties, ...change.set }
+  const next = { ...change.setOnce, ...properties, ...change.set, ...change.softSet }
   for (const k of change.unset) delete next[k]
   return next
 }
@@ -26,7 +26,7 @@ const values = fc.dictionary(key, fc.oneof(fc.integer(), fc.string({ maxLength: 
 const ops: fc.Arbitrary<Ops> = fc.record({ set: values, setOnce: values, unset: fc.array(key, { maxLength: 2 }) }, { requiredKeys: [] })
 
 const fold = (events: Ops[]) => {
-  const change: PropertyChange = { set: {}, setOnce: {}, unset: [] }
+  const change: PropertyChange = { set: {}, setOnce: {}, unset: [], softSet: {} }
   for (const e of events) foldPropertyChange(change, e)
   return change
 }
@@ -50,7 +50,29 @@ describe('folding the person changes of a batch', () => {
       { plan: 'pro' },
     ],
     ['$unset after $set removes the key', [{ set: { plan: 'free' } }, { unset: ['plan'] }], {}],
+    [
+      'a later soft value of a key set in the batch wins',
+      [{ set: { $browser: 'Chrome' } }, { softSet: { $browser: 'Firefox' } }],
+      { $browser: 'Firefox' },
+    ],
+    ['a later $set of a soft key wins', [{ softSet: { $browser: 'Chrome' } }, { set: { $browser: 'Firefox' } }], { $browser: 'Firefox' }],
+    [
+      'a soft value after $unset sets the key again',
+      [{ unset: ['$browser'] }, { softSet: { $browser: 'Chrome' } }],
+      { $browser: 'Chrome' },
+    ],
   ])('%s', (_name, events, expected) => {
     expect(applyFolded({}, fold(events as Ops[]))).toEqual(expected)
+  })
+
+  it('keeps soft values apart unless the key is set outright or was unset in the batch', () => {
+    expect(fold([{ softSet: { $browser: 'Chrome' } }, { set: { plan: 'pro' } }])).toEqual({
+      set: { plan: 'pro' },
+      setOnce: {},
+      unset: [],
+      softSet: { $browser: 'Chrome' },
+    })
+    expect(fold([{ set: { $browser: 'Chrome' } }, { softSet: { $browser: 'Firefox' } }]).set).toEqual({ $browser: 'Firefox' })
+    expect(fold([{ softSet: { $browser: 'Chrome' } }, { unset: ['$browser'] }]).softSet).toEqual({})
   })
 })

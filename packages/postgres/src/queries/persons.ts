@@ -32,6 +32,8 @@ export interface PropertyChange {
   set: Record<string, unknown>
   setOnce: Record<string, unknown>
   unset: string[]
+  /** Values set only along with another change, or where the person lacks the key (see PersonChanges.softSet). */
+  softSet: Record<string, unknown>
 }
 
 /** What a write to persons changed, for the ClickHouse copies. */
@@ -146,21 +148,26 @@ export async function updatePersonProperties(
   const ids = [...changes.keys()].sort((a, b) => a - b)
   const input = ids.map((id) => {
     const change = changes.get(id)!
-    return { id, set: { ...change.set }, set_once: { ...change.setOnce }, unset: change.unset }
+    return { id, set: { ...change.set }, set_once: { ...change.setOnce }, unset: change.unset, soft_set: { ...change.softSet } }
   })
   const rows = await sql<(PersonRow & { changed: boolean })[]>`
     with input as (
-      select * from jsonb_to_recordset(${sql.json(input as never)}) as t(id bigint, set_once jsonb, set jsonb, unset jsonb)
+      select * from jsonb_to_recordset(${sql.json(input as never)}) as t(id bigint, set_once jsonb, set jsonb, unset jsonb, soft_set jsonb)
     ),
     target as (
-      select p.id, ((i.set_once || p.properties) || i.set) - array(select jsonb_array_elements_text(i.unset)) as properties
+      select p.id,
+        ((i.set_once || p.properties) || i.set || i.soft_set) - array(select jsonb_array_elements_text(i.unset)) as properties,
+        -- What the person becomes without the soft values of keys it has: unchanged, nothing is written.
+        ((i.set_once || p.properties) || i.set
+          || coalesce((select jsonb_object_agg(k, v) from jsonb_each(i.soft_set) as s(k, v) where not p.properties ? k), '{}'))
+          - array(select jsonb_array_elements_text(i.unset)) as needed
       from persons p join input i on i.id = p.id
       order by p.id
       for update of p
     ),
     changed as (
       update persons p set properties = t.properties, version = p.version + 1, properties_updated_at = now()
-      from target t where t.id = p.id and t.properties is distinct from p.properties
+      from target t where t.id = p.id and t.needed is distinct from p.properties
       returning p.*
     )
     select ${sql.unsafe(PERSON_COLUMNS)}, true as changed from changed p

@@ -117,3 +117,64 @@ export async function listPluginJobs(sql: Sql, pluginConfigId: number) {
   return sql<{ id: string; type: string; operation: string; payload: Record<string, unknown>; status: string }[]>`
     select id, type, operation, payload, status from plugin_jobs where plugin_config_id = ${pluginConfigId} order by created_at`
 }
+
+/** Every enabled, live config, each project's in the order its plugins run. */
+export function enabledPluginConfigs(sql: Sql): Promise<PluginConfigRow[]> {
+  return sql<PluginConfigRow[]>`
+    select * from plugin_configs where enabled and not deleted
+    order by project_id, "order", plugin_id, id`
+}
+
+/** Disables a config on the system's behalf, with why in `error`; undefined when it was already off. */
+export async function disablePluginConfig(sql: Sql, id: number, error: Record<string, unknown>): Promise<PluginConfigRow | undefined> {
+  const [row] = await sql<PluginConfigRow[]>`
+    update plugin_configs set enabled = false, error = ${sql.json(error as never)}, updated_at = now()
+    where id = ${id} and enabled and not deleted
+    returning *`
+  return row
+}
+
+export interface PluginJobRow {
+  id: string
+  plugin_config_id: number
+  type: string
+  operation: string
+  payload: Record<string, unknown>
+  status: string
+}
+
+/**
+ * Leases the oldest job that is queued, or whose server stopped before finishing it (its lease
+ * ran out): only one server gets it.
+ */
+export async function leaseNextPluginJob(sql: Sql, leaseSeconds: number): Promise<PluginJobRow | undefined> {
+  const [row] = await sql<PluginJobRow[]>`
+    update plugin_jobs set status = 'running', leased_until = now() + make_interval(secs => ${leaseSeconds}),
+      started_at = coalesce(started_at, now())
+    where id = (
+      select id from plugin_jobs
+      where status = 'queued' or (status = 'running' and leased_until < now())
+      order by created_at limit 1 for update skip locked)
+    returning id, plugin_config_id, type, operation, payload, status`
+  return row
+}
+
+export async function extendPluginJobLease(sql: Sql, id: string, leaseSeconds: number): Promise<void> {
+  await sql`update plugin_jobs set leased_until = now() + make_interval(secs => ${leaseSeconds}) where id = ${id} and status = 'running'`
+}
+
+export async function finishPluginJob(
+  sql: Sql,
+  id: string,
+  outcome: { status: 'done' | 'failed' | 'skipped'; error?: string },
+): Promise<void> {
+  await sql`
+    update plugin_jobs set status = ${outcome.status}, error = ${outcome.error ?? null}, finished_at = now(), leased_until = null
+    where id = ${id}`
+}
+
+/** A config by id alone, deleted ones included (for the system's own work: jobs, replays). */
+export async function pluginConfigById(sql: Sql, id: number): Promise<PluginConfigRow | undefined> {
+  const [row] = await sql<PluginConfigRow[]>`select * from plugin_configs where id = ${id}`
+  return row
+}

@@ -132,22 +132,24 @@ export async function listProjectsForUser(
   sql: Sql,
   userId: number,
   page: { limit: number; offset: number },
+  reach: { teams: number[] | null; organizations: string[] | null } = { teams: null, organizations: null },
 ): Promise<{ count: number; rows: (ProjectRow & { membership_level: number })[] }> {
+  const inReach = sql`
+    (${reach.teams}::int[] is null or p.id = any(${reach.teams}::int[]))
+    and (${reach.organizations}::text[] is null or p.organization_id::text = any(${reach.organizations}::text[]))`
   const rows = await sql<(ProjectRow & { membership_level: number; total: number })[]>`
     select p.*, m.level as membership_level, count(*) over ()::int as total
     from projects p
     join organization_memberships m on m.organization_id = p.organization_id and m.user_id = ${userId}
+    where ${inReach}
     order by p.id
     limit ${page.limit} offset ${page.offset}`
-  const count = rows[0]?.total ?? (await countProjectsForUser(sql, userId))
-  return { count, rows }
-}
-
-async function countProjectsForUser(sql: Sql, userId: number): Promise<number> {
-  const [row] = await sql<{ n: number }[]>`
+  if (rows[0]) return { count: rows[0].total, rows }
+  const [counted] = await sql<{ n: number }[]>`
     select count(*)::int as n from projects p
-    join organization_memberships m on m.organization_id = p.organization_id and m.user_id = ${userId}`
-  return row?.n ?? 0
+    join organization_memberships m on m.organization_id = p.organization_id and m.user_id = ${userId}
+    where ${inReach}`
+  return { count: counted?.n ?? 0, rows }
 }
 
 export async function findProjectByToken(sql: Sql, token: string): Promise<ProjectRow | undefined> {

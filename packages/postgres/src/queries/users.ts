@@ -42,3 +42,7 @@ export async function findUserById(sql: Sql, id: number): Promise<UserRow | unde
   const [row] = await sql<UserRow[]>`select * from users where id = ${id}`
   return row
 }
+
+export async function setCurrentOrganization(sql: Sql, userId: number, organizationId: string, projectId: number | null) {
+  await sql`update users set current_organization_id = ${organizationId}, current_project_id = ${projectId} where id = ${userId}`
+}

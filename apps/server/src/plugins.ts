@@ -1,0 +1,100 @@
+import type { Config } from '@burrow/config'
+import { plugins, type CoreDeps } from '@burrow/core'
+import { createPluginMetrics, DestinationStage, transformFrames } from '@burrow/ingestion'
+import { pluginWebhookOutbox } from '@burrow/postgres'
+import type { FrameContent } from '@burrow/spool'
+import { Gauge, type Counter, type Registry } from 'prom-client'
+
+/** The plugins of this server: what runs on events before they are stored, after, and the jobs. */
+export interface PluginRuntime {
+  resolver: plugins.PluginConfigsResolver
+  /** Runs the projects' transformations on a batch (before groups and persons). */
+  transform(frames: FrameContent[]): Promise<FrameContent[]>
+  /** Queues the stored batch's events for the projects' destinations. */
+  afterStored(frames: FrameContent[]): Promise<void>
+  stop(): Promise<void>
+}
+
+/** Delivered rows are kept this long: they only stop a batch stored again from sending its events twice. */
+const DELIVERED_KEPT_DAYS = 7
+
+export function startPluginRuntime(config: Config, deps: CoreDeps, registry: Registry, eventsDropped: Counter<'reason'>): PluginRuntime {
+  if (config.TEST_PLUGINS) plugins.enableTestPlugins()
+  const geoIp = new plugins.GeoIpDatabase(config.GEOIP_DATABASE)
+  const resolver = new plugins.PluginConfigsResolver(deps, { geoIp: () => geoIp.get(), geoIpReady: () => geoIp.ready() })
+  const appMetrics = new plugins.AppMetrics(deps.sql, { flushMs: config.PLUGIN_METRICS_FLUSH_MS, log: deps.log })
+  appMetrics.start()
+  const metrics = createPluginMetrics(registry)
+  const stage = {
+    deps,
+    resolver,
+    appMetrics,
+    logs: new plugins.PluginLogBuffer(),
+    budgetMs: config.PLUGIN_EVENT_TIMEOUT_MS,
+    eventsDropped,
+    pluginRuns: metrics.pluginRuns,
+  }
+  const sender = new plugins.WebhookSender(deps, appMetrics, new plugins.PluginLogBuffer(), {
+    retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    concurrency: config.WEBHOOK_CONCURRENCY,
+    allowPrivateAddresses: config.WEBHOOK_ALLOW_PRIVATE_ADDRESSES,
+    disableAfterS: config.WEBHOOK_DISABLE_AFTER_S,
+    onOutcome: (outcome) => metrics.webhookDeliveries.inc({ outcome }),
+  })
+  sender.start()
+  const destinations = new DestinationStage(deps, resolver, () => sender.poke())
+  const jobs = new plugins.PluginJobRunner(deps, {
+    pollMs: 1000,
+    onOutcome: (outcome) => metrics.jobsRun.inc({ outcome }),
+    onQueued: () => sender.poke(),
+  })
+  jobs.start()
+  registerOutboxGauge(registry, deps)
+  const prune = setInterval(
+    () =>
+      void pluginWebhookOutbox
+        .pruneDelivered(deps.sql, DELIVERED_KEPT_DAYS)
+        .catch((err: unknown) => deps.log('could not prune the webhook outbox', err)),
+    60 * 60 * 1000,
+  )
+  prune.unref()
+  return {
+    resolver,
+    transform: (frames) => transformFrames(stage, frames),
+    afterStored: (frames) => destinations.afterStored(frames),
+    async stop() {
+      clearInterval(prune)
+      // With PostgreSQL down these would wait for its connection timeout: a stop takes a bounded
+      // time, and the metrics and log lines not written by then are given up (deliveries stay in the outbox).
+      await withinStopBudget(Promise.all([jobs.stop(), sender.stop()]).then(() => Promise.all([appMetrics.stop(), stage.logs.flush(deps)])))
+    },
+  }
+}
+
+/** Webhook deliveries waiting (pending) and given up (failed, kept for a replay), counted at each scrape. */
+function registerOutboxGauge(registry: Registry, deps: CoreDeps): void {
+  new Gauge({
+    name: 'burrow_plugin_webhook_outbox',
+    help: 'Webhook deliveries in the outbox, by status (pending: to send or retry; failed: refused by the endpoint, kept for a replay)',
+    labelNames: ['status'] as const,
+    registers: [registry],
+    async collect() {
+      try {
+        const counts = await pluginWebhookOutbox.outboxCounts(deps.sql)
+        this.set({ status: 'pending' }, counts.pending)
+        this.set({ status: 'failed' }, counts.failed)
+      } catch {
+        // PostgreSQL unavailable: the gauge keeps its last values.
+      }
+    },
+  })
+}
+
+/** How long the plugins' stop may take. */
+const STOP_STEP_MS = 300
+
+/** Waits for `work` at most STOP_STEP_MS; a failure is not the stop's failure. */
+function withinStopBudget(work: Promise<unknown>): Promise<unknown> {
+  return Promise.race([work.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, STOP_STEP_MS).unref())])
+}

@@ -1,0 +1,158 @@
+import type { TestAccount } from '@burrow/testing'
+import { waitFor } from '@burrow/testing'
+import type { TestService } from './service'
+
+/**
+ * A project's worth of events for the query oracle tests, made from a fixed seed: users in a
+ * zone with a DST change (America/New_York, 2 November 2025), events sent shuffled and in
+ * batches (the later ones older: late and out of order), and anonymous ids merged into their
+ * users by `$identify` in the middle of the range, so that a merged person must count once.
+ */
+export const TZ = 'America/New_York'
+export const USERS = 30
+export const MERGED = 3
+
+export interface SentEvent {
+  event: string
+  distinct_id: string
+  timestamp: string
+  properties: Record<string, unknown>
+}
+
+/** mulberry32: a small seeded generator, so that a failure can be replayed. */
+function generator(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+const TIERS = ['gold', 'silver', 'bronze']
+const PLANS: Array<string | undefined> = ['pro', 'free', 'team', 'enterprise', undefined, '']
+
+export const tierOf = (userIndex: number) => TIERS[userIndex % TIERS.length]!
+
+/** The person a distinct id belongs to once the merges are done: anon-k is user uk. */
+export const personOf = (distinctId: string) => (distinctId.startsWith('anon-') ? `u${distinctId.slice(5)}` : distinctId)
+
+/** Events between `start` and `end` (ms), deterministic for the seed. */
+export function makeEvents(seed: number, count: number, start: number, end: number): SentEvent[] {
+  const random = generator(seed)
+  const pick = <T>(items: T[]) => items[Math.floor(random() * items.length)]!
+  const ids = [...Array.from({ length: USERS }, (_, i) => `u${i}`), ...Array.from({ length: MERGED }, (_, i) => `anon-${i}`)]
+  const events: SentEvent[] = []
+  for (let i = 0; i < count; i++) {
+    const distinctId = pick(ids)
+    const user = Number(personOf(distinctId).slice(1))
+    const r = random()
+    const event = r < 0.6 ? 'pageview' : r < 0.8 ? 'signup' : 'purchase'
+    const at = start + Math.floor(random() * (end - start))
+    const properties: Record<string, unknown> = {
+      $set: { tier: tierOf(user) },
+      $session_id: `${distinctId}-${Math.floor(at / 3_600_000 / 6)}`,
+    }
+    const plan = pick(PLANS)
+    if (plan !== undefined) properties.plan = plan
+    if (event === 'purchase') properties.amount = 1 + Math.floor(random() * 100)
+    events.push({ event, distinct_id: distinctId, timestamp: new Date(at).toISOString(), properties })
+  }
+  // Sent shuffled, so that storage order says nothing of time.
+  for (let i = events.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1))
+    ;[events[i], events[j]] = [events[j]!, events[i]!]
+  }
+  return events
+}
+
+/** The merges: each anon-k identified as uk at `at`. */
+export function identifies(at: number): SentEvent[] {
+  return Array.from({ length: MERGED }, (_, k) => ({
+    event: '$identify',
+    distinct_id: `u${k}`,
+    timestamp: new Date(at).toISOString(),
+    properties: { $anon_distinct_id: `anon-${k}`, $set: { tier: tierOf(k) } },
+  }))
+}
+
+/** Sends the events in batches and waits until all are stored and the merges are done. */
+export async function sendAll(service: TestService, account: TestAccount, events: SentEvent[], storedBefore = 0): Promise<void> {
+  for (let i = 0; i < events.length; i += 500) {
+    const res = await service.post('/batch/', { api_key: account.projectToken, batch: events.slice(i, i + 500) })
+    if (res.status !== 200) throw new Error(`batch answered ${res.status}`)
+  }
+  await waitFor(
+    async () => {
+      // The list's count stops 1,000 past the page: the last event's place tells whether all are stored.
+      const res = await service.api(
+        account,
+        `/api/projects/${account.projectId}/events/?limit=1&offset=${storedBefore + events.length - 1}`,
+      )
+      return ((await res.json()) as { results: unknown[] }).results.length === 1
+    },
+    { what: `${storedBefore + events.length} stored events`, timeoutMs: 60_000 },
+  )
+  for (let k = 0; k < MERGED; k++) {
+    await service.personOf(account, `anon-${k}`, (p) => (p.distinct_ids as string[]).includes(`u${k}`))
+  }
+}
+
+export async function setTimezone(service: TestService, account: TestAccount, timezone: string): Promise<void> {
+  const res = await service.api(account, `/api/projects/${account.projectId}/`, { method: 'PATCH', body: JSON.stringify({ timezone }) })
+  if (res.status !== 200) throw new Error(`setting the timezone answered ${res.status}`)
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>()
+/** One formatter per zone and shape: making one takes longer than formatting thousands of dates. */
+function formatter(zone: string, hour: boolean): Intl.DateTimeFormat {
+  const key = `${zone}|${hour}`
+  let f = formatters.get(key)
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-CA', {
+      timeZone: zone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      ...(hour ? { hour: '2-digit', hourCycle: 'h23' as const } : {}),
+    })
+    formatters.set(key, f)
+  }
+  return f
+}
+
+/** The local calendar date (YYYY-MM-DD) of an instant in a zone, by the platform's Intl. */
+export function localDay(iso: string, zone: string): string {
+  return formatter(zone, false).format(new Date(iso))
+}
+
+/** The local hour (YYYY-MM-DD HH:00:00) of an instant in a zone. */
+export function localHour(iso: string, zone: string): string {
+  const parts = formatter(zone, true).formatToParts(new Date(iso))
+  const part = (type: string) => parts.find((p) => p.type === type)!.value
+  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:00:00`
+}
+
+/** Calendar days from `from` to `to` (YYYY-MM-DD, inclusive). */
+export function daysBetween(from: string, to: string): string[] {
+  const days: string[] = []
+  for (let d = new Date(`${from}T00:00:00Z`); d.toISOString().slice(0, 10) <= to; d.setUTCDate(d.getUTCDate() + 1)) {
+    days.push(d.toISOString().slice(0, 10))
+  }
+  return days
+}
+
+/** `day` moved by `n` calendar days. */
+export function addDays(day: string, n: number): string {
+  const d = new Date(`${day}T00:00:00Z`)
+  d.setUTCDate(d.getUTCDate() + n)
+  return d.toISOString().slice(0, 10)
+}
+
+/** POST .../query/ as a client does. */
+export async function postQuery(service: TestService, account: TestAccount, body: unknown): Promise<{ status: number; body: any }> {
+  const res = await service.api(account, `/api/projects/${account.projectId}/query/`, { method: 'POST', body: JSON.stringify(body) })
+  return { status: res.status, body: await res.json() }
+}

@@ -1,0 +1,89 @@
+import type { TestAccount } from '@burrow/testing'
+import { beforeAll, describe, expect, it } from 'vitest'
+import {
+  addDays,
+  daysBetween,
+  identifies,
+  localDay,
+  makeEvents,
+  personOf,
+  postQuery,
+  sendAll,
+  setTimezone,
+  TZ,
+  type SentEvent,
+} from './queryFixture'
+import { useTestService, type TestService } from './service'
+
+let service: TestService
+let account: TestAccount
+useTestService((s, a) => {
+  service = s
+  account = a
+})
+
+let sent: SentEvent[]
+
+beforeAll(async () => {
+  await setTimezone(service, account, TZ)
+  const events = makeEvents(5, 1200, Date.UTC(2025, 9, 20), Date.UTC(2025, 10, 12))
+  sent = [...events, ...identifies(Date.UTC(2025, 10, 1, 12))]
+  await sendAll(service, account, sent)
+}, 180_000)
+
+/** Days of each person's events of one name, in the project's zone. */
+function daysOf(name: string): Map<string, string[]> {
+  const days = new Map<string, string[]>()
+  for (const e of sent) {
+    if (e.event !== name) continue
+    const person = personOf(e.distinct_id)
+    days.set(person, [...(days.get(person) ?? []), localDay(e.timestamp, TZ)])
+  }
+  return days
+}
+
+/** Daily retention by brute force: cohorts of the days ending at `last`, each with its later days. */
+function oracle(target: string, returning: string, last: string, total: number, firstTime: boolean) {
+  const cohortDays = daysBetween(addDays(last, -(total - 1)), last)
+  const targets = daysOf(target)
+  const returns = daysOf(returning)
+  return cohortDays.map((day, i) => {
+    const cohort = [...targets].filter(([, days]) => (firstTime ? [...days].sort()[0] === day : days.includes(day))).map(([p]) => p)
+    return Array.from({ length: total - i }, (_, j) =>
+      j === 0 ? cohort.length : cohort.filter((p) => (returns.get(p) ?? []).includes(cohortDays[i + j]!)).length,
+    )
+  })
+}
+
+describe('RetentionQuery', () => {
+  it.each([['retention_recurring'], ['retention_first_time']])(
+    'answers %s cohorts per day of the project timezone',
+    async (retentionType) => {
+      const res = await postQuery(service, account, {
+        query: {
+          kind: 'RetentionQuery',
+          dateRange: { date_to: '2025-11-06' },
+          retentionFilter: {
+            targetEntity: { id: 'signup', type: 'events' },
+            returningEntity: { id: 'pageview', type: 'events' },
+            period: 'Day',
+            totalIntervals: 8,
+            retentionType,
+          },
+        },
+      })
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      const expected = oracle('signup', 'pageview', '2025-11-06', 8, retentionType === 'retention_first_time')
+      expect(res.body.results.map((r: any) => r.values.map((v: any) => v.count))).toEqual(expected)
+      expect(res.body.results[0]).toMatchObject({ label: 'Day 0', date: '2025-10-30T00:00:00.000-04:00' })
+      expect(res.body.results[0].values[1].label).toBe('Day 1')
+      expect(expected.flat().some((n) => n > 0)).toBe(true)
+    },
+  )
+
+  it('answers 400 for a period it does not know', async () => {
+    const res = await postQuery(service, account, { query: { kind: 'RetentionQuery', retentionFilter: { period: 'Fortnight' } } })
+    expect(res.status).toBe(400)
+    expect(res.body).toMatchObject({ type: 'validation_error', attr: 'query__retentionFilter__period' })
+  })
+})

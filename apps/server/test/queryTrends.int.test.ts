@@ -1,0 +1,300 @@
+import type { TestAccount } from '@burrow/testing'
+import { beforeAll, describe, expect, it } from 'vitest'
+import {
+  addDays,
+  daysBetween,
+  identifies,
+  localDay,
+  localHour,
+  makeEvents,
+  personOf,
+  postQuery,
+  sendAll,
+  setTimezone,
+  TZ,
+  type SentEvent,
+} from './queryFixture'
+import { useTestService, type TestService } from './service'
+
+let service: TestService
+let account: TestAccount
+useTestService((s, a) => {
+  service = s
+  account = a
+})
+
+// 2025-10-25 … 2025-11-08 in New York holds the end of daylight saving time (2 November).
+const FROM = '2025-10-25'
+const TO = '2025-11-08'
+const DAYS = daysBetween(FROM, TO)
+let sent: SentEvent[]
+
+beforeAll(async () => {
+  await setTimezone(service, account, TZ)
+  const events = makeEvents(24, 3000, Date.UTC(2025, 9, 18), Date.UTC(2025, 10, 12))
+  // The merges come in the middle of the range, after the anonymous events they merge.
+  sent = [...events, ...identifies(Date.UTC(2025, 10, 1, 12))]
+  await sendAll(service, account, sent)
+}, 180_000)
+
+const inRange = (e: SentEvent) => DAYS.includes(localDay(e.timestamp, TZ))
+const ofEvent = (name: string | null) => (e: SentEvent) => name === null || e.event === name
+
+/** Per day of DAYS, the value of `reduce` over the day's events. */
+function perDay(events: SentEvent[], reduce: (events: SentEvent[]) => number): number[] {
+  return DAYS.map((day) => reduce(events.filter((e) => localDay(e.timestamp, TZ) === day)))
+}
+const persons = (events: SentEvent[]) => new Set(events.map((e) => personOf(e.distinct_id))).size
+const planOf = (e: SentEvent) => {
+  const plan = e.properties.plan as string | undefined
+  return plan === undefined || plan === '' ? '$$_posthog_breakdown_null_$$' : plan
+}
+
+async function trends(query: Record<string, unknown>) {
+  const res = await postQuery(service, account, { query: { kind: 'TrendsQuery', dateRange: { date_from: FROM, date_to: TO }, ...query } })
+  expect(res.status, JSON.stringify(res.body)).toBe(200)
+  return res.body
+}
+
+describe('TrendsQuery', () => {
+  it('counts events, sums a property and counts persons per day of the project timezone, merged persons once', async () => {
+    const body = await trends({
+      series: [
+        { kind: 'EventsNode', event: 'pageview', custom_name: 'Views' },
+        { kind: 'EventsNode', event: 'purchase', math: 'sum', math_property: 'amount' },
+        { kind: 'EventsNode', event: null, math: 'dau' },
+      ],
+    })
+    const events = sent.filter(inRange)
+    const views = perDay(events.filter(ofEvent('pageview')), (es) => es.length)
+    const revenue = perDay(events.filter(ofEvent('purchase')), (es) => es.reduce((s, e) => s + Number(e.properties.amount), 0))
+    const actives = perDay(events, persons)
+    expect(body.results).toHaveLength(3)
+    const [first, second, third] = body.results
+    expect(first.days).toEqual(DAYS)
+    expect(first.data).toEqual(views)
+    expect(first.count).toBe(views.reduce((a, b) => a + b, 0))
+    expect(first).toMatchObject({
+      label: 'pageview',
+      action: { id: 'pageview', custom_name: 'Views', order: 0, math: 'total', type: 'events' },
+    })
+    expect(first.labels).toHaveLength(DAYS.length)
+    expect(second.data).toEqual(revenue)
+    expect(third.data).toEqual(actives)
+    expect(third.label).toBe('All events')
+    // A merged person's anonymous and identified days count once each.
+    expect(Math.max(...actives)).toBeLessThanOrEqual(30)
+    expect(body).toMatchObject({ is_cached: false, timezone: TZ })
+    expect(body.resolved_date_range.date_from).toMatch(/^2025-10-25T00:00:00\.000-04:00$/)
+    expect(body.resolved_date_range.date_to).toMatch(/^2025-11-08T23:59:59\.999-05:00$/)
+  })
+
+  it('breaks down by an event property, keeping the top values and putting the rest in Other', async () => {
+    const body = await trends({
+      series: [{ kind: 'EventsNode', event: 'pageview' }],
+      breakdownFilter: { breakdown_type: 'event', breakdown: 'plan', breakdown_limit: 2 },
+    })
+    const events = sent.filter(inRange).filter(ofEvent('pageview'))
+    const totals = new Map<string, number>()
+    for (const e of events) totals.set(planOf(e), (totals.get(planOf(e)) ?? 0) + 1)
+    const ranked = [...totals].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([v]) => v)
+    const kept = ranked.slice(0, 2)
+    const expected = [
+      ...kept.map((v) => ({
+        breakdown_value: v,
+        data: perDay(
+          events.filter((e) => planOf(e) === v),
+          (es) => es.length,
+        ),
+      })),
+      {
+        breakdown_value: '$$_posthog_breakdown_other_$$',
+        data: perDay(
+          events.filter((e) => !kept.includes(planOf(e))),
+          (es) => es.length,
+        ),
+      },
+    ]
+    expect(body.results.map((r: any) => ({ breakdown_value: r.breakdown_value, data: r.data }))).toEqual(expected)
+    expect(body.results.at(-1).label).toBe('Other (i.e. all remaining values)')
+    expect(body.hasMore).toBe(true)
+  })
+
+  it('breaks down persons by a person property', async () => {
+    const body = await trends({
+      series: [{ kind: 'EventsNode', event: 'signup', math: 'dau' }],
+      breakdownFilter: { breakdown_type: 'person', breakdown: 'tier' },
+    })
+    const events = sent.filter(inRange).filter(ofEvent('signup'))
+    const tierOfPerson = new Map(sent.map((e) => [personOf(e.distinct_id), (e.properties.$set as { tier: string }).tier]))
+    const byTier = new Map<string, number[]>()
+    for (const tier of new Set(tierOfPerson.values())) {
+      byTier.set(
+        tier,
+        perDay(
+          events.filter((e) => tierOfPerson.get(personOf(e.distinct_id)) === tier),
+          persons,
+        ),
+      )
+    }
+    const got = new Map(body.results.map((r: any) => [r.breakdown_value, r.data]))
+    expect(got).toEqual(byTier)
+  })
+
+  it('counts weekly active persons over the seven local days up to each day', async () => {
+    const body = await trends({ series: [{ kind: 'EventsNode', event: 'pageview', math: 'weekly_active' }] })
+    const events = sent.filter(ofEvent('pageview'))
+    const expected = DAYS.map((day) => {
+      const window = new Set(Array.from({ length: 7 }, (_, i) => addDays(day, -i)))
+      return persons(events.filter((e) => window.has(localDay(e.timestamp, TZ))))
+    })
+    expect(body.results[0].data).toEqual(expected)
+  })
+
+  it('answers one aggregated value for a total display', async () => {
+    const body = await trends({
+      series: [{ kind: 'EventsNode', event: null, math: 'dau' }],
+      trendsFilter: { display: 'BoldNumber' },
+    })
+    expect(body.results[0].aggregated_value).toBe(persons(sent.filter(inRange)))
+    expect(body.results[0].data).toEqual([])
+  })
+
+  it('counts hours of the project timezone', async () => {
+    const res = await postQuery(service, account, {
+      query: {
+        kind: 'TrendsQuery',
+        interval: 'hour',
+        dateRange: { date_from: '2025-10-28 00:00:00', date_to: '2025-10-28 23:59:59' },
+        series: [{ kind: 'EventsNode', event: null }],
+      },
+    })
+    expect(res.status).toBe(200)
+    const hours = Array.from({ length: 24 }, (_, h) => `2025-10-28 ${String(h).padStart(2, '0')}:00:00`)
+    expect(res.body.results[0].days).toEqual(hours)
+    expect(res.body.results[0].data).toEqual(hours.map((h) => sent.filter((e) => localHour(e.timestamp, TZ) === h).length))
+  })
+
+  it('compares with the period before', async () => {
+    const body = await trends({ series: [{ kind: 'EventsNode', event: 'pageview' }], compareFilter: { compare: true } })
+    expect(body.results.map((r: any) => r.compare_label)).toEqual(['current', 'previous'])
+    const previousDays = daysBetween(addDays(FROM, -DAYS.length), addDays(FROM, -1))
+    const previous = body.results[1]
+    expect(previous.days).toEqual(previousDays)
+    const pageviews = sent.filter(ofEvent('pageview'))
+    expect(previous.data).toEqual(previousDays.map((d) => pageviews.filter((e) => localDay(e.timestamp, TZ) === d).length))
+  })
+
+  it('filters by event and person properties', async () => {
+    const body = await trends({
+      series: [{ kind: 'EventsNode', event: 'pageview', properties: [{ key: 'plan', value: 'pro', operator: 'exact', type: 'event' }] }],
+      properties: [{ key: 'tier', value: 'gold', operator: 'exact', type: 'person' }],
+    })
+    const tierOfPerson = new Map(sent.map((e) => [personOf(e.distinct_id), (e.properties.$set as { tier: string }).tier]))
+    const events = sent
+      .filter(inRange)
+      .filter(ofEvent('pageview'))
+      .filter((e) => e.properties.plan === 'pro' && tierOfPerson.get(personOf(e.distinct_id)) === 'gold')
+    expect(body.results[0].data).toEqual(perDay(events, (es) => es.length))
+  })
+})
+
+describe('the query endpoint', () => {
+  const query = { kind: 'TrendsQuery', dateRange: { date_from: FROM, date_to: TO }, series: [{ kind: 'EventsNode', event: 'signup' }] }
+
+  it('answers the same query from the cache, whatever order its fields come in, until asked to refresh', async () => {
+    const first = await postQuery(service, account, { query })
+    const reordered = { series: query.series, dateRange: { date_to: TO, date_from: FROM }, kind: 'TrendsQuery' }
+    const second = await postQuery(service, account, { query: reordered })
+    expect(second.body.is_cached).toBe(true)
+    expect(second.body.cache_key).toBe(first.body.cache_key)
+    expect(second.body.results).toEqual(first.body.results)
+    expect(second.body.last_refresh).toBe(first.body.last_refresh)
+    const forced = await postQuery(service, account, { query, refresh: 'force_blocking' })
+    expect(forced.body.is_cached).toBe(false)
+    expect(forced.body.results).toEqual(first.body.results)
+  })
+
+  it('answers force_cache from the cache only', async () => {
+    const miss = await postQuery(service, account, {
+      query: { ...query, series: [{ kind: 'EventsNode', event: 'never-sent' }] },
+      refresh: 'force_cache',
+    })
+    expect(miss.status).toBe(200)
+    expect(miss.body).toMatchObject({ results: null, is_cached: false })
+  })
+
+  it('runs an async query that is polled until complete, and forgets a cancelled one', async () => {
+    const purchases = { ...query, series: [{ kind: 'EventsNode', event: 'purchase' }] }
+    const started = await postQuery(service, account, { query: purchases, refresh: 'async', client_query_id: 'purchases-async' })
+    expect(started.status).toBe(200)
+    expect(started.body.query_status).toMatchObject({ id: 'purchases-async', query_async: true, team_id: account.projectId })
+    let status: any
+    for (let i = 0; i < 100; i++) {
+      const res = await service.api(account, `/api/projects/${account.projectId}/query/purchases-async/`)
+      expect(res.status).toBe(200)
+      status = await res.json()
+      if (status.complete) break
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    expect(status).toMatchObject({ complete: true, error: false })
+    expect(status.results.results[0].count).toBe(sent.filter(inRange).filter(ofEvent('purchase')).length)
+    const deleted = await service.api(account, `/api/projects/${account.projectId}/query/purchases-async/`, { method: 'DELETE' })
+    expect(deleted.status).toBe(204)
+    const gone = await service.api(account, `/api/projects/${account.projectId}/query/purchases-async/`)
+    expect(gone.status).toBe(404)
+  })
+
+  it('keeps another project from polling a query', async () => {
+    const other = await service.account()
+    await postQuery(service, account, { query, refresh: 'async', client_query_id: 'private-one' })
+    const res = await service.api(other, `/api/projects/${other.projectId}/query/private-one/`)
+    expect(res.status).toBe(404)
+  })
+
+  it.each([
+    [{ query: { kind: 'NoSuchQuery' } }, 'query__kind'],
+    [{ query: { ...query, dateRange: { date_from: 'last tuesday' } } }, 'date_from'],
+    [{ query: { ...query, series: [] } }, 'query__series'],
+    [{ query: { ...query, interval: 'fortnight' } }, 'query__interval'],
+    [{ query: { ...query, properties: [{ key: 'plan', operator: 'nope', value: 1 }] } }, 'properties'],
+    [{ query: { ...query, series: [{ kind: 'EventsNode', event: 'x', math: 'sum' }] } }, 'series'],
+  ])('answers 400 naming the field for a bad query %#', async (body, attr) => {
+    const res = await postQuery(service, account, body)
+    expect(res.status).toBe(400)
+    expect(res.body).toMatchObject({ type: 'validation_error', attr })
+  })
+
+  it('refuses a range with more intervals than an answer holds', async () => {
+    const res = await postQuery(service, account, {
+      query: { ...query, interval: 'hour', dateRange: { date_from: '2000-01-01', date_to: '2025-01-01' } },
+    })
+    expect(res.status).toBe(400)
+    expect(res.body).toMatchObject({ type: 'validation_error', attr: 'interval' })
+  })
+})
+
+describe('HogQL and EventsQuery through the endpoint', () => {
+  it('answers a HogQL aggregate over the project’s events, and refuses what the allow-list does not hold', async () => {
+    const byEvent = new Map<string, number>()
+    for (const e of sent) byEvent.set(e.event, (byEvent.get(e.event) ?? 0) + 1)
+    const answer = await postQuery(service, account, {
+      query: { kind: 'HogQLQuery', query: 'SELECT event, count() FROM events GROUP BY event ORDER BY event' },
+    })
+    expect(answer.status).toBe(200)
+    expect(Object.fromEntries(answer.body.results.map(([event, n]: [string, number]) => [event, Number(n)]))).toEqual(
+      Object.fromEntries(byEvent),
+    )
+    expect(answer.body.columns).toHaveLength(2)
+    const refused = await postQuery(service, account, { query: { kind: 'HogQLQuery', query: 'SELECT * FROM system.tables' } })
+    expect(refused.status).toBe(400)
+    expect(refused.body).toMatchObject({ type: 'validation_error' })
+    const listed = await postQuery(service, account, {
+      // EventsQuery looks back a day unless told otherwise, as PostHog's does: these events are from 2025.
+      query: { kind: 'EventsQuery', select: ['event', 'distinct_id'], event: sent[0]!.event, after: '2025-01-01', limit: 5 },
+    })
+    expect(listed.status).toBe(200)
+    expect(listed.body.results).toHaveLength(5)
+    for (const [event] of listed.body.results as Array<[string, string]>) expect(event).toBe(sent[0]!.event)
+  })
+})

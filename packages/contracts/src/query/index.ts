@@ -1,0 +1,6 @@
+export * from './common'
+export * from './trends'
+export * from './lifecycle'
+export * from './funnels'
+export * from './retention'
+export * from './request'

@@ -1,0 +1,26 @@
+import type { ClickHouse, PropertyExpression } from '@burrow/clickhouse'
+
+/**
+ * What every analytics query runs against: one project's events, read in that project's
+ * timezone. Every runner scopes each table it reads to `teamId`.
+ */
+export interface QueryContext {
+  ch: ClickHouse
+  teamId: number
+  /** The project's IANA timezone: buckets, relative dates and day ends are computed in it. */
+  timezone: string
+  /** 0 when weeks start on Sunday, 1 on Monday (the project's `week_start_day`). */
+  weekStartDay: 0 | 1
+  /** The moment relative dates count from, fixed once per query so that all of its parts agree. */
+  now: Date
+  /** ClickHouse's `max_execution_time` for each statement the query runs, in seconds. */
+  maxExecutionSeconds: number
+  /** Aborted when the caller goes away or cancels: the statement under way is cancelled. */
+  signal?: AbortSignal
+  /**
+   * PostHog's property filters (a list, a group, cohorts) as a condition tree, cohorts pinned to
+   * their current calculation; a malformed filter is a 400 naming `attr`. Supplied by the caller,
+   * which owns the project's cohorts.
+   */
+  properties(raw: unknown, attr: string): Promise<PropertyExpression | undefined>
+}

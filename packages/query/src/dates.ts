@@ -1,0 +1,191 @@
+import type { DateRange, Interval } from '@burrow/contracts'
+import { problems } from '@burrow/contracts'
+import { DateTime, type DurationLikeObject } from 'luxon'
+
+/** PostHog's relative dates: `-7d`, `-24h`, `-1m`, `mStart`, `-1yEnd`. */
+const RELATIVE = /^-?(\d{1,5})?([hdwmqy])(Start|End)?$/
+
+const UNITS: Record<string, keyof DurationLikeObject> = { h: 'hours', d: 'days', w: 'weeks', m: 'months', q: 'quarters', y: 'years' }
+const UNIT_SPANS: Record<string, 'hour' | 'day' | 'week' | 'month' | 'quarter' | 'year'> = {
+  h: 'hour',
+  d: 'day',
+  w: 'week',
+  m: 'month',
+  q: 'quarter',
+  y: 'year',
+}
+
+export interface ParsedDate {
+  at: DateTime
+  /** Counted back from now rather than given as a date. */
+  relative: boolean
+  /** A relative date in hours (`-24h`), which is not widened to the day. */
+  hours: boolean
+}
+
+/**
+ * A date as PostHog reads `date_from`/`date_to`, in the project's zone: relative dates count back
+ * from now, days and longer from the start of that day; a date without a time is the start of
+ * that day; a time without an offset is read in the zone. Undefined for text that is not a date.
+ */
+export function parseDate(text: string, zone: string, now: DateTime, options: { truncateHours?: boolean } = {}): ParsedDate | undefined {
+  const trimmed = text.trim()
+  const match = RELATIVE.exec(trimmed)
+  if (match) {
+    const unit = match[2]!
+    const n = match[1] === undefined ? 0 : Number(match[1])
+    let at = now.setZone(zone).minus({ [UNITS[unit]!]: n })
+    if (match[3] === 'Start') at = at.startOf(UNIT_SPANS[unit]!)
+    else if (match[3] === 'End') at = at.endOf(UNIT_SPANS[unit]!)
+    else if (unit === 'h') at = options.truncateHours ? at.startOf('hour') : at
+    else at = at.startOf('day')
+    return { at, relative: true, hours: unit === 'h' }
+  }
+  const readers = [(t: string) => DateTime.fromISO(t, { zone }), (t: string) => DateTime.fromSQL(t, { zone })]
+  for (const read of readers) {
+    const at = read(trimmed)
+    if (at.isValid) return { at: at.setZone(zone), relative: false, hours: false }
+  }
+  return undefined
+}
+
+export interface ResolvedRange {
+  interval: Interval
+  /** The first moment counted: `date_from`, moved to the start of its interval unless it is a time in hours. */
+  from: DateTime
+  /** The last moment counted (inclusive). */
+  to: DateTime
+  /** The start of each interval from `from` to `to`, in the zone. */
+  buckets: DateTime[]
+}
+
+/** The most buckets a range may have, so that a year of hours cannot fill the answer. */
+export const MAX_BUCKETS = 5000
+
+function startOfInterval(at: DateTime, interval: Interval, weekStartDay: 0 | 1): DateTime {
+  if (interval === 'hour') return at.startOf('hour')
+  if (interval === 'day') return at.startOf('day')
+  if (interval === 'month') return at.startOf('month')
+  // luxon's weekday: Monday 1 … Sunday 7.
+  const back = weekStartDay === 1 ? at.weekday - 1 : at.weekday % 7
+  return at.startOf('day').minus({ days: back })
+}
+
+function badDate(attr: string, text: string) {
+  return problems.validation(
+    attr,
+    `${JSON.stringify(text)} is not a date PostHog understands (a date, a time, -7d, -24h, -1m, mStart, all).`,
+  )
+}
+
+export interface RangeOptions {
+  zone: string
+  now: Date
+  weekStartDay: 0 | 1
+  /** The project's earliest event, for `date_from: all`. */
+  earliest: () => Promise<Date | undefined>
+  /** `date_from` when the query gives none; PostHog's default is seven days back. */
+  defaultFrom?: string
+}
+
+/** A query's dateRange as PostHog's QueryDateRange resolves it. */
+export async function resolveRange(
+  dateRange: DateRange | null | undefined,
+  interval: Interval,
+  options: RangeOptions,
+): Promise<ResolvedRange> {
+  const { zone, weekStartDay } = options
+  const now: DateTime = DateTime.fromJSDate(options.now).setZone(zone)
+  const explicit = dateRange?.explicitDate === true
+
+  let to: DateTime = now
+  let toRelative = true
+  if (dateRange?.date_to) {
+    const parsed = parseDate(dateRange.date_to, zone, now, { truncateHours: true })
+    if (!parsed) throw badDate('date_to', dateRange.date_to)
+    to = parsed.at
+    toRelative = parsed.relative
+  }
+  if (!explicit) {
+    if (interval !== 'hour') to = to.endOf('day')
+    else if (toRelative) to = to.endOf('hour')
+  }
+
+  const fromText = dateRange?.date_from ?? options.defaultFrom ?? '-7d'
+  let from: DateTime
+  let widen = true
+  if (fromText === 'all') {
+    const earliest = await options.earliest()
+    from = earliest ? DateTime.fromJSDate(earliest).setZone(zone) : now.startOf('day').minus({ days: 7 })
+  } else {
+    const parsed = parseDate(fromText, zone, now)
+    if (!parsed) throw badDate('date_from', fromText)
+    from = parsed.at
+    // A relative start in hours is kept as it is for hourly and daily intervals (PostHog's use_start_of_interval).
+    if (parsed.relative && (interval === 'hour' || (interval === 'day' && parsed.hours))) widen = false
+  }
+  if (explicit) widen = false
+  if (to < from) throw problems.validation('date_to', 'The end of the date range is before its start.')
+
+  const buckets: DateTime[] = []
+  for (let at = startOfInterval(from, interval, weekStartDay); at <= to; at = at.plus({ [`${interval}s`]: 1 })) {
+    buckets.push(at)
+    if (buckets.length > MAX_BUCKETS) {
+      throw problems.validation(
+        'interval',
+        `The date range has more than ${MAX_BUCKETS} intervals: choose a longer interval or a shorter range.`,
+      )
+    }
+  }
+  return { interval, from: widen ? startOfInterval(from, interval, weekStartDay) : from, to, buckets }
+}
+
+/** A bucket's key as `days` show it and as bucketKeySql writes it. */
+export function dayKey(at: DateTime, interval: Interval): string {
+  return interval === 'hour' ? at.toFormat('yyyy-MM-dd HH:mm:ss') : at.toFormat('yyyy-MM-dd')
+}
+
+/** A bucket as PostHog labels it on a chart axis. */
+export function dayLabel(at: DateTime, interval: Interval): string {
+  if (interval === 'hour') return at.toFormat('d-MMM-yyyy HH:mm', { locale: 'en-US' })
+  if (interval === 'month') return at.toFormat('MMM yyyy', { locale: 'en-US' })
+  return at.toFormat('d-MMM-yyyy', { locale: 'en-US' })
+}
+
+/**
+ * The interval an event's `timestamp` falls in, in the zone, as the text dayKey writes.
+ * `zone` and `weekMode` are placeholders of the statement's parameters.
+ */
+export function bucketKeySql(interval: Interval, timestamp: string, zone: string, weekStartDay: 0 | 1): string {
+  const local = `toTimeZone(${timestamp}, ${zone})`
+  const fmt = interval === 'hour' ? '%Y-%m-%d %H:%i:%S' : '%Y-%m-%d'
+  switch (interval) {
+    case 'hour':
+      return `formatDateTime(toStartOfHour(${local}), '${fmt}', ${zone})`
+    case 'day':
+      return `formatDateTime(toStartOfDay(${local}), '${fmt}', ${zone})`
+    case 'week':
+      // toStartOfWeek's mode 0 starts weeks on Sunday, mode 1 on Monday.
+      return `toString(toStartOfWeek(${local}, ${weekStartDay}))`
+    case 'month':
+      return `toString(toStartOfMonth(${local}))`
+  }
+}
+
+/** An instant as a DateTime64(6) parameter value in UTC. */
+export function utcText(at: DateTime): string {
+  return at.toUTC().toFormat('yyyy-MM-dd HH:mm:ss.SSS') + '000'
+}
+
+/** PostHog's resolved_date_range: both ends as ISO times in the project's zone. */
+export function isoInZone(at: DateTime): string {
+  return at.toISO({ includeOffset: true }) ?? at.toString()
+}
+
+/** A relative date's span (`-1y`, `-14d`) as a duration to move a period back by; undefined for other text. */
+export function relativeShift(text: string): DurationLikeObject | undefined {
+  const match = RELATIVE.exec(text.trim())
+  if (!match || match[3] !== undefined) return undefined
+  const n = match[1] === undefined ? 1 : Number(match[1])
+  return { [UNITS[match[2]!]!]: n }
+}

@@ -1,0 +1,62 @@
+import { currentDistinctIdsSql, currentPersonsSql, eventPropertiesSql, type PropertyExpression, type SqlParams } from '@burrow/clickhouse'
+import type { DateTime } from 'luxon'
+import { utcText } from './dates'
+import { TEAM } from './sql'
+
+/** Which events a series or a step reads: one event name (or all) and the filters that hold for it. */
+export interface EventSelection {
+  /** null: every event. */
+  event: string | null
+  properties: PropertyExpression[]
+}
+
+/** Events of the team in [from, to) that match the selection, as a subquery with the columns runners read. */
+export function eventsSql(params: SqlParams, selection: EventSelection, from: DateTime, toExclusive: DateTime, extraColumns = ''): string {
+  const clauses = [
+    `team_id = ${TEAM}`,
+    `timestamp >= toDateTime64(${params.add('String', utcText(from))}, 6, 'UTC')`,
+    `timestamp < toDateTime64(${params.add('String', utcText(toExclusive))}, 6, 'UTC')`,
+  ]
+  if (selection.event !== null) clauses.push(`event = ${params.add('String', selection.event)}`)
+  for (const expression of selection.properties) clauses.push(eventPropertiesSql(expression, TEAM, params))
+  return `SELECT timestamp, event, distinct_id, person_id, properties${extraColumns} FROM events WHERE ${clauses.join(' AND ')}`
+}
+
+const NIL_UUID = "toUUID('00000000-0000-0000-0000-000000000000')"
+
+/**
+ * A join giving each event `e` the person its distinct id belongs to now (`actor_id`), so that
+ * the events of persons merged after ingestion count as one person's. Events stored without a
+ * person mapping keep the person they were stored with.
+ */
+export function personJoinSql(): string {
+  return `LEFT JOIN (${currentDistinctIdsSql(TEAM)}) AS pdi ON e.distinct_id = pdi.distinct_id`
+}
+
+export const ACTOR_SQL = `if(pdi.person_id = ${NIL_UUID}, e.person_id, pdi.person_id)`
+
+/** A join giving each event's actor its current properties as `pp.properties`. */
+export function personPropertiesJoinSql(actor: string): string {
+  return `LEFT JOIN (SELECT id, properties FROM (${currentPersonsSql(TEAM)})) AS pp ON pp.id = ${actor}`
+}
+
+/**
+ * A property of the JSON text in `column` as PostHog breaks down by it: strings as they are,
+ * other values as their JSON; no value, null and '' are PostHog's null label.
+ */
+export function breakdownValueSql(column: string, key: string, params: SqlParams): string {
+  const k = params.add('String', key)
+  const text = `if(JSONType(${column}, ${k}) = 'String', JSONExtractString(${column}, ${k}), JSONExtractRaw(${column}, ${k}))`
+  return `if(JSONType(${column}, ${k}) = 'Null' OR ${text} = '', '${BREAKDOWN_NULL}', ${text})`
+}
+
+export const BREAKDOWN_NULL = '$$_posthog_breakdown_null_$$'
+export const BREAKDOWN_OTHER = '$$_posthog_breakdown_other_$$'
+export const BREAKDOWN_NULL_DISPLAY = 'None (i.e. no value)'
+export const BREAKDOWN_OTHER_DISPLAY = 'Other (i.e. all remaining values)'
+
+/** A numeric property's value (null where it is not a number), for sum/avg/… of a property. */
+export function numericPropertySql(column: string, key: string, params: SqlParams): string {
+  const k = params.add('String', key)
+  return `toFloat64OrNull(if(JSONType(${column}, ${k}) = 'String', JSONExtractString(${column}, ${k}), JSONExtractRaw(${column}, ${k})))`
+}

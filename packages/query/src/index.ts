@@ -1,0 +1,6 @@
+export type { QueryContext } from './context'
+export { runHogQLQuery } from './hogql/hogqlQuery'
+export { runEventsQuery } from './hogql/eventsQuery'
+export type { RunnerOutput } from './runnerOutput'
+export { runners, runQuery } from './runners'
+export { QueryCancelled } from './sql'

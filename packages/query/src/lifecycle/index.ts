@@ -1,0 +1,83 @@
+import { currentPersonsSql, SqlParams } from '@burrow/clickhouse'
+import { LIFECYCLE_STATUSES, type LifecycleQuery } from '@burrow/contracts'
+import type { QueryContext } from '../context'
+import { bucketKeySql, dayKey, dayLabel, isoInZone, resolveRange } from '../dates'
+import { ACTOR_SQL, eventsSql, personJoinSql } from '../events'
+import type { RunnerOutput } from '../runnerOutput'
+import { earliestOf, selectionOf } from '../series'
+import { num, select, TEAM } from '../sql'
+
+/**
+ * PostHog's LifecycleQuery: for each interval, the persons active in it as new (active in the
+ * interval they were created in), returning (active in the interval before too) or resurrecting
+ * (active after a gap, or first seen after their creation's interval), and as dormant (negative)
+ * the persons active in the interval before but not in this one.
+ */
+export async function runLifecycle(ctx: QueryContext, query: LifecycleQuery): Promise<RunnerOutput> {
+  const interval = query.interval ?? 'day'
+  const node = query.series[0]!
+  const range = await resolveRange(query.dateRange, interval, {
+    zone: ctx.timezone,
+    now: ctx.now,
+    weekStartDay: ctx.weekStartDay,
+    earliest: earliestOf(ctx, [node.event ?? null]),
+  })
+  const filters = await ctx.properties(query.properties, 'properties')
+  const selection = await selectionOf(ctx, node, filters, 'series')
+  const step = { [`${interval}s`]: 1 }
+  const first = range.buckets[0]!
+  const last = range.buckets.at(-1)!
+  // Periods are numbered from 1: the interval before the range (to tell returning from resurrecting), then the range's.
+  const periods = [first.minus(step), ...range.buckets]
+  const keys = periods.map((p) => dayKey(p, interval))
+
+  const params = new SqlParams()
+  const zone = params.add('String', ctx.timezone)
+  const keysParam = params.add('Array(String)', keys)
+  const events = eventsSql(params, selection, periods[0]!, last.plus(step))
+  const period = (timestamp: string) => `indexOf(${keysParam}, ${bucketKeySql(interval, timestamp, zone, ctx.weekStartDay)})`
+  const sql = `SELECT pair.1 AS period, pair.2 AS status, count() AS persons FROM (
+      SELECT arraySort(groupUniqArray(period)) AS active,
+        arrayPopBack(arrayPushFront(active, any(created_period))) AS previous,
+        arrayPopFront(arrayPushBack(active, 0)) AS following,
+        arrayMap((before_p, this_p, i) -> if(before_p = this_p, 'new', if(this_p - 1 = before_p AND i != 1, 'returning', 'resurrecting')),
+          previous, active, arrayEnumerate(active)) AS statuses,
+        arrayFilter(d -> d > 0, arrayMap((this_p, after_p) -> if(this_p + 1 = after_p, 0, this_p + 1), active, following)) AS dormant,
+        arrayJoin(arrayConcat(arrayZip(active, statuses), arrayMap(d -> (d, 'dormant'), dormant))) AS pair
+      FROM (
+        SELECT ${ACTOR_SQL} AS actor, ${period('e.timestamp')} AS period, ${period('pp.created_at')} AS created_period
+        FROM (${events}) AS e ${personJoinSql()}
+        LEFT JOIN (SELECT id, created_at FROM (${currentPersonsSql(TEAM)})) AS pp ON pp.id = ${ACTOR_SQL}
+        WHERE JSONExtractRaw(e.properties, '$process_person_profile') != 'false'
+      )
+      GROUP BY actor
+    )
+    WHERE period >= 2
+    GROUP BY period, status`
+  const rows = await select<{ period: number | string; status: string; persons: number | string }>(ctx, sql, params.values)
+
+  const data = new Map(LIFECYCLE_STATUSES.map((s) => [s, new Array<number>(range.buckets.length).fill(0)]))
+  for (const row of rows) {
+    const i = num(row.period) - 2
+    const series = data.get(row.status as (typeof LIFECYCLE_STATUSES)[number])
+    if (!series || i < 0 || i >= range.buckets.length) continue
+    series[i] = row.status === 'dormant' ? -num(row.persons) : num(row.persons)
+  }
+  const name = node.event ?? 'All events'
+  const days = range.buckets.map((b) => dayKey(b, interval))
+  const labels = range.buckets.map((b) => dayLabel(b, interval))
+  // Every status is answered; toggledLifecycles only says which ones a chart shows.
+  const results = LIFECYCLE_STATUSES.map((status) => {
+    const values = data.get(status)!
+    return {
+      action: { id: node.event ?? null, name, type: 'events', order: 0, math: 'total' },
+      data: values,
+      count: values.reduce((a, b) => a + b, 0),
+      labels,
+      days,
+      label: `${name} - ${status}`,
+      status,
+    }
+  })
+  return { results, resolvedDateRange: { date_from: isoInZone(range.from), date_to: isoInZone(range.to) } }
+}

@@ -1,0 +1,103 @@
+import { eventPropertiesSql, SqlParams } from '@burrow/clickhouse'
+import { problems, type Interval, type RetentionEntity, type RetentionQuery } from '@burrow/contracts'
+import { DateTime } from 'luxon'
+import type { QueryContext } from '../context'
+import { bucketKeySql, dayKey, isoInZone, parseDate } from '../dates'
+import { ACTOR_SQL, personJoinSql } from '../events'
+import type { RunnerOutput } from '../runnerOutput'
+import { num, select, TEAM } from '../sql'
+
+const INTERVAL_OF = { Hour: 'hour', Day: 'day', Week: 'week', Month: 'month' } as const satisfies Record<string, Interval>
+export const DEFAULT_TOTAL_INTERVALS = 7
+
+function startOf(at: DateTime, interval: Interval, weekStartDay: 0 | 1): DateTime {
+  if (interval !== 'week') return at.startOf(interval)
+  const back = weekStartDay === 1 ? at.weekday - 1 : at.weekday % 7
+  return at.startOf('day').minus({ days: back })
+}
+
+/** The event an entity names: its `id` (PostHog's entity id is the event name), null for all events. */
+function eventOf(entity: RetentionEntity | null | undefined): string | null {
+  if (!entity || entity.id === undefined || entity.id === null) return '$pageview'
+  return String(entity.id)
+}
+
+/**
+ * PostHog's RetentionQuery: a cohort per period of the persons who did the target event in it
+ * (recurring) or did it for the first time ever in it (first time), and for each later period
+ * how many of them did the returning event. Values start with the cohort itself.
+ */
+export async function runRetention(ctx: QueryContext, query: RetentionQuery): Promise<RunnerOutput> {
+  const filter = query.retentionFilter
+  const periodName = filter.period ?? 'Day'
+  const interval = INTERVAL_OF[periodName]
+  const total = filter.totalIntervals ?? DEFAULT_TOTAL_INTERVALS
+  const zone = ctx.timezone
+  const now: DateTime = DateTime.fromJSDate(ctx.now).setZone(zone)
+  let end: DateTime = now
+  if (query.dateRange?.date_to) {
+    const parsed = parseDate(query.dateRange.date_to, zone, now)
+    if (!parsed) throw problems.validation('date_to', `${JSON.stringify(query.dateRange.date_to)} is not a date.`)
+    end = parsed.at
+  }
+  // The last cohort is the period holding date_to; the first is totalIntervals - 1 periods before it.
+  const lastStart = startOf(end, interval, ctx.weekStartDay)
+  const starts = Array.from({ length: total }, (_, i) => lastStart.minus({ [`${interval}s`]: total - 1 - i }))
+  const rangeEnd = lastStart.plus({ [`${interval}s`]: 1 })
+
+  const filters = await ctx.properties(query.properties, 'properties')
+  const params = new SqlParams()
+  const zoneParam = params.add('String', zone)
+  const keys = params.add(
+    'Array(String)',
+    starts.map((s) => dayKey(s, interval)),
+  )
+  const condition = async (entity: RetentionEntity | null | undefined, attr: string) => {
+    const event = eventOf(entity)
+    const parts = [event === null ? '1' : `event = ${params.add('String', event)}`]
+    const own = await ctx.properties(entity?.properties, attr)
+    if (own) parts.push(eventPropertiesSql(own, TEAM, params))
+    return parts.join(' AND ')
+  }
+  const target = await condition(filter.targetEntity, 'targetEntity')
+  const returning = await condition(filter.returningEntity ?? filter.targetEntity, 'returningEntity')
+  const firstTime = filter.retentionType === 'retention_first_time'
+  const from = params.add('String', starts[0]!.toUTC().toFormat('yyyy-MM-dd HH:mm:ss.SSS'))
+  const to = params.add('String', rangeEnd.toUTC().toFormat('yyyy-MM-dd HH:mm:ss.SSS'))
+  const inRange = `e.timestamp >= toDateTime64(${from}, 6, 'UTC')`
+  const where = [
+    `team_id = ${TEAM}`,
+    `timestamp < toDateTime64(${to}, 6, 'UTC')`,
+    // A first-time cohort needs every earlier target event, to know whether one in range is the first.
+    firstTime ? `(is_target OR timestamp >= toDateTime64(${from}, 6, 'UTC'))` : `timestamp >= toDateTime64(${from}, 6, 'UTC')`,
+    '(is_target OR is_returning)',
+  ]
+  if (filters) where.push(eventPropertiesSql(filters, TEAM, params))
+  const period = (timestamp: string) => `indexOf(${keys}, ${bucketKeySql(interval, timestamp, zoneParam, ctx.weekStartDay)})`
+  const cohorts = firstTime
+    ? `arrayFilter(p -> p > 0, [${period('minIf(e.timestamp, e.is_target)')}])`
+    : `groupUniqArrayIf(${period('e.timestamp')}, e.is_target AND ${inRange})`
+  const sql = `SELECT cohort, offset, count() AS persons FROM (
+      SELECT arrayJoin(cohorts) AS cohort,
+        arrayJoin(arrayConcat([0], arrayMap(r -> r - cohort, arrayFilter(r -> r > cohort, returns)))) AS offset
+      FROM (
+        SELECT ${ACTOR_SQL} AS actor,
+          ${cohorts} AS cohorts,
+          groupUniqArrayIf(${period('e.timestamp')}, e.is_returning AND ${inRange}) AS returns
+        FROM (SELECT timestamp, distinct_id, person_id, (${target}) AS is_target, (${returning}) AS is_returning
+              FROM events WHERE ${where.join(' AND ')}) AS e
+        ${personJoinSql()}
+        GROUP BY actor
+      )
+    )
+    WHERE cohort > 0
+    GROUP BY cohort, offset`
+  const rows = await select<{ cohort: number | string; offset: number | string; persons: number | string }>(ctx, sql, params.values)
+  const counts = new Map(rows.map((r) => [`${num(r.cohort)}:${num(r.offset)}`, num(r.persons)]))
+  const results = starts.map((start, i) => ({
+    label: `${periodName} ${i}`,
+    date: isoInZone(start),
+    values: Array.from({ length: total - i }, (_, j) => ({ count: counts.get(`${i + 1}:${j}`) ?? 0, label: `${periodName} ${j}` })),
+  }))
+  return { results, resolvedDateRange: { date_from: isoInZone(starts[0]!), date_to: isoInZone(rangeEnd) } }
+}

@@ -1,0 +1,31 @@
+import type { PropertyExpression } from '@burrow/clickhouse'
+import type { EventsNode } from '@burrow/contracts'
+import type { QueryContext } from './context'
+import type { EventSelection } from './events'
+import { select } from './sql'
+
+/** The filters of a query and of one of its nodes, together. */
+export async function selectionOf(
+  ctx: QueryContext,
+  node: Pick<EventsNode, 'event' | 'properties'>,
+  queryFilters: PropertyExpression | undefined,
+  attr: string,
+): Promise<EventSelection> {
+  const own = await ctx.properties(node.properties, attr)
+  return { event: node.event ?? null, properties: [queryFilters, own].filter((e): e is PropertyExpression => e !== undefined) }
+}
+
+/** The earliest event of the selections, for `date_from: all`. */
+export function earliestOf(ctx: QueryContext, events: Array<string | null>) {
+  return async (): Promise<Date | undefined> => {
+    const names = events.includes(null) ? null : events
+    const rows = await select<{ earliest: string | null; n: string }>(
+      ctx,
+      `SELECT min(timestamp) AS earliest, count() AS n FROM events WHERE team_id = {team_id:Int64}${names ? ' AND event IN {names:Array(String)}' : ''}`,
+      names ? { names } : {},
+    )
+    const row = rows[0]
+    if (!row || Number(row.n) === 0 || !row.earliest) return undefined
+    return new Date(`${row.earliest.replace(' ', 'T')}Z`)
+  }
+}

@@ -1,0 +1,119 @@
+import { SqlParams } from '@burrow/clickhouse'
+import type { BreakdownFilter, Interval, SeriesMath } from '@burrow/contracts'
+import type { DateTime } from 'luxon'
+import { bucketKeySql, utcText } from '../dates'
+import {
+  ACTOR_SQL,
+  breakdownValueSql,
+  eventsSql,
+  numericPropertySql,
+  personJoinSql,
+  personPropertiesJoinSql,
+  type EventSelection,
+} from '../events'
+
+export interface SeriesStatement {
+  sql: string
+  params: Record<string, unknown>
+}
+
+/** How many days back a rolling active-users math looks. */
+export const ACTIVE_WINDOW_DAYS: Partial<Record<SeriesMath, number>> = { weekly_active: 7, monthly_active: 30 }
+
+/** PostHog counts weekly actives per day only below a week, monthly actives below a month: otherwise they are the interval's actives. */
+export function effectiveMath(math: SeriesMath, interval: Interval, totalValue: boolean): SeriesMath {
+  if (totalValue) return math
+  if (math === 'weekly_active' && (interval === 'week' || interval === 'month')) return 'dau'
+  if (math === 'monthly_active' && interval === 'month') return 'dau'
+  return math
+}
+
+const QUANTILES: Record<string, number> = { median: 0.5, p75: 0.75, p90: 0.9, p95: 0.95, p99: 0.99 }
+
+function aggregateSql(math: SeriesMath, mathProperty: string | null | undefined, params: SqlParams): string {
+  switch (math) {
+    case 'total':
+      return 'count()'
+    case 'dau':
+    case 'weekly_active':
+    case 'monthly_active':
+      return `count(DISTINCT ${ACTOR_SQL})`
+    case 'unique_session':
+      return `count(DISTINCT nullIf(JSONExtractString(e.properties, '$session_id'), ''))`
+    default: {
+      const value = numericPropertySql('e.properties', mathProperty ?? '', params)
+      const q = QUANTILES[math]
+      const agg = q === undefined ? `${math}(${value})` : `quantile(${q})(${value})`
+      // No values at all: PostHog shows 0, not NaN or null.
+      return `ifNotFinite(coalesce(${agg}, 0), 0)`
+    }
+  }
+}
+
+export interface SeriesShape {
+  selection: EventSelection
+  math: SeriesMath
+  mathProperty?: string | null | undefined
+  interval: Interval
+  zone: string
+  weekStartDay: 0 | 1
+  from: DateTime
+  toExclusive: DateTime
+  breakdown?: BreakdownFilter | undefined
+  /** One value over the whole range instead of one per interval. */
+  totalValue: boolean
+  /** For rolling actives: the end (exclusive) of each bucket, or of the range for a total. */
+  bucketEnds?: DateTime[]
+}
+
+function needsPersons(shape: SeriesShape): boolean {
+  return ['dau', 'weekly_active', 'monthly_active'].includes(shape.math) || shape.breakdown?.breakdown_type === 'person'
+}
+
+/** The statement of one series: rows of (bucket, breakdown_value, value). */
+export function seriesStatement(shape: SeriesShape): SeriesStatement {
+  const params = new SqlParams()
+  const zone = params.add('String', shape.zone)
+  const window = ACTIVE_WINDOW_DAYS[shape.math]
+  const from = window !== undefined ? shape.from.minus({ days: window }) : shape.from
+  const events = eventsSql(params, shape.selection, from, shape.toExclusive)
+  const joins = needsPersons(shape) ? [personJoinSql()] : []
+  let breakdown = "''"
+  if (shape.breakdown?.breakdown !== undefined && shape.breakdown.breakdown !== null) {
+    const key = String(shape.breakdown.breakdown)
+    if (shape.breakdown.breakdown_type === 'person') {
+      joins.push(personPropertiesJoinSql(ACTOR_SQL))
+      breakdown = breakdownValueSql('pp.properties', key, params)
+    } else {
+      breakdown = breakdownValueSql('e.properties', key, params)
+    }
+  }
+  const source = `(${events}) AS e ${joins.join(' ')}`
+  const aggregate = aggregateSql(shape.math, shape.mathProperty, params)
+
+  if (window !== undefined) {
+    // Each event counts towards every bucket whose window [start, end) holds it; the windows are whole
+    // days of the zone, so a window over a DST change is an hour longer or shorter.
+    const ends = shape.bucketEnds ?? []
+    const startsParam = params.add(
+      'Array(String)',
+      ends.map((end) => utcText(end.minus({ days: window }))),
+    )
+    const endsParam = params.add(
+      'Array(String)',
+      ends.map((end) => utcText(end)),
+    )
+    const asTimes = (p: string) => `arrayMap(x -> toDateTime64(x, 6, 'UTC'), ${p})`
+    const sql = `SELECT toString(bucket_index) AS bucket, breakdown_value, count(DISTINCT actor) AS value FROM (
+        SELECT ${ACTOR_SQL} AS actor, ${breakdown} AS breakdown_value,
+          arrayJoin(arrayFilter((i, window_start, window_end) -> e.timestamp >= window_start AND e.timestamp < window_end,
+            arrayEnumerate(${endsParam}), ${asTimes(startsParam)}, ${asTimes(endsParam)})) AS bucket_index
+        FROM ${source}
+      ) GROUP BY bucket, breakdown_value`
+    return { sql, params: params.values }
+  }
+  const bucket = shape.totalValue ? "''" : bucketKeySql(shape.interval, 'e.timestamp', zone, shape.weekStartDay)
+  const sql = `SELECT ${bucket} AS bucket, ${breakdown} AS breakdown_value, ${aggregate} AS value
+    FROM ${source} GROUP BY bucket, breakdown_value`
+  return { sql, params: params.values }
+}

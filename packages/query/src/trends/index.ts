@@ -1,0 +1,220 @@
+import type { TrendsQuery } from '@burrow/contracts'
+import { problems, PROPERTY_MATHS, TOTAL_VALUE_DISPLAYS } from '@burrow/contracts'
+import type { DateTime } from 'luxon'
+import type { QueryContext } from '../context'
+import { dayKey, dayLabel, isoInZone, relativeShift, resolveRange, type ResolvedRange } from '../dates'
+import { BREAKDOWN_OTHER } from '../events'
+import type { RunnerOutput } from '../runnerOutput'
+import { earliestOf, selectionOf } from '../series'
+import { num, select } from '../sql'
+import { ACTIVE_WINDOW_DAYS, effectiveMath, seriesStatement } from './aggregation'
+import { breakdownLabel, DEFAULT_BREAKDOWN_LIMIT, limitBreakdown, type ValueSeries } from './breakdownLimit'
+
+type Period = { range: ResolvedRange; compareLabel?: 'current' | 'previous' }
+
+/** PostHog's TrendsQuery: each series counted per interval (or in total), broken down, compared. */
+export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<RunnerOutput> {
+  const totalValue = (TOTAL_VALUE_DISPLAYS as readonly string[]).includes(query.trendsFilter?.display ?? '')
+  const interval = totalValue ? 'day' : (query.interval ?? 'day')
+  const rangeOptions = {
+    zone: ctx.timezone,
+    now: ctx.now,
+    weekStartDay: ctx.weekStartDay,
+    earliest: earliestOf(
+      ctx,
+      query.series.map((s) => s.event ?? null),
+    ),
+  }
+  const current = await resolveRange(query.dateRange, interval, rangeOptions)
+  const periods: Period[] = [{ range: current }]
+  if (query.compareFilter?.compare) {
+    periods[0]!.compareLabel = 'current'
+    periods.push({ range: previousRange(current, query.compareFilter.compare_to ?? undefined), compareLabel: 'previous' })
+  }
+  const filters = await ctx.properties(query.properties, 'properties')
+  const breakdown =
+    query.breakdownFilter?.breakdown !== undefined && query.breakdownFilter?.breakdown !== null ? query.breakdownFilter : undefined
+  const limit = breakdown?.breakdown_limit ?? DEFAULT_BREAKDOWN_LIMIT
+
+  for (const [i, node] of query.series.entries()) {
+    if ((PROPERTY_MATHS as readonly string[]).includes(node.math ?? 'total') && !node.math_property) {
+      throw problems.validation('series', `Series ${i} counts the ${node.math} of a property: it needs math_property.`)
+    }
+  }
+  const results: Array<Record<string, unknown>> = []
+  let hasMore = false
+  for (const period of periods) {
+    for (const [order, node] of query.series.entries()) {
+      const selection = await selectionOf(ctx, node, filters, `series`)
+      const math = effectiveMath(node.math ?? 'total', interval, totalValue)
+      const { range } = period
+      const toExclusive = range.to.plus({ milliseconds: 1 })
+      const bucketEnds = ACTIVE_WINDOW_DAYS[math] === undefined ? undefined : totalValue ? [toExclusive] : bucketEndsOf(range, toExclusive)
+      const statement = seriesStatement({
+        selection,
+        math,
+        mathProperty: node.math_property,
+        interval,
+        zone: ctx.timezone,
+        weekStartDay: ctx.weekStartDay,
+        from: range.from,
+        toExclusive,
+        breakdown,
+        totalValue,
+        ...(bucketEnds ? { bucketEnds } : {}),
+      })
+      const rows = await select<{ bucket: string; breakdown_value: string; value: number | string }>(ctx, statement.sql, statement.params)
+      const keys = range.buckets.map((b) => dayKey(b, interval))
+      // Rolling actives answer bucket numbers (1-based); the others answer the bucket's key.
+      const indexOf =
+        bucketEnds !== undefined
+          ? (bucket: string) => Number(bucket) - 1
+          : totalValue
+            ? () => 0
+            : (() => {
+                const byKey = new Map(keys.map((k, i) => [k, i]))
+                return (bucket: string) => byKey.get(bucket) ?? -1
+              })()
+      const width = totalValue ? 1 : keys.length
+      const byValue = new Map<string, number[]>()
+      for (const row of rows) {
+        const i = indexOf(row.bucket)
+        if (i < 0 || i >= width) continue
+        let data = byValue.get(row.breakdown_value)
+        if (!data) byValue.set(row.breakdown_value, (data = new Array<number>(width).fill(0)))
+        data[i] = num(row.value)
+      }
+      let valueSeries: ValueSeries[] = [...byValue].map(([value, data]) => ({ value, data }))
+      if (!breakdown) valueSeries = [{ value: '', data: valueSeries[0]?.data ?? new Array<number>(width).fill(0) }]
+      else {
+        valueSeries = limitBreakdown(valueSeries, limit)
+        if (valueSeries.some((s) => s.value === BREAKDOWN_OTHER)) {
+          hasMore = true
+          if (breakdown.breakdown_hide_other_aggregation) valueSeries = valueSeries.filter((s) => s.value !== BREAKDOWN_OTHER)
+        }
+      }
+      for (const s of valueSeries) {
+        results.push(
+          seriesRow({
+            node,
+            order,
+            interval,
+            range,
+            keys,
+            data: s.data,
+            totalValue,
+            breakdownValue: breakdown ? s.value : undefined,
+            seriesCount: query.series.length,
+            compareLabel: period.compareLabel,
+            filter: legacyFilter(query, interval),
+          }),
+        )
+      }
+    }
+  }
+  return {
+    results,
+    extra: breakdown ? { hasMore } : {},
+    resolvedDateRange: { date_from: isoInZone(current.from), date_to: isoInZone(current.to) },
+  }
+}
+
+function bucketEndsOf(range: ResolvedRange, toExclusive: DateTime): DateTime[] {
+  return range.buckets.map((start) => {
+    const end = start.plus({ [`${range.interval}s`]: 1 })
+    return end > toExclusive ? toExclusive : end
+  })
+}
+
+/** The period compared with: the same length just before, or the current one moved back by `compare_to`. */
+function previousRange(current: ResolvedRange, compareTo: string | undefined): ResolvedRange {
+  const shift = compareTo ? relativeShift(compareTo) : undefined
+  if (shift) {
+    return {
+      ...current,
+      from: current.from.minus(shift),
+      to: current.to.minus(shift),
+      buckets: current.buckets.map((b) => b.minus(shift)),
+    }
+  }
+  const length = current.to.toMillis() - current.from.toMillis()
+  const from = current.from.minus({ milliseconds: length + 1 })
+  const to = current.from.minus({ milliseconds: 1 })
+  const step = { [`${current.interval}s`]: 1 }
+  const buckets: DateTime[] = []
+  for (
+    let at = current.buckets[0]!.minus({ [`${current.interval}s`]: current.buckets.length });
+    buckets.length < current.buckets.length;
+    at = at.plus(step)
+  ) {
+    buckets.push(at)
+  }
+  return { ...current, from, to, buckets }
+}
+
+interface SeriesRowInput {
+  node: TrendsQuery['series'][number]
+  order: number
+  interval: ResolvedRange['interval']
+  range: ResolvedRange
+  keys: string[]
+  data: number[]
+  totalValue: boolean
+  breakdownValue: string | undefined
+  seriesCount: number
+  compareLabel: 'current' | 'previous' | undefined
+  filter: Record<string, unknown>
+}
+
+/** One row of the answer, with PostHog's fields. */
+function seriesRow(input: SeriesRowInput): Record<string, unknown> {
+  const { node, range, interval } = input
+  const event = node.event ?? null
+  const name = event ?? 'All events'
+  const row: Record<string, unknown> = {
+    data: input.totalValue ? [] : input.data,
+    labels: input.totalValue ? [] : range.buckets.map((b) => dayLabel(b, interval)),
+    days: input.totalValue ? [] : input.keys,
+    count: input.totalValue ? 0 : input.data.reduce((a, b) => a + b, 0),
+    label: name,
+    filter: input.filter,
+    action: {
+      days: input.keys,
+      id: event,
+      type: 'events',
+      order: input.order,
+      name,
+      custom_name: node.custom_name ?? null,
+      math: node.math ?? 'total',
+      math_property: node.math_property ?? null,
+      math_hogql: null,
+      math_group_type_index: null,
+      properties: {},
+    },
+  }
+  if (input.totalValue) row.aggregated_value = input.data[0] ?? 0
+  if (input.compareLabel) {
+    row.compare = true
+    row.compare_label = input.compareLabel
+  }
+  if (input.breakdownValue !== undefined) {
+    const label = breakdownLabel(input.breakdownValue)
+    row.label = input.seriesCount > 1 ? `${name} - ${label}` : label
+    row.breakdown_value = input.breakdownValue
+  }
+  return row
+}
+
+/** PostHog's legacy filter of the query, which its clients still read from each row. */
+function legacyFilter(query: TrendsQuery, interval: string): Record<string, unknown> {
+  return {
+    insight: 'TRENDS',
+    interval,
+    date_from: query.dateRange?.date_from ?? '-7d',
+    date_to: query.dateRange?.date_to ?? null,
+    display: query.trendsFilter?.display ?? 'ActionsLineGraph',
+    ...(query.breakdownFilter?.breakdown !== undefined && query.breakdownFilter?.breakdown !== null
+      ? { breakdown: query.breakdownFilter.breakdown, breakdown_type: query.breakdownFilter.breakdown_type ?? 'event' }
+      : {}),
+  }
+}

@@ -1,0 +1,134 @@
+// The plugins benchmark: `npm run bench:plugins`. Starts the service on embedded defaults and
+// measures, in the same service: /batch/ events landed per second with no plugin, then with
+// GeoIP (the bundled GeoLite2 City database), Property Filter and Taxonomy Standardizer enabled
+// (the ratio is the figure; target >= 0.8); then Webhook Export deliveries per second to a local
+// endpoint. First, in process, the transformation stage's CPU per event with and without the
+// three plugins. BENCH_RUNS (default 3) and BENCH_SECONDS (default 10) as for bench:ingest.
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { benchEvent } from './bench/events'
+import { load, medianOfRuns, ratio, sleep, storedEventCount, withService, type Service } from './bench/harness'
+import { transformStageCpu } from './bench/pluginStage'
+
+const BATCH_SIZE = 100
+const WEBHOOK_EVENTS = 5_000
+
+/** Pageviews and custom events (which the Taxonomy Standardizer renames) from addresses of many places. */
+function pluginBenchEvent(i: number): Record<string, unknown> {
+  const e = benchEvent(i) as { event: string; properties: Record<string, unknown> }
+  const ips = [`81.2.69.${i % 250}`, `89.160.20.${i % 250}`, `216.160.83.${i % 250}`, `8.8.${i % 200}.${i % 250}`, `2.125.160.${i % 250}`]
+  return {
+    ...e,
+    event: i % 2 === 0 ? e.event : 'dashboard viewed',
+    properties: { ...e.properties, $ip: ips[i % ips.length] },
+  }
+}
+
+async function landedPerSec(service: Service, body: string): Promise<number> {
+  const before = await storedEventCount(service)
+  const started = performance.now()
+  const result = await load(`${service.base}/batch/`, body)
+  const accepted = result['2xx'] * BATCH_SIZE
+  while ((await storedEventCount(service)) < before + accepted) await sleep(200)
+  return Math.round(accepted / ((performance.now() - started) / 1000))
+}
+
+async function enable(service: Service, plugin: number, order: number, config: Record<string, unknown> = {}): Promise<void> {
+  const res = (await service.api('/api/projects/@current/plugin_configs/', {
+    method: 'POST',
+    body: { plugin, enabled: true, order, config },
+  })) as {
+    id?: number
+  }
+  if (!res.id) throw new Error(`could not enable plugin ${plugin}: ${JSON.stringify(res)}`)
+}
+
+/** Waits until an event captured now is stored with the plugins' marks: the configs reached the consumer. */
+async function untilPluginsRun(service: Service): Promise<void> {
+  for (let i = 0; ; i++) {
+    const distinctId = `plugins-ready-${i}`
+    await fetch(`${service.base}/capture/`, {
+      method: 'POST',
+      body: JSON.stringify({ api_key: service.token, event: 'ready check', distinct_id: distinctId }),
+    })
+    await sleep(500)
+    const page = (await service.api(`/api/projects/@current/events/?distinct_id=${distinctId}&limit=1`)) as {
+      results: Array<{ properties: Record<string, unknown> }>
+    }
+    if (page.results[0]?.properties.$plugins_succeeded) return
+  }
+}
+
+/** A local endpoint that counts what it is sent, answering 200. */
+async function sink(): Promise<{ url: string; received: () => number; close: () => Promise<void> }> {
+  let received = 0
+  const server = createServer((req, res) => {
+    req.resume()
+    req.on('end', () => {
+      received++
+      res.writeHead(200).end()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    received: () => received,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  }
+}
+
+interface RunFigures {
+  landedWithoutPerSec: number
+  landedWithPerSec: number
+  landedRatio: number
+  webhookDeliveriesPerSec: number
+}
+
+function run(): Promise<RunFigures> {
+  return withService(
+    'burrow-bench-plugins-',
+    async (service) => {
+      const body = JSON.stringify({ api_key: service.token, batch: Array.from({ length: BATCH_SIZE }, (_, i) => pluginBenchEvent(i)) })
+      const without = await landedPerSec(service, body)
+
+      await enable(service, 1, 1)
+      await enable(service, 2, 2, { properties: '$browser_version,$lib_version' })
+      await enable(service, 4, 3, { defaultNamingConvention: 'snake_case' })
+      await untilPluginsRun(service)
+      const withPlugins = await landedPerSec(service, body)
+
+      const endpoint = await sink()
+      try {
+        await enable(service, 5, 4, { url: endpoint.url })
+        await untilPluginsRun(service)
+        const started = performance.now()
+        const baseline = endpoint.received()
+        for (let sent = 0; sent < WEBHOOK_EVENTS; sent += BATCH_SIZE) {
+          await fetch(`${service.base}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+        }
+        while (endpoint.received() - baseline < WEBHOOK_EVENTS) await sleep(100)
+        const webhookDeliveriesPerSec = Math.round(WEBHOOK_EVENTS / ((performance.now() - started) / 1000))
+        return {
+          landedWithoutPerSec: without,
+          landedWithPerSec: withPlugins,
+          landedRatio: ratio(withPlugins, without),
+          webhookDeliveriesPerSec,
+        }
+      } finally {
+        await endpoint.close()
+      }
+    },
+    // Its endpoint listens on localhost.
+    { WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true' },
+  )
+}
+
+const stage = await transformStageCpu()
+const m = await medianOfRuns(run)
+console.log(`Transformation stage, in process, main-thread CPU per event of a 100-event batch`)
+console.log(`  no plugin enabled                               ${stage.noneUs} µs`)
+console.log(`  GeoIP + Property Filter + Taxonomy Standardizer ${stage.threeUs} µs`)
+console.log(`/batch/ events landed (100 events of ~330 B per request)`)
+console.log(`  no plugin                                       ${m('landedWithoutPerSec')} /s`)
+console.log(`  GeoIP + Property Filter + Taxonomy Standardizer ${m('landedWithPerSec')} /s   ratio ${m('landedRatio')} (target >= 0.8)`)
+console.log(`Webhook Export to a local endpoint               ${m('webhookDeliveriesPerSec')} deliveries/s (${WEBHOOK_EVENTS} events)`)

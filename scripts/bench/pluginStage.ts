@@ -1,0 +1,70 @@
+// The transformation stage in process: main-thread CPU per event of a consumer batch with no
+// plugin enabled (the cost every deployment pays) and with GeoIP, Property Filter and Taxonomy
+// Standardizer. No service: the stage is given its configs directly.
+import { events as eventsTable } from '@burrow/clickhouse'
+import { plugins } from '@burrow/core'
+import { transformFrames, type TransformStageDeps } from '@burrow/ingestion'
+import { encodeFrame, type FrameContent } from '@burrow/spool'
+import { Counter, Registry } from 'prom-client'
+import { benchRowToEncode } from './events'
+
+const ROWS = 100
+const BATCHES = Number(process.env.STAGE_BATCHES ?? 2_000)
+
+function frames(): FrameContent[] {
+  const lines = Array.from({ length: ROWS }, (_, i) => {
+    const row = benchRowToEncode(i)
+    const ips = ['81.2.69.142', '89.160.20.120', '216.160.83.60', '8.8.8.8', '2.125.160.217']
+    return eventsTable.encodeEventRow({
+      ...row,
+      event: i % 2 === 0 ? row.event : 'dashboard viewed',
+      properties: { ...row.properties, $ip: ips[i % ips.length] },
+    })
+  })
+  return [
+    encodeFrame(
+      lines,
+      [],
+      1,
+      lines.map((_, i) => `user-${i}`),
+    ).content,
+  ]
+}
+
+async function cpuPerEventUs(loaded: Map<number, plugins.ProjectPlugins>): Promise<number> {
+  const registry = new Registry()
+  const stage: TransformStageDeps = {
+    deps: { ch: undefined as never, log: () => {} },
+    resolver: { all: () => Promise.resolve(loaded) } as plugins.PluginConfigsResolver,
+    appMetrics: { record: () => {} } as unknown as plugins.AppMetrics,
+    logs: new plugins.PluginLogBuffer(),
+    budgetMs: 1000,
+    eventsDropped: new Counter({ name: 'd', help: 'd', labelNames: ['reason'], registers: [registry] }),
+    pluginRuns: new Counter({ name: 'r', help: 'r', labelNames: ['plugin', 'outcome'], registers: [registry] }),
+  }
+  const batch = frames()
+  for (let i = 0; i < BATCHES / 10; i++) await transformFrames(stage, batch)
+  const started = process.cpuUsage()
+  for (let i = 0; i < BATCHES; i++) await transformFrames(stage, batch)
+  const used = process.cpuUsage(started)
+  return (used.user + used.system) / (BATCHES * ROWS)
+}
+
+export async function transformStageCpu(): Promise<{ noneUs: number; threeUs: number }> {
+  const geoIp = new plugins.GeoIpDatabase(process.env.GEOIP_DATABASE)
+  await geoIp.ready()
+  const env = { geoIp: () => geoIp.get() }
+  const transformations = [
+    [1, {}],
+    [2, { properties: '$browser_version,$lib_version' }],
+    [4, { defaultNamingConvention: 'snake_case' }],
+  ].map(([pluginId, config], i) => ({
+    configId: i + 1,
+    pluginId: pluginId as number,
+    label: `bench (${i + 1})`,
+    run: plugins.catalogEntry(pluginId as number)!.transformation!(config as Record<string, unknown>, env),
+  }))
+  const noneUs = await cpuPerEventUs(new Map())
+  const threeUs = await cpuPerEventUs(new Map([[1, { transformations, destinations: [], setupFailures: [] }]]))
+  return { noneUs: Math.round(noneUs * 1000) / 1000, threeUs: Math.round(threeUs * 100) / 100 }
+}
