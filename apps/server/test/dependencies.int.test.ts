@@ -59,8 +59,9 @@ describe.skipIf(!pgUrl)('a PostgreSQL server at start', () => {
     await proxy.cut()
     const log = new CapturedLog()
     const retry = /^postgres at 127\.0\.0\.1:\d+\/\w+ is not answering, retrying in \d+ ms$/
-    // PostgreSQL comes up once the service has tried it twice.
-    const comesUp = waitFor(() => (log.matching(retry).length >= 2 ? true : undefined), { what: 'two retries', timeoutMs: 20_000 }).then(
+    // PostgreSQL comes up once the service has tried it twice. The wait includes the service's
+    // start before its first try (capture threads, a busy CI machine): generous, it bounds a hang.
+    const comesUp = waitFor(() => (log.matching(retry).length >= 2 ? true : undefined), { what: 'two retries', timeoutMs: 60_000 }).then(
       () => proxy.restore(),
     )
     const service = await start({ DATABASE_URL: withSecret(pgUrl!, proxy.port), DEPENDENCY_WAIT_MS: 30_000 }, log)
@@ -68,11 +69,11 @@ describe.skipIf(!pgUrl)('a PostgreSQL server at start', () => {
     const retries = service.log.matching(retry)
     expect(retries.length).toBeGreaterThanOrEqual(2)
     expect(retries[0]).toMatchObject({ level: 40, dependency: 'postgres', target: expect.stringMatching(/^127\.0\.0\.1:\d+\//) })
-    expect(retries[0]!.err).toMatch(/ECONNREFUSED/)
+    expect(retries[0]!.err).toMatch(/ECONNRESET|ECONNREFUSED/)
     expect(service.log.matching(/^postgres at .* answered$/)).toHaveLength(1)
     expect(JSON.stringify(service.log.lines)).not.toContain(SECRET)
     expect((await readiness(service)).status).toBe(200)
-  }, 60_000)
+  }, 120_000)
 
   it('is given up on after DEPENDENCY_WAIT_MS with a message that says which dependency, where, and why', async () => {
     const port = await closedPort()

@@ -1,7 +1,7 @@
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import { createClient } from 'redis'
 import { OutageLog, type LogFn } from './outageLog'
-import { closeClient, redactedHost } from './redisCache'
+import { closeClient, redactedHost, redisClientOptions, RedisCommandTimeout, withinCommandTimeout } from './redisCache'
 
 /** So many hits per window of so many seconds, counted from the first hit of the window. */
 export interface WindowLimit {
@@ -36,12 +36,8 @@ export function createRateLimitStore(redisUrl: string | undefined, log: LogFn = 
   if (!redisUrl) {
     return { kind: 'memory', limit: (name, window) => rateLimit(memoryLimiter(name, window)), close: async () => {} }
   }
-  const client = createClient({
-    url: redisUrl,
-    // A counter that cannot be reached at once falls back to memory, never holds the request.
-    disableOfflineQueue: true,
-    socket: { connectTimeout: 2000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 5000) },
-  })
+  // A counter that cannot be reached falls back to memory, never holds the request.
+  const client = createClient(redisClientOptions(redisUrl))
   const outage = new OutageLog(`redis rate limits ${redactedHost(redisUrl)}`, log)
   client.on('error', (err: unknown) => outage.failed(err))
   client.on('ready', () => outage.succeeded())
@@ -49,7 +45,7 @@ export function createRateLimitStore(redisUrl: string | undefined, log: LogFn = 
   return {
     kind: 'redis',
     limit: (name, window) =>
-      rateLimit(
+      redisRateLimit(
         new RateLimiterRedis({
           storeClient: client,
           useRedisPackage: true,
@@ -59,6 +55,7 @@ export function createRateLimitStore(redisUrl: string | undefined, log: LogFn = 
           duration: window.durationS,
           insuranceLimiter: memoryLimiter(name, window),
         }),
+        memoryLimiter(name, window),
       ),
     close: () => closeClient(client),
   }
@@ -66,6 +63,22 @@ export function createRateLimitStore(redisUrl: string | undefined, log: LogFn = 
 
 function memoryLimiter(name: string, window: WindowLimit): RateLimiterMemory {
   return new RateLimiterMemory({ keyPrefix: `${KEY_PREFIX}${name}`, points: window.points, duration: window.durationS })
+}
+
+/**
+ * A Redis counter that falls back to this process's memory when Redis does not answer in time
+ * (the library's own fallback covers refused connections, not a reply that never comes).
+ */
+function redisRateLimit(limiter: RateLimiterAbstract, whileSlow: RateLimiterAbstract): RateLimit {
+  const shared = rateLimit(limiter)
+  const local = rateLimit(whileSlow)
+  const timedOut = (err: unknown) => err instanceof RedisCommandTimeout
+  return {
+    hit: (key, points) =>
+      withinCommandTimeout(shared.hit(key, points)).catch((err: unknown) => (timedOut(err) ? local.hit(key, points) : Promise.reject(err))),
+    count: (key) =>
+      withinCommandTimeout(shared.count(key)).catch((err: unknown) => (timedOut(err) ? local.count(key) : Promise.reject(err))),
+  }
 }
 
 function rateLimit(limiter: RateLimiterAbstract): RateLimit {

@@ -1,7 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createRedisCache } from './redisCache'
+import { createRateLimitStore } from './rateLimits'
+import { createRedisCache, REDIS_COMMAND_TIMEOUT_MS } from './redisCache'
 
 const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0
 
@@ -71,6 +72,42 @@ describe.skipIf(!hasRedisServer)('a Redis cache whose server is not up yet', () 
       expect(lines.at(-1)).toMatch(new RegExp(`^redis 127.0.0.1:${port} recovered after`))
     } finally {
       await cache.close()
+    }
+  }, 30_000)
+
+  it('answers a miss within its command timeout when connections are accepted and then reset', async () => {
+    // A TCP load balancer whose Redis went away accepts each connection and closes it: the
+    // client reconnects, and a command sent meanwhile waited for a reply that never came.
+    const port = await freePort()
+    const redis = startRedisServer(port)
+    const cache = await createRedisCache(`redis://127.0.0.1:${port}`)
+    const limits = createRateLimitStore(`redis://127.0.0.1:${port}`)
+    const perKey = limits.limit('api', { points: 100, durationS: 60 })
+    const resetting = createServer((socket) => socket.resetAndDestroy())
+    try {
+      await until(() => cache.connected(), 'the cache to connect')
+      await cache.set('k', 'v', 60)
+      await until(async () => (await perKey.hit('key')).count === 1, 'the counter in Redis')
+      redis.kill('SIGKILL')
+      await new Promise<void>((resolve) => redis.once('exit', () => resolve()))
+      await new Promise<void>((resolve, reject) => {
+        resetting.once('error', reject)
+        resetting.listen(port, '127.0.0.1', () => resolve())
+      })
+      for (let i = 0; i < 10; i++) {
+        const started = Date.now()
+        expect(await cache.get('k')).toBeUndefined()
+        expect(Date.now() - started).toBeLessThan(REDIS_COMMAND_TIMEOUT_MS + 1_000)
+        // The rate limit counts in memory meanwhile: the request goes on, still counted.
+        const counted = Date.now()
+        expect(await perKey.hit('key')).toMatchObject({ allowed: true })
+        expect(Date.now() - counted).toBeLessThan(REDIS_COMMAND_TIMEOUT_MS + 1_000)
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+    } finally {
+      await cache.close()
+      await limits.close()
+      await new Promise((resolve) => resetting.close(resolve))
     }
   }, 30_000)
 

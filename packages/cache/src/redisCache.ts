@@ -10,8 +10,46 @@ const KEY_PREFIX = 'burrow:'
 const QUIT_TIMEOUT_MS = 1_000
 
 /**
- * Redis-backed cache. Commands fail at once while Redis is unreachable (no offline queue), so
- * a Redis outage costs a cache miss, never a hung request; the client reconnects by itself.
+ * How long one command may wait for its reply. A command written while the client reconnects
+ * to an address that accepts and then drops connections (a TCP load balancer whose Redis went
+ * away) can wait for a reply that never comes: the client's own command timeout stops at the
+ * write, so the wait is bounded here.
+ */
+export const REDIS_COMMAND_TIMEOUT_MS = 1_000
+
+export class RedisCommandTimeout extends Error {
+  constructor() {
+    super(`Redis did not answer within ${REDIS_COMMAND_TIMEOUT_MS} ms`)
+    this.name = 'RedisCommandTimeout'
+  }
+}
+
+/** The command's reply, or a RedisCommandTimeout once REDIS_COMMAND_TIMEOUT_MS have passed (a late reply is dropped). */
+export async function withinCommandTimeout<T>(command: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new RedisCommandTimeout()), REDIS_COMMAND_TIMEOUT_MS)
+  })
+  command.catch(() => {})
+  try {
+    return await Promise.race([command, timedOut])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** Options of every Redis client of the service: commands fail at once while Redis is unreachable (no offline queue); the client reconnects by itself. */
+export function redisClientOptions(url: string) {
+  return {
+    url,
+    disableOfflineQueue: true,
+    socket: { connectTimeout: 2000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 5000) },
+  }
+}
+
+/**
+ * Redis-backed cache. A command fails at once while Redis is unreachable and within a bound
+ * otherwise, so a Redis outage costs a cache miss, never a hung request.
  * Nor does it wait for Redis to start: the cache is created at once, misses until Redis
  * answers, and subscribes to invalidations when it does.
  */
@@ -20,11 +58,7 @@ export async function createRedisCache(
   log: LogFn = () => {},
   { clock = systemClock }: { clock?: Clock } = {},
 ): Promise<SharedCache> {
-  const options = {
-    url,
-    disableOfflineQueue: true,
-    socket: { connectTimeout: 2000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 5000) },
-  }
+  const options = redisClientOptions(url)
   const client = createClient(options)
   const subscriber = createClient(options)
   // Both clients fail at every reconnection attempt while Redis is down: one outage, one log.
@@ -51,25 +85,25 @@ export async function createRedisCache(
     kind: 'redis',
     async get(key) {
       try {
-        return (await client.get(KEY_PREFIX + key)) ?? undefined
+        return (await withinCommandTimeout(client.get(KEY_PREFIX + key))) ?? undefined
       } catch {
         return undefined
       }
     },
     async set(key, value, ttlSeconds) {
       try {
-        await client.set(KEY_PREFIX + key, value, { expiration: { type: 'EX', value: ttlSeconds } })
+        await withinCommandTimeout(client.set(KEY_PREFIX + key, value, { expiration: { type: 'EX', value: ttlSeconds } }))
       } catch {
         // A cache write that fails only means the next read goes to the source of truth.
       }
     },
     async delete(key) {
-      await client.del(KEY_PREFIX + key)
+      await withinCommandTimeout(client.del(KEY_PREFIX + key))
     },
     async publishInvalidation(key) {
       // This instance forgets the key at once; the others when the message reaches them.
       notify(key)
-      await client.publish(INVALIDATION_CHANNEL, key)
+      await withinCommandTimeout(client.publish(INVALIDATION_CHANNEL, key))
     },
     onInvalidation(listener) {
       listeners.push(listener)
@@ -87,16 +121,20 @@ export async function createRedisCache(
  * QUITs a connected client, within a bound; drops one that is not (a QUIT to an unreachable
  * Redis would wait for a reconnection that may never come).
  */
-export async function closeClient(client: { isReady: boolean; close(): Promise<void>; destroy(): void }): Promise<void> {
+export async function closeClient(client: { isOpen: boolean; isReady: boolean; close(): Promise<void>; destroy(): void }): Promise<void> {
+  // A client already closed (its socket dropped while it was closing) throws on destroy.
+  const drop = () => {
+    if (client.isOpen) client.destroy()
+  }
   if (!client.isReady) {
-    client.destroy()
+    drop()
     return
   }
   let timer: NodeJS.Timeout | undefined
   const timedOut = new Promise<void>((resolve) => (timer = setTimeout(resolve, QUIT_TIMEOUT_MS)))
   await Promise.race([client.close().catch(() => {}), timedOut])
   clearTimeout(timer)
-  if (client.isReady) client.destroy()
+  drop()
 }
 
 /** Where Redis is, for logs: host and port, never the password. */

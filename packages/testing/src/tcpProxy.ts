@@ -2,7 +2,7 @@ import { createServer, connect, type Server, type Socket } from 'node:net'
 
 export interface TcpProxy {
   port: number
-  /** Refuses new connections and drops the open ones, as a server going down does. */
+  /** Resets new connections and drops the open ones, as a server going down does. */
   cut(): Promise<void>
   /** Accepts connections again on the same port. */
   restore(): Promise<void>
@@ -15,41 +15,48 @@ export interface TcpProxy {
  */
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<Socket>()
-  let server: Server
-  let port = 0
-  const listen = () =>
-    new Promise<void>((resolve, reject) => {
-      server = createServer((client) => {
-        const upstream = connect(target.port, target.host)
-        for (const s of [client, upstream]) {
-          sockets.add(s)
-          s.on('close', () => sockets.delete(s))
-          s.on('error', () => {
-            client.destroy()
-            upstream.destroy()
-          })
-        }
-        client.pipe(upstream).pipe(client)
+  // While cut, the proxy keeps its port and resets every connection at once: a closed port
+  // could be taken by another process on a busy machine, and a client would then hang on a
+  // server that is not the one it asked for instead of being refused.
+  let down = false
+  const server: Server = createServer((client) => {
+    if (down) {
+      client.resetAndDestroy()
+      return
+    }
+    const upstream = connect(target.port, target.host)
+    for (const s of [client, upstream]) {
+      sockets.add(s)
+      s.on('close', () => sockets.delete(s))
+      s.on('error', () => {
+        client.destroy()
+        upstream.destroy()
       })
-      server.once('error', reject)
-      server.listen(port, '127.0.0.1', () => {
-        const address = server.address()
-        if (address && typeof address === 'object') port = address.port
-        resolve()
-      })
-    })
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy()
-      server.close(() => resolve())
-    })
-  await listen()
+    }
+    client.pipe(upstream).pipe(client)
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => resolve())
+  })
+  const address = server.address()
+  const port = address && typeof address === 'object' ? address.port : 0
+  const dropAll = () => {
+    for (const s of sockets) s.destroy()
+  }
   return {
-    get port() {
-      return port
+    port,
+    cut: async () => {
+      down = true
+      dropAll()
     },
-    cut: stop,
-    restore: listen,
-    close: stop,
+    restore: async () => {
+      down = false
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        dropAll()
+        server.close(() => resolve())
+      }),
   }
 }

@@ -289,7 +289,8 @@ describe('HogQLQuery', () => {
  * a query that reads nothing cannot pass for a safe one.
  */
 describe("no query reads another project's data", () => {
-  const MARKERS = /secret|b-1|b\.example/
+  // Word boundaries: a uuid such as 97db-16e8 holds the letters b-1 and is no leak.
+  const MARKERS = /secret|\bb-1\b|b\.example/
   const constructs: Array<[string, string]> = [
     ['a plain read', "SELECT event, distinct_id, properties FROM events WHERE event = 'secret-b' OR properties.plan = 'secret'"],
     ['a filter on team_id', `SELECT event, distinct_id FROM events WHERE team_id != ${TEAM_A} OR team_id = ${TEAM_B}`],
