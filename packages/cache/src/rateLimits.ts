@@ -72,12 +72,17 @@ function memoryLimiter(name: string, window: WindowLimit): RateLimiterMemory {
 function redisRateLimit(limiter: RateLimiterAbstract, whileSlow: RateLimiterAbstract): RateLimit {
   const shared = rateLimit(limiter)
   const local = rateLimit(whileSlow)
-  const timedOut = (err: unknown) => err instanceof RedisCommandTimeout
+  const orLocal = async <T>(sharedAnswer: Promise<T>, localAnswer: () => Promise<T>): Promise<T> => {
+    try {
+      return await withinCommandTimeout(sharedAnswer)
+    } catch (err) {
+      if (err instanceof RedisCommandTimeout) return localAnswer()
+      throw err
+    }
+  }
   return {
-    hit: (key, points) =>
-      withinCommandTimeout(shared.hit(key, points)).catch((err: unknown) => (timedOut(err) ? local.hit(key, points) : Promise.reject(err))),
-    count: (key) =>
-      withinCommandTimeout(shared.count(key)).catch((err: unknown) => (timedOut(err) ? local.count(key) : Promise.reject(err))),
+    hit: (key, points) => orLocal(shared.hit(key, points), () => local.hit(key, points)),
+    count: (key) => orLocal(shared.count(key), () => local.count(key)),
   }
 }
 
