@@ -27,6 +27,7 @@ import {
   listDeadLetters,
   purgeDeadLetters,
   replayDeadLetters,
+  whileAllPaused,
 } from '@burrow/ingestion'
 import { connectPostgres, migratePostgres, persons as personQueries, whileClickHouseMigrationLocked } from '@burrow/postgres'
 import { flagGroupsFrom } from './flagGroups'
@@ -471,7 +472,16 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
             filter,
           ),
         dlqPurge: (filter) => purgeDeadLetters(ch, filter),
-        backup: (to) => backupService({ config, sql: pg.sql, ch }, to),
+        backup: (to) =>
+          backupService(
+            {
+              config,
+              sql: pg.sql,
+              ch,
+              whileNotStoring: (work) => whileAllPaused(spools, work, BACKUP_PAUSE_WAIT_MS),
+            },
+            to,
+          ),
       },
       warn,
     )
@@ -540,6 +550,9 @@ async function answering<T extends { close(): Promise<void> }>(handle: T, probe:
 }
 
 /** Above this share of SPOOL_MAX_BYTES the spool counts as full for readiness: capture is about to answer 503. */
+/** How long a backup waits for the spool's batches under way to be stored before it gives up (ClickHouse or PostgreSQL not answering). */
+const BACKUP_PAUSE_WAIT_MS = 60_000
+
 const SPOOL_FULL_SHARE = 0.95
 
 function spoolRoomCheck(bytes: SpoolBytes, maxBytes: number): ReadinessCheck {

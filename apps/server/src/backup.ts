@@ -107,9 +107,8 @@ async function backupEmbeddedPostgres(sql: Pool, dataDir: string, to: string): P
 }
 
 /**
- * The spool's lanes: each lane's position first, then its segments. Rows stored meanwhile and
- * their segments removed are in the ClickHouse copy taken after; rows stored twice by a restore
- * collapse as after a crash.
+ * The spool's lanes: each lane's position first, then its segments (the active one may end in a
+ * torn frame, which the reader skips as after a crash).
  */
 async function backupSpool(dataDir: string, to: string): Promise<void> {
   const spool = path.join(dataDir, 'spool')
@@ -133,13 +132,17 @@ export interface BackupSources {
   config: Pick<Config, 'DATA_DIR' | 'DATABASE_URL' | 'CLICKHOUSE_URL'>
   sql: Pool
   ch: ClickHouse
+  /** Runs the work while the running service's spool consumers store nothing (absent when the service is stopped). */
+  whileNotStoring?: <T>(work: () => Promise<T>) => Promise<T>
 }
 
 /**
  * Backs up a service, running or not, into `to` (a new or empty directory): the embedded
- * PostgreSQL (a base backup), the spool, then the embedded ClickHouse (BACKUP DATABASE). In
- * that order, every event acknowledged before the backup began is in it: still in the spool
- * when the spool is copied, or stored in ClickHouse before ClickHouse is.
+ * PostgreSQL (a base backup), then the spool and the embedded ClickHouse (BACKUP DATABASE)
+ * while the spool's consumers store nothing. Every event acknowledged before the backup began
+ * is in it, once: in ClickHouse's copy if it was stored before the pause, else in the spool's
+ * from its position on. (ClickHouse's deduplication log is not in a backup, so an overlap
+ * between the two copies would be stored twice by the restored service.)
  */
 export async function backupService(sources: BackupSources, to: string): Promise<BackupManifest> {
   const target = path.resolve(to)
@@ -149,9 +152,13 @@ export async function backupService(sources: BackupSources, to: string): Promise
   const notIncluded: string[] = []
   if (config.DATABASE_URL) notIncluded.push('PostgreSQL is a server (DATABASE_URL): back it up with pg_dump')
   else await backupEmbeddedPostgres(sources.sql, path.resolve(config.DATA_DIR), target)
-  await backupSpool(path.resolve(config.DATA_DIR), target)
   if (config.CLICKHOUSE_URL) notIncluded.push('ClickHouse is a server (CLICKHOUSE_URL): back it up with its BACKUP command')
-  else await sources.ch.writer.command({ query: `BACKUP DATABASE default TO ${fileOf(path.join(target, 'clickhouse'))}` })
+  const whileNotStoring = sources.whileNotStoring ?? ((work) => work())
+  await whileNotStoring(async () => {
+    await backupSpool(path.resolve(config.DATA_DIR), target)
+    if (!config.CLICKHOUSE_URL)
+      await sources.ch.writer.command({ query: `BACKUP DATABASE default TO ${fileOf(path.join(target, 'clickhouse'))}` })
+  })
   const manifest: BackupManifest = {
     format: 1,
     created_at: new Date().toISOString(),

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createSpoolMetrics, encodeFrame, SpoolFormatError, type Frame } from '@burrow/spool'
@@ -132,6 +132,47 @@ it('tries a batch that failed again after a back-off, and stores it once', async
   await settle()
   expect(sink.tries).toBe(2)
   expect(sink.inserts).toEqual([['a']])
+  await spool.close(5_000)
+})
+
+it('stores nothing while paused, takes what was acknowledged meanwhile, and stores it once resumed', async () => {
+  const sink = new RecordingSink()
+  const dir = newDir()
+  const spool = await EventSpool.open(options(dir, sink, { maxRows: 1 }))
+  await spool.append(frameOf('a'))
+  await settle()
+  expect(sink.inserts).toEqual([['a']])
+  let seenInside: string[][] = []
+  await spool.whilePaused(async () => {
+    await spool.append(frameOf('b'))
+    await spool.append(frameOf('c'))
+    await settle()
+    seenInside = sink.inserts.map((ids) => [...ids])
+    // What a backup copies now: the position after 'a', and the segment holding 'b' and 'c'.
+    expect(readFileSync(path.join(dir, 'position.json'), 'utf8')).not.toContain('inserting')
+  }, 5_000)
+  expect(seenInside).toEqual([['a']])
+  await settle()
+  expect(sink.inserts.flat()).toEqual(['a', 'b', 'c'])
+  await spool.close(5_000)
+})
+
+it('is paused only once the batch under way is stored, however long that takes within the wait', async () => {
+  const sink = new RecordingSink()
+  sink.failNext = 1
+  const spool = await EventSpool.open(options(newDir(), sink, { maxRows: 1 }))
+  await spool.append(frameOf('a'))
+  await settle()
+  expect(sink.tries).toBe(1)
+  // The failed batch is recorded as under way: the pause waits for its retry to store it.
+  let insertsInside: string[][] = []
+  const paused = spool.whilePaused(async () => {
+    insertsInside = sink.inserts.map((ids) => [...ids])
+  }, 5_000)
+  await vi.advanceTimersByTimeAsync(200)
+  await settle()
+  await paused
+  expect(insertsInside).toEqual([['a']])
   await spool.close(5_000)
 })
 

@@ -135,6 +135,13 @@ const isBefore = (frame: KeptFrame, position: SpoolPosition) =>
  * nothing acknowledged is lost, and inserts that batch again exactly, under the same token, so
  * that ClickHouse drops it if it was stored before the crash: each row is stored once.
  */
+/** Runs `work` while none of the spools stores anything (see EventSpool.whilePaused). */
+export function whileAllPaused<T>(spools: readonly EventSpool[], work: () => Promise<T>, timeoutMs: number): Promise<T> {
+  const [first, ...rest] = spools
+  if (!first) return work()
+  return first.whilePaused(() => whileAllPaused(rest, work, timeoutMs), timeoutMs)
+}
+
 export class EventSpool {
   private readonly segments = new Map<number, Segment>()
   private readonly writer: SegmentWriter
@@ -167,6 +174,8 @@ export class EventSpool {
   private interruptWait: (() => void) | undefined
   /** The batch recorded as being inserted: it is read again exactly, and inserted under the same token, until it is stored. */
   private inserting: InsertIntent | undefined
+  /** While set, the consumer stores nothing more: it waits here once its batch under way is stored and recorded. */
+  private gate: { opened: Promise<void>; reached: () => void } | undefined
 
   private constructor(
     private readonly options: EventSpoolOptions,
@@ -349,10 +358,49 @@ export class EventSpool {
     return (segment !== undefined && this.position.offset < segment.end) || [...this.segments.keys()].some((seq) => seq > this.position.seq)
   }
 
+  /**
+   * Runs `work` while this spool's consumer stores nothing: the batch under way is stored and
+   * its position recorded first, and capture goes on appending meanwhile. What ClickHouse holds
+   * then ends exactly where the spool's position begins (a backup copies both, and a restore
+   * stores no row twice). Waits at most `timeoutMs` for the batch under way.
+   */
+  async whilePaused<T>(work: () => Promise<T>, timeoutMs: number): Promise<T> {
+    while (this.gate) await this.gate.opened
+    let open!: () => void
+    let reached!: () => void
+    const atGate = new Promise<void>((resolve) => (reached = resolve))
+    this.gate = { opened: new Promise<void>((resolve) => (open = resolve)), reached }
+    this.notify()
+    this.interruptWait?.()
+    let timer: NodeJS.Timeout | undefined
+    try {
+      const timedOut = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`the spool ${this.options.dir} did not store its batch under way within ${timeoutMs} ms`)),
+          timeoutMs,
+        )
+      })
+      // A consumer that has ended (a closed spool) stores nothing more either.
+      await Promise.race([atGate, this.consumer, timedOut])
+      return await work()
+    } finally {
+      clearTimeout(timer)
+      this.gate = undefined
+      open()
+    }
+  }
+
   private async consume(): Promise<void> {
     let failures = 0
     for (;;) {
       if (this.giveUp) return
+      // Paused only between batches: a batch recorded as being inserted is stored first.
+      if (this.gate && !this.inserting) {
+        const gate = this.gate
+        gate.reached()
+        await gate.opened
+        continue
+      }
       if (!this.shouldInsert()) {
         if (this.draining) return
         await new Promise<void>((resolve) => (this.wake = resolve))

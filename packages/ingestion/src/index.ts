@@ -1,4 +1,4 @@
-export { EventSpool, type EventSpoolOptions } from './eventSpool'
+export { EventSpool, whileAllPaused, type EventSpoolOptions } from './eventSpool'
 export { framesOfExistingProjects } from './existingProjects'
 export { EventSink, type EventSinkOptions } from './eventSink'
 export { createIngestionMetrics, type IngestionMetrics } from './metrics'
