@@ -32,8 +32,8 @@ export function absoluteDate(text: string): string | undefined {
 }
 
 /**
- * An absolute date, or a relative one (`-2d`, as PostHog takes them) as of `now`, whole days
- * counted in the project's `timezone`, within ClickHouse's years.
+ * An absolute date, or a relative one (`-2d`, as PostHog takes them) as of `now` on the wall
+ * clock of the project's `timezone`, within ClickHouse's years.
  */
 export function requestDate(text: string, now: Date, timezone = 'UTC'): string | undefined {
   const relative = relativeDate(text, now, timezone)
