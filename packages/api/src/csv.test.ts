@@ -11,6 +11,13 @@ describe('toCsv', () => {
     expect(toCsv([{ a: 1 }, { b: 2, a: 3 }], [])).toBe('a,b\n1,\n3,2\n')
   })
 
+  it('sorts the columns by code point when asked, as PostHog’s renderer does without a header', () => {
+    const rows = [{ name: 'a', properties: { plan: 'pro', Zone: 1 }, distinct_ids: ['x', 'y'], email: 'a@b.c' }]
+    expect(toCsv(rows, [], { sortColumns: true }).split('\n')[0]).toBe(
+      'distinct_ids.0,distinct_ids.1,email,name,properties.Zone,properties.plan',
+    )
+  })
+
   it('writes booleans as true and false, null as an empty cell, and an empty object or list as an empty cell', () => {
     expect(toCsv([{ yes: true, no: false, none: null, obj: {}, list: [] }], [])).toBe('yes,no,none,obj,list\ntrue,false,,,\n')
   })

@@ -26,10 +26,10 @@ export function inertCell(text: string): string {
 }
 
 /**
- * Rows as CSV with a header of every column any row has, in order of first appearance; with no
- * rows, just the header of the given fields.
+ * Rows as CSV with a header of every column any row has, in order of first appearance (or
+ * sorted by name); with no rows, just the header of the given fields.
  */
-export function toCsv(rows: unknown[], fieldsWhenEmpty: string[]): string {
+export function toCsv(rows: unknown[], fieldsWhenEmpty: string[], options: { sortColumns?: boolean | undefined } = {}): string {
   if (rows.length === 0) return fieldsWhenEmpty.length > 0 ? stringify([fieldsWhenEmpty.map(inertCell)]) : ''
   const flat = rows.map((row) => {
     const into: Record<string, unknown> = {}
@@ -37,6 +37,8 @@ export function toCsv(rows: unknown[], fieldsWhenEmpty: string[]): string {
     return into
   })
   const columns = [...new Set(flat.flatMap((row) => Object.keys(row)))]
+  // By code point, as Python's sorted() orders PostHog's header.
+  if (options.sortColumns) columns.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
   if (columns.length === 0) return ''
   return stringify(flat, {
     header: true,

@@ -130,7 +130,7 @@ function respond(route: RestRoute, result: unknown, req: HttpRequest): HttpRespo
     return {
       status,
       headers: { ...headers, 'content-type': 'text/csv; charset=utf-8' },
-      body: toCsv(rows, outputFields(route.procedure, Boolean(route.paginated))),
+      body: toCsv(rows, outputFields(route.procedure, Boolean(route.paginated)), { sortColumns: route.csvSortedColumns }),
     }
   }
   if (route.paginated === 'cursor') return jsonResponse(status, toCursorEnvelope(result as CursorPage<unknown>, req.url), headers)

@@ -46,6 +46,8 @@ export interface RestRoute {
   forbidDestroy?: boolean
   /** Each result as its CSV row, where the export's columns differ from the JSON's. */
   csvRow?: (result: unknown) => Record<string, unknown>
+  /** The CSV's columns sorted by name (PostHog's renderer without a header), rather than in the order they first appear. */
+  csvSortedColumns?: boolean
   /** The procedure's result is the body itself, in this media type. */
   contentType?: string
   /** Extra response headers. */
@@ -175,6 +177,7 @@ export const restRoutes: RestRoute[] = [
     paginated: true,
     csv: true,
     csvRow: (member) => cohortPersonCsvRow(member as CohortPerson),
+    csvSortedColumns: true,
   },
 
   {

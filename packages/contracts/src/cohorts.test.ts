@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { z } from 'zod'
-import { cohortCreateSchema, cohortSchema, cohortUpdateSchema } from './cohorts'
+import { cohortCreateSchema, cohortPersonCsvRow, cohortSchema, cohortUpdateSchema } from './cohorts'
 
 /** The first problem a client is told of (the API answers with the first issue): where, and what. */
 function firstProblem(schema: z.ZodType, input: unknown): { path: string; message: string } | undefined {
@@ -150,5 +150,35 @@ describe('cohort fields', () => {
       is_static: false,
     }
     expect(cohortSchema.parse({ ...cohort, team_id: 2 })).toEqual(cohort)
+  })
+})
+
+describe('a cohort member as a CSV row', () => {
+  const member = {
+    type: 'person' as const,
+    id: '0190-a',
+    uuid: '0190-a',
+    created_at: '2026-01-01T00:00:00Z',
+    properties: { email: 'ann@acme.com', plan: 'pro' },
+    is_identified: true,
+    name: 'ann@acme.com',
+    distinct_ids: Array.from({ length: 12 }, (_, i) => `d${i}`),
+    matched_recordings: [],
+    value_at_data_point: null,
+  }
+
+  it('lifts the email out of the properties, keeps ten distinct ids, and leaves out what only insights use', () => {
+    expect(cohortPersonCsvRow(member)).toEqual({
+      id: '0190-a',
+      email: 'ann@acme.com',
+      name: 'ann@acme.com',
+      created_at: '2026-01-01T00:00:00Z',
+      properties: { plan: 'pro' },
+      distinct_ids: member.distinct_ids.slice(0, 10),
+    })
+  })
+
+  it('has no email column for a member without one', () => {
+    expect(cohortPersonCsvRow({ ...member, properties: { plan: 'pro' } })).not.toHaveProperty('email')
   })
 })

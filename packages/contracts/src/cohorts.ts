@@ -128,21 +128,23 @@ export function toCohortPerson(person: Person): CohortPerson {
   }
 }
 
-const CSV_FIRST_COLUMNS = ['id', 'email', 'name', 'created_at', 'properties', 'distinct_ids']
+/** How many distinct ids of a person its CSV row carries (PostHog's `distinct_id_limit`). */
+const CSV_DISTINCT_IDS = 10
 
 /**
- * A member as a row of the CSV export, as PostHog writes it: the email lifted out of the
- * properties, the columns in PostHog's order, without the fields only insights use.
+ * A member as a row of the CSV export, as PostHog's `persons` action writes it: the email lifted
+ * out of the properties into a column of its own, at most ten distinct ids, without the fields
+ * only insights use. The export's columns are then sorted by name, as PostHog's CSV renderer
+ * sorts them when a view names none.
  */
 export function cohortPersonCsvRow(member: CohortPerson): Record<string, unknown> {
   const { email, ...properties } = member.properties
-  const row: Record<string, unknown> = {
+  return {
     id: member.id,
     ...(email ? { email } : {}),
     name: member.name,
     created_at: member.created_at,
     properties: email ? properties : member.properties,
-    distinct_ids: member.distinct_ids,
+    distinct_ids: member.distinct_ids.slice(0, CSV_DISTINCT_IDS),
   }
-  return Object.fromEntries(CSV_FIRST_COLUMNS.filter((key) => key in row).map((key) => [key, row[key]]))
 }
