@@ -40,7 +40,10 @@ async function storedCounts(service: ServiceProcess, account: Account): Promise<
   const res = await fetch(`${service.baseUrl}/api/projects/${account.project_id}/query/`, {
     method: 'POST',
     headers: { authorization: `Bearer ${account.personal_api_key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ query: { kind: 'HogQLQuery', query: 'select count(), uniqExact(uuid) from events' }, refresh: 'force_blocking' }),
+    body: JSON.stringify({
+      query: { kind: 'HogQLQuery', query: 'select count(), uniqExact(uuid) from events' },
+      refresh: 'force_blocking',
+    }),
   })
   expect(res.status).toBe(200)
   const [[rows, uuids]] = ((await res.json()) as { results: [[number, number]] }).results
