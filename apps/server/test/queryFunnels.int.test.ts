@@ -29,7 +29,7 @@ let sent: SentEvent[]
 beforeAll(async () => {
   await setTimezone(service, account, TZ)
   const events = makeEvents(11, 1500, Date.UTC(2025, 9, 20), Date.UTC(2025, 10, 12))
-  sent = [...events, ...identifies(Date.UTC(2025, 10, 1, 12))]
+  sent = [...events, ...identifies(Date.UTC(2025, 10, 1, 12)), ...scenarios(Date.UTC(2025, 10, 3, 15))]
   await sendAll(service, account, sent)
 }, 180_000)
 
@@ -43,12 +43,8 @@ function median(values: number[]): number {
   return sorted[lo]! + (sorted[Math.ceil(at)]! - sorted[lo]!) * (at - lo)
 }
 
-/**
- * An ordered funnel by brute force: for every person and every first-step event, every way of
- * picking later steps in order within the window; the person counts with the path that reaches
- * furthest (the earliest such start, then the earliest times).
- */
-function oracle(steps: Step[], windowSeconds: number, include: (person: string) => boolean = () => true) {
+/** The events of each person within the date range, in time order. */
+function eventsByPerson(include: (person: string) => boolean = () => true): Map<string, SentEvent[]> {
   const byPerson = new Map<string, SentEvent[]>()
   for (const e of sent) {
     if (!DAYS.includes(localDay(e.timestamp, TZ))) continue
@@ -57,9 +53,37 @@ function oracle(steps: Step[], windowSeconds: number, include: (person: string) 
     if (!byPerson.has(person)) byPerson.set(person, [])
     byPerson.get(person)!.push(e)
   }
+  for (const events of byPerson.values()) events.sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp))
+  return byPerson
+}
+
+const seconds = (e: SentEvent) => Date.parse(e.timestamp) / 1000
+
+/** What each counted person reached: the step times of its counted attempt. */
+type Paths = number[][]
+
+/** PostHog's step answer from the counted attempts: conversion times only where they took time. */
+function aggregate(paths: Paths, steps: number) {
+  return Array.from({ length: steps }, (_, i) => {
+    const reached = paths.filter((p) => p.length > i)
+    const took = reached.map((p) => p[i]! - p[i - 1]!).filter((t) => t > 0)
+    return {
+      count: reached.length,
+      average: i === 0 || took.length === 0 ? null : took.reduce((a, b) => a + b, 0) / took.length,
+      median: i === 0 || took.length === 0 ? null : median(took),
+    }
+  })
+}
+
+/**
+ * An ordered funnel by brute force: for every person and every first-step event, every way of
+ * picking later steps in order within the window; the person counts with the path that reaches
+ * furthest (the earliest such start, then the earliest times).
+ */
+function orderedPaths(steps: Step[], windowSeconds: number, include: (person: string) => boolean = () => true): Paths {
   const best: number[][] = []
-  for (const events of byPerson.values()) {
-    const times = (step: Step) => events.filter(step).map((e) => Date.parse(e.timestamp) / 1000)
+  for (const events of eventsByPerson(include).values()) {
+    const times = (step: Step) => events.filter(step).map(seconds)
     const stepTimes = steps.map(times)
     let personBest: number[] = []
     for (const t0 of [...stepTimes[0]!].sort((a, b) => a - b)) {
@@ -80,15 +104,188 @@ function oracle(steps: Step[], windowSeconds: number, include: (person: string) 
     }
     if (personBest.length > 0) best.push(personBest)
   }
-  return steps.map((_, i) => {
-    const reached = best.filter((p) => p.length > i)
-    const took = reached.map((p) => p[i]! - p[i - 1]!)
-    return {
-      count: reached.length,
-      average: i === 0 || took.length === 0 ? null : took.reduce((a, b) => a + b, 0) / took.length,
-      median: i === 0 || took.length === 0 ? null : median(took),
-    }
+  return best
+}
+
+function oracle(steps: Step[], windowSeconds: number, include: (person: string) => boolean = () => true) {
+  return aggregate(orderedPaths(steps, windowSeconds, include), steps.length)
+}
+
+/** One event as PostHog's walk sees it: its steps from 1, and -(i + 1) where it is an exclusion guarding step i. */
+interface Walked {
+  t: number
+  steps: number[]
+}
+
+interface Exclusion {
+  matches: Step
+  from: number
+  to: number
+}
+
+function walkedEvents(events: SentEvent[], steps: Step[], exclusions: Exclusion[], everyEvent: boolean): Walked[] {
+  const walked = events.map((e) => ({
+    t: seconds(e),
+    steps: [
+      ...steps.flatMap((step, i) => (step(e) ? [i + 1] : [])),
+      ...steps.flatMap((_, i) => (i > 0 && exclusions.some((x) => x.from < i && i <= x.to && x.matches(e)) ? [-(i + 1)] : [])),
+    ],
+  }))
+  const kept = everyEvent ? walked : walked.filter((w) => w.steps.length > 0)
+  kept.sort((a, b) => a.t - b.t || a.steps.join().localeCompare(b.steps.join()))
+  // PostHog drops an event lying strictly between two events of the same steps.
+  return kept.filter((x, i) => {
+    const before = kept[(i - 1 + kept.length) % kept.length]!
+    const after = kept[(i + 1) % kept.length]!
+    const same = (y: Walked) => y.steps.join() === x.steps.join()
+    return !(x.steps.length <= 1 && same(before) && same(after) && x.t > before.t && x.t < after.t)
   })
+}
+
+interface Attempt {
+  start: number
+  excluded: boolean
+  times: number[]
+  ids: number[]
+}
+
+/** PostHog's walk of an ordered or strict funnel over one person's events. */
+function walkOrdered(events: Walked[], steps: number, windowSeconds: number, strict: boolean): Attempt & { level: number } {
+  const none = (): Attempt => ({ start: 0, excluded: false, times: [], ids: [] })
+  const entered: Attempt[] = Array.from({ length: steps + 1 }, none)
+  let best = { level: 0, attempt: none() }
+  const apply = (t: number, s: number, id: number, simultaneous: boolean) => {
+    const k = Math.abs(s)
+    const previous = k === 1 ? { start: t, excluded: false, times: [], ids: [] } : entered[k - 1]!
+    if (previous.start === 0 || t - previous.start > windowSeconds) return
+    if (entered[k]!.start === previous.start && entered[k]!.start !== 0) return
+    if (s < 0) {
+      if (previous.excluded) return
+      entered[k - 1] = { ...entered[k - 1]!, excluded: true }
+      if (best.level === k - 1 && t - best.attempt.start <= windowSeconds)
+        best = { level: best.level, attempt: { ...best.attempt, excluded: true } }
+      return
+    }
+    if (simultaneous && previous.ids.includes(id)) return
+    const next = { start: previous.start, excluded: previous.excluded, times: [...previous.times, t], ids: [...previous.ids, id] }
+    if (!previous.excluded) entered[k] = next
+    if (k > best.level || (k === best.level && best.attempt.excluded)) best = { level: k, attempt: next }
+  }
+  let i = 0
+  while (i < events.length) {
+    let j = i
+    while (j < events.length && events[j]!.t === events[i]!.t) j++
+    const group = events.slice(i, j).map((e, g) => ({ ...e, id: i + g + 1 }))
+    if (group.every((e) => e.steps.join() === group[0]!.steps.join())) {
+      for (const e of group) {
+        for (const s of [...e.steps].reverse()) apply(e.t, s, e.id, false)
+        if (strict) for (let k = 1; k <= steps; k++) if (!e.steps.includes(k)) entered[k] = none()
+      }
+    } else {
+      const items = group.flatMap((e) => e.steps.filter((s) => s > 0).map((s) => ({ e, s })))
+      items.sort((a, b) => a.s - b.s || a.e.id - b.e.id)
+      for (const { e, s } of items) apply(e.t, s, e.id, true)
+    }
+    i = j
+  }
+  return { level: best.level, ...best.attempt }
+}
+
+/** PostHog's walk of an unordered funnel over one person's events, step by step as it is written. */
+function walkUnordered(events: Walked[], steps: number, windowSeconds: number): { level: number; times: number[] } {
+  let held: number[][] = Array.from({ length: steps }, () => [])
+  let best = { level: 0, times: [] as number[] }
+  const count = () => held.filter((d) => d.length > 0).length
+  const record = () => {
+    if (count() > best.level) best = { level: count(), times: held.flatMap((d) => d.slice(0, 1)).sort((a, b) => a - b) }
+  }
+  for (const [i, x] of events.entries()) {
+    for (;;) {
+      let oldest = -1
+      for (let k = 0; k < steps; k++) if (held[k]!.length > 0 && (oldest === -1 || held[k]![0]! < held[oldest]![0]!)) oldest = k
+      if (oldest === -1) break
+      if (count() < steps && held[oldest]![0]! + windowSeconds >= x.t) break
+      record()
+      held[oldest]!.shift()
+    }
+    if (x.steps.every((s) => s < 0)) held = Array.from({ length: steps }, () => [])
+    else {
+      const newest = (s: number) => held[s - 1]!.at(-1) ?? 0
+      let chosen = 0
+      for (const s of x.steps.filter((s) => s > 0)) if (chosen === 0 || newest(s) < newest(chosen)) chosen = s
+      held[chosen - 1]!.push(x.t)
+    }
+    if (best.level === steps) break
+    if (i === events.length - 1) record()
+  }
+  return best
+}
+
+/** The counted attempts of strict and unordered funnels and funnels with exclusions. */
+function walkedPaths(options: {
+  steps: Step[]
+  windowSeconds: number
+  order: 'ordered' | 'strict' | 'unordered'
+  exclusions?: Exclusion[]
+}): Paths {
+  const { steps, windowSeconds, order } = options
+  const paths: Paths = []
+  for (const events of eventsByPerson().values()) {
+    const walked = walkedEvents(events, steps, options.exclusions ?? [], order === 'strict')
+    const starts = order === 'unordered' ? walked.some((w) => w.steps.some((s) => s > 0)) : walked.some((w) => w.steps.includes(1))
+    if (!starts) continue
+    if (order === 'unordered') {
+      const result = walkUnordered(walked, steps.length, windowSeconds)
+      if (result.level > 0) paths.push(result.times)
+    } else {
+      const result = walkOrdered(walked, steps.length, windowSeconds, order === 'strict')
+      if (result.level > 0 && !result.excluded) paths.push(result.times)
+    }
+  }
+  return paths
+}
+
+/** PostHog's time to convert histogram over the counted attempts. */
+function histogram(paths: Paths, from: number, to: number, binCount?: number) {
+  const timings = paths.filter((p) => p.length > to).map((p) => p[to]! - p[from]!)
+  const bins = binCount === undefined ? Math.min(60, Math.max(1, Math.ceil(Math.cbrt(timings.length)))) : binCount
+  const min = timings.length === 0 ? 0 : Math.floor(Math.min(...timings))
+  const max = timings.length === 0 ? 0 : Math.ceil(Math.max(...timings))
+  const width = Math.ceil((max - min) / bins) > 0 ? Math.ceil((max - min) / bins) : 60
+  const counts = Array.from({ length: bins + 1 }, () => 0)
+  for (const t of timings) counts[Math.floor((t - min) / width)]! += 1
+  return {
+    bins: counts.map((count, k) => [min + k * width, count]),
+    average: timings.length === 0 ? null : timings.reduce((a, b) => a + b, 0) / timings.length,
+    median: timings.length === 0 ? null : median(timings),
+  }
+}
+
+/**
+ * Persons made for the rules the random events seldom show, one behaviour each, a minute apart:
+ * `f_a`, `f_b` are the steps, `f_x` the exclusion, `f_other` any other event.
+ */
+function scenarios(at: number): SentEvent[] {
+  const people: Record<string, string[]> = {
+    'f-consecutive': ['f_a', 'f_b'],
+    'f-interleaved': ['f_a', 'f_other', 'f_b'],
+    'f-repeated': ['f_a', 'f_a', 'f_b'],
+    'f-reversed': ['f_b', 'f_a'],
+    'f-excluded-between': ['f_a', 'f_x', 'f_b'],
+    'f-excluded-before': ['f_x', 'f_a', 'f_b'],
+    'f-excluded-after': ['f_a', 'f_b', 'f_x'],
+  }
+  const sequences = Object.entries(people).flatMap(([person, events], p) =>
+    events.map((event, i) => ({
+      event,
+      distinct_id: person,
+      timestamp: new Date(at + p * 3_600_000 + i * 60_000).toISOString(),
+      properties: {},
+    })),
+  )
+  // Both steps at one instant: taken in step order, in every kind of funnel, taking no time.
+  const instant = new Date(at - 3_600_000).toISOString()
+  return [...sequences, ...['f_b', 'f_a'].map((event) => ({ event, distinct_id: 'f-simultaneous', timestamp: instant, properties: {} }))]
 }
 
 const is = (name: string) => (e: SentEvent) => e.event === name
@@ -171,9 +368,216 @@ describe('FunnelsQuery', () => {
     expect(res.body.results.map((s: any) => s.count)).toEqual(expected.map((s) => s.count))
   })
 
+  const funnel = (series: unknown[], funnelsFilter: Record<string, unknown> = {}) =>
+    postQuery(service, account, { query: { kind: 'FunnelsQuery', dateRange: { date_from: FROM, date_to: TO }, series, funnelsFilter } })
+  const expectSteps = (results: any[], expected: ReturnType<typeof aggregate>) => {
+    expect(results.map((s) => s.count)).toEqual(expected.map((s) => s.count))
+    results.forEach((step, i) => {
+      if (expected[i]!.average === null) expect(step.average_conversion_time).toBeNull()
+      else expect(step.average_conversion_time).toBeCloseTo(expected[i]!.average, 2)
+      if (expected[i]!.median === null) expect(step.median_conversion_time).toBeNull()
+      else expect(step.median_conversion_time).toBeCloseTo(expected[i]!.median, 2)
+    })
+  }
+  const ab = [
+    { kind: 'EventsNode', event: 'f_a' },
+    { kind: 'EventsNode', event: 'f_b' },
+  ]
+
+  it('counts a strict step only when it is the next event of the person, whatever that event is', async () => {
+    const strict = await funnel(ab, { funnelOrderType: 'strict' })
+    const ordered = await funnel(ab)
+    expect(strict.status, JSON.stringify(strict.body)).toBe(200)
+    const expected = aggregate(walkedPaths({ steps: [is('f_a'), is('f_b')], windowSeconds: 14 * 86_400, order: 'strict' }), 2)
+    expectSteps(strict.body.results, expected)
+    // The two persons with another event between f_a and f_b convert in order but not strictly.
+    expect(ordered.body.results[1].count - strict.body.results[1].count).toBe(2)
+    expect(strict.body.results[0].count).toBe(ordered.body.results[0].count)
+  })
+
+  it('breaks a strict funnel on any event of the person, step or not, over random events', async () => {
+    const series = [
+      { kind: 'EventsNode', event: 'pageview' },
+      { kind: 'EventsNode', event: 'signup' },
+      { kind: 'EventsNode', event: 'purchase' },
+    ]
+    const res = await funnel(series, { funnelOrderType: 'strict', funnelWindowInterval: 2, funnelWindowIntervalUnit: 'day' })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    const steps = [is('pageview'), is('signup'), is('purchase')]
+    const expected = aggregate(walkedPaths({ steps, windowSeconds: 2 * 86_400, order: 'strict' }), 3)
+    expectSteps(res.body.results, expected)
+    expect(expected[1]!.count).toBeGreaterThan(0)
+    expect(expected[1]!.count).toBeLessThan(oracle(steps, 2 * 86_400)[1]!.count)
+    expect(res.body.results[2]).toMatchObject({ name: 'purchase', action_id: 'purchase', order: 2 })
+  })
+
+  it('counts unordered steps in any order, named by how many steps were completed', async () => {
+    const unordered = await funnel(ab, { funnelOrderType: 'unordered' })
+    const ordered = await funnel(ab)
+    expect(unordered.status, JSON.stringify(unordered.body)).toBe(200)
+    const expected = aggregate(walkedPaths({ steps: [is('f_a'), is('f_b')], windowSeconds: 14 * 86_400, order: 'unordered' }), 2)
+    expectSteps(unordered.body.results, expected)
+    // The person who did f_b before f_a converts only without order.
+    expect(unordered.body.results[1].count - ordered.body.results[1].count).toBe(1)
+    expect(unordered.body.results.map((s: any) => [s.name, s.action_id, s.custom_name, s.order])).toEqual([
+      ['Completed 1 step', null, null, 0],
+      ['Completed 2 steps', null, null, 1],
+    ])
+  })
+
+  it('walks an unordered funnel over random events within the window', async () => {
+    const series = [
+      { kind: 'EventsNode', event: 'signup' },
+      { kind: 'EventsNode', event: 'purchase', custom_name: 'Paid' },
+      { kind: 'EventsNode', event: 'pageview' },
+    ]
+    const res = await funnel(series, { funnelOrderType: 'unordered', funnelWindowInterval: 12, funnelWindowIntervalUnit: 'hour' })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    const steps = [is('signup'), is('purchase'), is('pageview')]
+    const expected = aggregate(walkedPaths({ steps, windowSeconds: 12 * 3600, order: 'unordered' }), 3)
+    expectSteps(res.body.results, expected)
+    expect(expected[2]!.count).toBeGreaterThan(0)
+  })
+
+  it('drops a person whose attempt has the excluded event between the steps, and keeps one who has it outside', async () => {
+    const exclusions = [{ kind: 'EventsNode', event: 'f_x', funnelFromStep: 0, funnelToStep: 1 }]
+    const res = await funnel(ab, { exclusions })
+    const plain = await funnel(ab)
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    const expected = aggregate(
+      walkedPaths({
+        steps: [is('f_a'), is('f_b')],
+        windowSeconds: 14 * 86_400,
+        order: 'ordered',
+        exclusions: [{ matches: is('f_x'), from: 0, to: 1 }],
+      }),
+      2,
+    )
+    expectSteps(res.body.results, expected)
+    // Dropped from every step, the first included; f_x before f_a or after f_b changes nothing.
+    expect(plain.body.results.map((s: any) => s.count - 1)).toEqual(res.body.results.map((s: any) => s.count))
+  })
+
+  it.each(['ordered', 'strict', 'unordered'] as const)('applies exclusions to %s funnels over random events', async (order) => {
+    const series = [
+      { kind: 'EventsNode', event: 'signup' },
+      { kind: 'EventsNode', event: 'purchase' },
+    ]
+    const exclusions = [{ kind: 'EventsNode', event: 'pageview', funnelFromStep: 0, funnelToStep: 1 }]
+    const res = await funnel(series, { funnelOrderType: order, exclusions, funnelWindowInterval: 1, funnelWindowIntervalUnit: 'day' })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    const expected = aggregate(
+      walkedPaths({
+        steps: [is('signup'), is('purchase')],
+        windowSeconds: 86_400,
+        order,
+        exclusions: [{ matches: is('pageview'), from: 0, to: 1 }],
+      }),
+      2,
+    )
+    expectSteps(res.body.results, expected)
+    expect(expected[0]!.count).toBeGreaterThan(0)
+    // The exclusion drops someone: the random events put pageviews between many signups and purchases.
+    const without = aggregate(walkedPaths({ steps: [is('signup'), is('purchase')], windowSeconds: 86_400, order }), 2)
+    expect(expected[0]!.count + expected[1]!.count).toBeLessThan(without[0]!.count + without[1]!.count)
+  })
+
   it.each([
-    [{ funnelOrderType: 'strict' }, 'funnelOrderType'],
+    ['ordered', 5, undefined, undefined],
+    ['ordered', undefined, 1, 2],
+    ['strict', 7, 0, 1],
+    ['unordered', undefined, undefined, undefined],
+  ] as const)(
+    'answers time to convert of %s funnels as bins from the fastest conversion (bins %s, steps %s to %s)',
+    async (order, binCount, from, to) => {
+      const series = [
+        { kind: 'EventsNode', event: 'signup' },
+        { kind: 'EventsNode', event: 'pageview' },
+        { kind: 'EventsNode', event: 'purchase' },
+      ]
+      const res = await funnel(series, {
+        funnelOrderType: order,
+        funnelVizType: 'time_to_convert',
+        funnelWindowInterval: 3,
+        funnelWindowIntervalUnit: 'day',
+        ...(binCount === undefined ? {} : { binCount }),
+        ...(from === undefined ? {} : { funnelFromStep: from }),
+        ...(to === undefined ? {} : { funnelToStep: to }),
+      })
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      const steps = [is('signup'), is('pageview'), is('purchase')]
+      const paths = order === 'ordered' ? orderedPaths(steps, 3 * 86_400) : walkedPaths({ steps, windowSeconds: 3 * 86_400, order })
+      const expected = histogram(paths, from ?? 0, to ?? 2, binCount)
+      expect(res.body.results.bins).toEqual(expected.bins)
+      expect(expected.bins.reduce((sum, [, count]) => sum + count!, 0)).toBeGreaterThan(0)
+      expect(res.body.results.average_conversion_time).toBeCloseTo(expected.average!, 2)
+      expect(res.body.results.median_conversion_time).toBeCloseTo(expected.median!, 2)
+    },
+  )
+
+  it.each([
+    [
+      'an exclusion range past the last step',
+      { exclusions: [{ event: 'x', funnelFromStep: 2, funnelToStep: 3 }] },
+      'Exclusion event range is invalid. Start of range is greater than number of steps.',
+    ],
+    [
+      'an exclusion range ending past the last step',
+      { exclusions: [{ event: 'x', funnelFromStep: 0, funnelToStep: 3 }] },
+      'Exclusion event range is invalid. End of range is greater than number of steps.',
+    ],
+    [
+      'an empty exclusion range',
+      { exclusions: [{ event: 'x', funnelFromStep: 1, funnelToStep: 1 }] },
+      'Exclusion event range is invalid. End of range should be greater than start.',
+    ],
+    [
+      'an exclusion that is a step',
+      { exclusions: [{ event: 'a', funnelFromStep: 0, funnelToStep: 1 }] },
+      "Exclusion steps cannot contain an event that's part of funnel steps.",
+    ],
+    [
+      'an exclusion narrower than a step',
+      {
+        exclusions: [
+          { event: 'b', properties: [{ key: 'plan', value: 'pro', operator: 'exact', type: 'event' }], funnelFromStep: 0, funnelToStep: 1 },
+        ],
+      },
+      "Exclusion steps cannot contain an event that's part of funnel steps.",
+    ],
+    [
+      'a partial exclusion in an unordered funnel',
+      { funnelOrderType: 'unordered', exclusions: [{ event: 'x', funnelFromStep: 0, funnelToStep: 1 }] },
+      'Partial Exclusions not allowed in unordered funnels',
+    ],
+    [
+      'a funnelToStep past the last step',
+      { funnelVizType: 'time_to_convert', funnelToStep: 3 },
+      'funnelToStep is out of bounds. It must be between 1 and 2.',
+    ],
+    ['a funnelFromStep past the last step', { funnelFromStep: 2 }, 'funnelFromStep is out of bounds. It must be between 0 and 1.'],
+  ])("answers 400 with PostHog's message for %s", async (_, funnelsFilter, detail) => {
+    const res = await postQuery(service, account, {
+      query: { kind: 'FunnelsQuery', series: [{ event: 'a' }, { event: 'b' }, { event: 'c' }], funnelsFilter },
+    })
+    expect(res.status, JSON.stringify(res.body)).toBe(400)
+    expect(res.body).toMatchObject({ type: 'validation_error', detail })
+  })
+
+  it("accepts an exclusion of a step's event when the step is narrower than the exclusion", async () => {
+    const res = await postQuery(service, account, {
+      query: {
+        kind: 'FunnelsQuery',
+        series: [{ event: 'a', properties: [{ key: 'plan', value: 'pro', operator: 'exact', type: 'event' }] }, { event: 'b' }],
+        funnelsFilter: { exclusions: [{ event: 'a', funnelFromStep: 0, funnelToStep: 1 }] },
+      },
+    })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+  })
+
+  it.each([
     [{ funnelVizType: 'trends' }, 'query__funnelsFilter__funnelVizType'],
+    [{ breakdownAttributionType: 'last_touch' }, 'breakdownAttributionType'],
   ])('answers 400 for what it does not compute %#', async (funnelsFilter, attr) => {
     const res = await postQuery(service, account, {
       query: { kind: 'FunnelsQuery', series: [{ event: 'a' }, { event: 'b' }], funnelsFilter },

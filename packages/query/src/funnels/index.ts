@@ -1,31 +1,17 @@
 import { eventPropertiesSql, SqlParams } from '@burrow/clickhouse'
-import { problems, type FunnelsQuery } from '@burrow/contracts'
+import type { FunnelsQuery } from '@burrow/contracts'
 import type { QueryContext } from '../context'
 import { isoInZone, resolveRange, utcText } from '../dates'
-import { ACTOR_SQL, BREAKDOWN_OTHER, breakdownValueSql, personJoinSql, personPropertiesJoinSql } from '../events'
+import { ACTOR_SQL, BREAKDOWN_OTHER, breakdownValueSql, personJoinSql, personPropertiesJoinSql, type EventSelection } from '../events'
 import { DEFAULT_BREAKDOWN_LIMIT } from '../trends/breakdownLimit'
 import type { RunnerOutput } from '../runnerOutput'
 import { earliestOf, selectionOf } from '../series'
 import { num, select, TEAM } from '../sql'
+import { orderedAttemptSql, thinnedEventsSql, unorderedAttemptSql } from './attempts'
+import { timeToConvertResult, timeToConvertSql, type Histogram } from './timeToConvert'
+import { validateFunnel } from './validate'
 
 const UNIT_SECONDS = { second: 1, minute: 60, hour: 3600, day: 86_400, week: 7 * 86_400, month: 30 * 86_400 } as const
-
-/** What this server does not compute yet, refused by name rather than answered wrongly. */
-function refuseUnsupported(query: FunnelsQuery): void {
-  const filter = query.funnelsFilter
-  if (filter?.funnelOrderType && filter.funnelOrderType !== 'ordered') {
-    throw problems.validation('funnelOrderType', `Funnels of order type "${filter.funnelOrderType}" are not supported yet; use "ordered".`)
-  }
-  if (filter?.funnelVizType && filter.funnelVizType !== 'steps') {
-    throw problems.validation('funnelVizType', `Funnels shown as "${filter.funnelVizType}" are not supported yet; use "steps".`)
-  }
-  if (filter?.exclusions && filter.exclusions.length > 0)
-    throw problems.validation('exclusions', 'Funnel exclusions are not supported yet.')
-  const attribution = query.funnelsFilter?.breakdownAttributionType
-  if (attribution && attribution !== 'first_touch') {
-    throw problems.validation('breakdownAttributionType', `Breakdown attribution "${attribution}" is not supported yet; use "first_touch".`)
-  }
-}
 
 /**
  * The times (epoch seconds) at which one person completes each step of an ordered funnel from a
@@ -41,9 +27,16 @@ function chainSql(step: number, steps: number, sameAsPrevious: boolean[]): strin
   return `arrayMap(t${step} -> arrayConcat([t${step}], ${chainSql(step + 1, steps, sameAsPrevious)}), [${next}])[1]`
 }
 
-/** PostHog's FunnelsQuery in steps: how many persons reached each step in order, and how long each step took. */
+const UNORDERED_NAME = (i: number) => `Completed ${i + 1} step${i === 0 ? '' : 's'}`
+
+/**
+ * PostHog's FunnelsQuery: how many persons reached each step and how long each step took, in
+ * order (`ordered`), with no other event of the person between steps (`strict`) or in any order
+ * (`unordered`), less the persons an exclusion drops; or, as `time_to_convert`, a histogram of
+ * the time from one step to another.
+ */
 export async function runFunnels(ctx: QueryContext, query: FunnelsQuery): Promise<RunnerOutput> {
-  refuseUnsupported(query)
+  validateFunnel(query)
   const range = await resolveRange(query.dateRange, 'day', {
     zone: ctx.timezone,
     now: ctx.now,
@@ -53,74 +46,96 @@ export async function runFunnels(ctx: QueryContext, query: FunnelsQuery): Promis
       query.series.map((s) => s.event ?? null),
     ),
   })
+  const funnelsFilter = query.funnelsFilter
+  const order = funnelsFilter?.funnelOrderType ?? 'ordered'
+  const exclusionNodes = funnelsFilter?.exclusions ?? []
   const filters = await ctx.properties(query.properties, 'properties')
   const steps = await Promise.all(query.series.map((node, i) => selectionOf(ctx, node, undefined, `series__${i}`)))
-  const windowSeconds =
-    (query.funnelsFilter?.funnelWindowInterval ?? 14) * UNIT_SECONDS[query.funnelsFilter?.funnelWindowIntervalUnit ?? 'day']
+  const exclusions = await Promise.all(exclusionNodes.map((node, j) => selectionOf(ctx, node, undefined, `exclusions__${j}`)))
+  const windowSeconds = (funnelsFilter?.funnelWindowInterval ?? 14) * UNIT_SECONDS[funnelsFilter?.funnelWindowIntervalUnit ?? 'day']
 
   const params = new SqlParams()
-  const stepCondition = (i: number) => {
-    const s = steps[i]!
+  const conditionOf = (s: EventSelection) => {
     const parts = [s.event === null ? '1' : `event = ${params.add('String', s.event)}`]
     for (const p of s.properties) parts.push(eventPropertiesSql(p, TEAM, params))
     return parts.join(' AND ')
   }
-  const flags = steps.map((_, i) => `(${stepCondition(i)}) AS step_${i}`).join(', ')
+  const n = steps.length
+  const flagNames = steps.map((_, i) => `step_${i}`)
+  const flags = steps.map((s, i) => `(${conditionOf(s)}) AS step_${i}`)
+  // PostHog guards step i (0-based) with every exclusion whose range holds it: from < i <= to.
+  const guarded = Array.from({ length: n }, (_, i) =>
+    exclusionNodes.flatMap((node, j) => (node.funnelFromStep < i && i <= node.funnelToStep ? [j] : [])),
+  )
+  const exclusionConditions = exclusions.map(conditionOf)
+  for (let i = 1; i < n; i++) {
+    const js = guarded[i]!
+    if (js.length === 0) continue
+    flags.push(`(${js.map((j) => `(${exclusionConditions[j]!})`).join(' OR ')}) AS exclusion_${i}`)
+    flagNames.push(`exclusion_${i}`)
+  }
   const where = [
     `team_id = ${TEAM}`,
     `timestamp >= toDateTime64(${params.add('String', utcText(range.from))}, 6, 'UTC')`,
     `timestamp < toDateTime64(${params.add('String', utcText(range.to.plus({ milliseconds: 1 })))}, 6, 'UTC')`,
-    `(${steps.map((_, i) => `step_${i}`).join(' OR ')})`,
   ]
+  // A strict funnel reads every event of the person: any of them between two steps breaks it.
+  if (order !== 'strict') where.push(`(${flagNames.join(' OR ')})`)
   if (filters) where.push(eventPropertiesSql(filters, TEAM, params))
-  const n = steps.length
-  const stepArrays = steps
-    .map((_, i) => `arraySort(groupArrayIf(toUnixTimestamp64Micro(e.timestamp) / 1e6, e.step_${i})) AS s${i}`)
-    .join(',\n        ')
-  const same = steps.map((s, i) => i > 0 && s.event === steps[i - 1]!.event && s.event !== null)
-  const chains = `arrayMap(t0 -> arrayConcat([t0], ${chainSql(1, n, same)}), s0)`
-  const stepColumns = steps
-    .map((_, i) => {
-      const reached = `countIf(level >= ${i + 1}) AS count_${i}`
-      if (i === 0) return reached
-      const took = `best[${i + 1}] - best[${i}]`
-      return `${reached}, avgIf(${took}, level >= ${i + 1}) AS avg_${i}, quantileExactInclusiveIf(0.5)(${took}, level >= ${i + 1}) AS median_${i}`
-    })
-    .join(', ')
-  // A person's breakdown value is that of its first first-step event (PostHog's first touch attribution).
+
+  // A person's breakdown value is that of its first first-step event (PostHog's first touch
+  // attribution); in an unordered funnel, of its first event of any step.
   const breakdown = query.breakdownFilter?.breakdown ?? null
   const byPerson = query.breakdownFilter?.breakdown_type === 'person'
   const joins = [personJoinSql(), ...(breakdown !== null && byPerson ? [personPropertiesJoinSql(ACTOR_SQL)] : [])]
   const valueSql = breakdown === null ? "''" : breakdownValueSql(byPerson ? 'pp.properties' : 'e.properties', String(breakdown), params)
+  const eventsSql = `SELECT timestamp, distinct_id, person_id, properties, ${flags.join(', ')} FROM events WHERE ${where.join(' AND ')}`
+
+  const walked = order !== 'ordered' || exclusionNodes.length > 0
+  const perPerson = walked
+    ? walkedPersonsSql({ n, order, eventsSql, joins, valueSql, breakdownByEvent: breakdown !== null && !byPerson, guarded })
+    : chainedPersonsSql({ steps, eventsSql, joins, valueSql })
+  const queryParams = { window: windowSeconds }
+  const resolvedDateRange = { date_from: isoInZone(range.from), date_to: isoInZone(range.to) }
+
+  if (funnelsFilter?.funnelVizType === 'time_to_convert') {
+    const sql = `WITH per_person AS (${perPerson}) ${timeToConvertSql({
+      perPerson: 'per_person',
+      fromStep: funnelsFilter.funnelFromStep ?? 0,
+      toStep: funnelsFilter.funnelToStep ?? n - 1,
+      binCount: funnelsFilter.binCount ?? null,
+    })}`
+    const rows = await select<Histogram>(ctx, sql, { ...params.values, ...queryParams })
+    return { results: timeToConvertResult(rows[0]), resolvedDateRange }
+  }
+
+  // PostHog averages only the conversions that took time.
+  const stepColumns = steps
+    .map((_, i) => {
+      const reached = `countIf(level >= ${i + 1}) AS count_${i}`
+      if (i === 0) return reached
+      const took = `times[${i + 1}] - times[${i}]`
+      const timed = `level >= ${i + 1} AND ${took} > 0`
+      return `${reached}, avgIf(${took}, ${timed}) AS avg_${i}, quantileExactInclusiveIf(0.5)(${took}, ${timed}) AS median_${i}`
+    })
+    .join(', ')
   const limit = params.add('UInt32', query.breakdownFilter?.breakdown_limit ?? DEFAULT_BREAKDOWN_LIMIT)
-  const sql = `WITH per_person AS (
-      SELECT arrayCount(x -> x > 0, best) AS level, best, breakdown_value FROM (
-        SELECT arraySort(c -> (-arrayCount(x -> x > 0, c), c[1]), ${chains}) [1] AS best, breakdown_value
-        FROM (
-          SELECT ${ACTOR_SQL} AS actor,
-            argMinIf(${valueSql}, e.timestamp, e.step_0) AS breakdown_value,
-            ${stepArrays}
-          FROM (SELECT timestamp, distinct_id, person_id, properties, ${flags} FROM events WHERE ${where.join(' AND ')}) AS e
-          ${joins.join(' ')}
-          GROUP BY actor
-        )
-        WHERE length(s0) > 0
-      )
-    )
+  const sql = `WITH per_person AS (${perPerson})
     SELECT if(breakdown_value IN (SELECT breakdown_value FROM per_person GROUP BY breakdown_value
         ORDER BY count() DESC, breakdown_value LIMIT ${limit}), breakdown_value, '${BREAKDOWN_OTHER}') AS value,
       ${stepColumns}
     FROM per_person GROUP BY value`
-  const rows = await select<Record<string, number | string | null>>(ctx, sql, { ...params.values, window: windowSeconds })
+  const rows = await select<Record<string, number | string | null>>(ctx, sql, { ...params.values, ...queryParams })
   const stepsOf = (row: Record<string, number | string | null> | undefined) =>
     query.series.map((node, i) => {
       const count = num(row?.[`count_${i}`])
       const time = (key: string) => (i === 0 || count === 0 || row?.[key] === null || row?.[key] === undefined ? null : num(row[key]))
-      const name = node.event ?? 'All events'
+      const named =
+        order === 'unordered'
+          ? { action_id: null, name: UNORDERED_NAME(i), custom_name: null }
+          : { action_id: node.event ?? null, name: node.event ?? 'All events', custom_name: node.custom_name ?? null }
       return {
-        action_id: node.event ?? null,
-        name,
-        custom_name: node.custom_name ?? null,
+        ...named,
         order: i,
         people: [],
         count,
@@ -130,14 +145,85 @@ export async function runFunnels(ctx: QueryContext, query: FunnelsQuery): Promis
         ...(breakdown === null ? {} : { breakdown: [String(row?.value)], breakdown_value: [String(row?.value)] }),
       }
     })
-  if (breakdown === null) {
-    return { results: stepsOf(rows[0]), resolvedDateRange: { date_from: isoInZone(range.from), date_to: isoInZone(range.to) } }
-  }
+  if (breakdown === null) return { results: stepsOf(rows[0]), resolvedDateRange }
   // Most persons first, Other last.
   const ordered = [...rows].sort((a, b) => {
     const other = Number(a.value === BREAKDOWN_OTHER) - Number(b.value === BREAKDOWN_OTHER)
     return other || num(b.count_0) - num(a.count_0) || String(a.value).localeCompare(String(b.value))
   })
-  const results = ordered.map(stepsOf)
-  return { results, resolvedDateRange: { date_from: isoInZone(range.from), date_to: isoInZone(range.to) } }
+  return { results: ordered.map(stepsOf), resolvedDateRange }
+}
+
+/**
+ * Ordered funnels without exclusions: per person, the furthest chain from any first step, the
+ * earliest such start first. Gives `level`, `times` (0 past the level) and `breakdown_value`.
+ */
+function chainedPersonsSql(options: {
+  steps: Array<{ event: string | null }>
+  eventsSql: string
+  joins: string[]
+  valueSql: string
+}): string {
+  const { steps, eventsSql, joins, valueSql } = options
+  const n = steps.length
+  const stepArrays = steps
+    .map((_, i) => `arraySort(groupArrayIf(toUnixTimestamp64Micro(e.timestamp) / 1e6, e.step_${i})) AS s${i}`)
+    .join(',\n        ')
+  const same = steps.map((s, i) => i > 0 && s.event === steps[i - 1]!.event && s.event !== null)
+  const chains = `arrayMap(t0 -> arrayConcat([t0], ${chainSql(1, n, same)}), s0)`
+  return `SELECT arrayCount(x -> x > 0, best) AS level, best AS times, breakdown_value FROM (
+      SELECT arraySort(c -> (-arrayCount(x -> x > 0, c), c[1]), ${chains}) [1] AS best, breakdown_value
+      FROM (
+        SELECT ${ACTOR_SQL} AS actor,
+          argMinIf(${valueSql}, e.timestamp, e.step_0) AS breakdown_value,
+          ${stepArrays}
+        FROM (${eventsSql}) AS e
+        ${joins.join(' ')}
+        GROUP BY actor
+      )
+      WHERE length(s0) > 0
+    )`
+}
+
+/**
+ * Strict and unordered funnels, and funnels with exclusions: PostHog's walk over each person's
+ * events (`./attempts`). Persons whose counted attempt is excluded, or who reached no step, are
+ * not counted at all.
+ */
+function walkedPersonsSql(options: {
+  n: number
+  order: 'ordered' | 'strict' | 'unordered'
+  eventsSql: string
+  joins: string[]
+  valueSql: string
+  breakdownByEvent: boolean
+  guarded: number[][]
+}): string {
+  const { n, order, eventsSql, joins, valueSql, guarded } = options
+  // Steps numbered from 1, then the guarded steps as -(i + 1): PostHog's order, which the walk relies on.
+  const numbers = [
+    ...Array.from({ length: n }, (_, i) => `toInt8(if(e.step_${i}, ${i + 1}, 0))`),
+    ...guarded.flatMap((js, i) => (i > 0 && js.length > 0 ? [`toInt8(if(e.exclusion_${i}, ${-(i + 1)}, 0))`] : [])),
+  ]
+  const stepsOf = `arrayFilter(x -> x != 0, [${numbers.join(', ')}])`
+  const starts = order === 'unordered' ? `arrayExists(x -> x > 0, ${stepsOf})` : 'e.step_0'
+  const events = thinnedEventsSql('raw')
+  const attempt =
+    order === 'unordered'
+      ? unorderedAttemptSql({ events, steps: n, windowSeconds: '{window:Float64}' })
+      : orderedAttemptSql({ events, steps: n, windowSeconds: '{window:Float64}', strict: order === 'strict' })
+  return `SELECT tupleElement(attempt, 1) AS level, tupleElement(attempt, 3) AS times, breakdown_value FROM (
+      SELECT ${attempt} AS attempt, breakdown_value
+      FROM (
+        SELECT ${ACTOR_SQL} AS actor,
+          argMinIf(${valueSql}, e.timestamp, ${starts}) AS breakdown_value,
+          arraySort(x -> (x.1, x.2), groupArray((toUnixTimestamp64Micro(e.timestamp) / 1e6, ${stepsOf},
+            ${options.breakdownByEvent ? valueSql : "''"}))) AS raw
+        FROM (${eventsSql}) AS e
+        ${joins.join(' ')}
+        GROUP BY actor
+        HAVING countIf(${starts}) > 0
+      )
+    )
+    WHERE level > 0 AND tupleElement(attempt, 2) = 0`
 }
