@@ -60,8 +60,8 @@ describe('personal API keys', () => {
     const other = await service.account()
     const cases: Array<[Record<string, unknown>, Record<string, unknown>]> = [
       [
-        { label: 'x', scopes: ['insight:read'] },
-        { attr: 'scopes', detail: 'Invalid scope: insight:read' },
+        { label: 'x', scopes: ['notebook:read'] },
+        { attr: 'scopes', detail: 'Invalid scope: notebook:read' },
       ],
       [
         { label: 'x', scopes: ['cohort:delete'] },

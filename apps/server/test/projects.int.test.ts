@@ -102,6 +102,29 @@ describe('projects', () => {
     expect(
       (await service.api(creator, `/api/projects/${creator.projectId}/`, { method: 'PATCH', body: '{"primary_dashboard":null}' })).status,
     ).toBe(200)
+
+    // A dashboard of the project may be its primary one; another project's may not.
+    const other = await service.account()
+    const dashboardOf = async (account: typeof creator) => {
+      const res = await service.api(account, `/api/projects/${account.projectId}/dashboards/`, {
+        method: 'POST',
+        body: JSON.stringify({ name: 'Main' }),
+      })
+      expect(res.status).toBe(201)
+      return ((await res.json()) as { id: number }).id
+    }
+    const own = await dashboardOf(creator)
+    const set = await service.api(creator, `/api/projects/${creator.projectId}/`, {
+      method: 'PATCH',
+      body: JSON.stringify({ primary_dashboard: own }),
+    })
+    expect(set.status).toBe(200)
+    expect(await set.json()).toMatchObject({ primary_dashboard: own })
+    const foreign = await service.api(creator, `/api/projects/${creator.projectId}/`, {
+      method: 'PATCH',
+      body: JSON.stringify({ primary_dashboard: await dashboardOf(other) }),
+    })
+    expect(foreign.status).toBe(400)
   })
 
   it("coerces what DRF coerces and refuses the rest with DRF's code and words", async () => {

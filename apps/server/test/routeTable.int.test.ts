@@ -72,6 +72,14 @@ describe('the route table', () => {
       'POST /api/projects/:project_id/feature_flags/',
       'GET /api/projects/:project_id/feature_flags/:id/',
       'PATCH /api/projects/:project_id/feature_flags/:id/',
+      'GET /api/projects/:project_id/insights/',
+      'POST /api/projects/:project_id/insights/',
+      'GET /api/projects/:project_id/insights/:id/',
+      'PATCH /api/projects/:project_id/insights/:id/',
+      'GET /api/projects/:project_id/dashboards/',
+      'POST /api/projects/:project_id/dashboards/',
+      'GET /api/projects/:project_id/dashboards/:id/',
+      'PATCH /api/projects/:project_id/dashboards/:id/',
     ]
     expect(spec.filter((route) => !table.has(route))).toEqual([])
   })

@@ -6,6 +6,7 @@ import { eventDefinitionsRouter } from './routers/eventDefinitions'
 import { eventsRouter } from './routers/events'
 import { featureFlagsRouter } from './routers/featureFlags'
 import { ingestionWarningsRouter } from './routers/ingestionWarnings'
+import { dashboardsRouter, insightsRouter } from './routers/insights'
 import { groupsRouter, groupTypesRouter } from './routers/groups'
 import { pluginConfigsRouter, pluginsRouter } from './routers/plugins'
 import { personsRouter } from './routers/persons'
@@ -29,6 +30,8 @@ export const appRouter = router({
   groupTypes: groupTypesRouter,
   earlyAccessFeatures: earlyAccessFeaturesRouter,
   query: queryRouter,
+  insights: insightsRouter,
+  dashboards: dashboardsRouter,
   personalApiKeys: personalApiKeysRouter,
   organizationMembers: organizationMembersRouter,
   organizationInvites: organizationInvitesRouter,

@@ -7,11 +7,13 @@ import { userSummarySchema } from './users'
  */
 export const SCOPE_OBJECTS = [
   'cohort',
+  'dashboard',
   'early_access_feature',
   'event_definition',
   'feature_flag',
   'group',
   'ingestion_warning',
+  'insight',
   'organization',
   'organization_member',
   'person',

@@ -48,3 +48,5 @@ export {
   type KeyGuessGuard,
   type KeyGuessCounterOptions,
 } from './keyGuessGuard'
+export * as insights from './insights'
+export * as dashboards from './dashboards'

@@ -9,7 +9,7 @@ import {
   type ProjectListItem,
   type ProjectUpdate,
 } from '@burrow/contracts'
-import { organizations, projects, users, type ProjectRow } from '@burrow/postgres'
+import { dashboards, organizations, projects, users, type ProjectRow } from '@burrow/postgres'
 import { MEMBERSHIP_LEVEL } from './accounts'
 import type { CoreDeps } from './deps'
 import { generateProjectToken } from './keys'
@@ -84,9 +84,11 @@ export async function getProject(deps: CoreDeps, user: Caller, idParam: string):
   return toProject(row, membershipLevel)
 }
 
-/** Burrow keeps no dashboards, so a primary dashboard can only name one that does not exist. */
-function refuseMissingDashboard(input: ProjectUpdate): void {
-  if (input.primary_dashboard != null) {
+/** A primary dashboard must be a live dashboard of the project (a new project has none yet). */
+async function refuseMissingDashboard(deps: CoreDeps, projectId: number | undefined, input: ProjectUpdate): Promise<void> {
+  if (input.primary_dashboard == null) return
+  const dashboard = projectId === undefined ? undefined : await dashboards.findDashboard(deps.sql, projectId, input.primary_dashboard)
+  if (!dashboard || dashboard.deleted) {
     throw problems.validation('primary_dashboard', `Invalid pk "${input.primary_dashboard}" - object does not exist.`, 'does_not_exist')
   }
 }
@@ -96,7 +98,7 @@ function refuseMissingDashboard(input: ProjectUpdate): void {
  * the user's current project, as in PostHog.
  */
 export async function createProject(deps: CoreDeps, user: Caller, input: ProjectCreate): Promise<Project> {
-  refuseMissingDashboard(input)
+  await refuseMissingDashboard(deps, undefined, input)
   const organizationId = user.current_organization_id
   if (!organizationId) throw problems.notFound('Organization not found.')
   assertOrganizationInReach(user, organizationId)
@@ -118,8 +120,8 @@ export async function createProject(deps: CoreDeps, user: Caller, input: Project
 }
 
 export async function updateProject(deps: CoreDeps, user: Caller, idParam: string, input: ProjectUpdate): Promise<Project> {
-  refuseMissingDashboard(input)
   const { row, membershipLevel } = await findAccessibleProject(deps, user, idParam)
+  await refuseMissingDashboard(deps, row.id, input)
   const updated = await projects.updateProject(deps.sql, row.id, input)
   if (!updated) throw problems.notFound('Project not found.')
   await invalidateProjectToken(deps, row.api_token)

@@ -46,3 +46,7 @@ export type { PersonalApiKeyRow, PersonalApiKeyGrant } from './queries/personalA
 export * as organizationInvites from './queries/organizationInvites'
 export type { OrganizationInviteRow } from './queries/organizationInvites'
 export type { MembershipRow } from './queries/organizations'
+export * as insights from './queries/insights'
+export type { InsightRow } from './queries/insights'
+export * as dashboards from './queries/dashboards'
+export type { DashboardRow, DashboardTileRow } from './queries/dashboards'
