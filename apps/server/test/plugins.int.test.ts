@@ -38,7 +38,8 @@ async function logsOf(
   return waitFor(
     async () => {
       const { body } = await call(owner, 'GET', `${configsPath(owner)}${id}/logs/${query}`)
-      return body.count >= atLeast ? body : undefined
+      // The page, not the count: they are read side by side, so an entry written in between is counted and not listed.
+      return body.results?.length >= atLeast ? body : undefined
     },
     { what: `${atLeast} log entries`, timeoutMs: 10_000 },
   )
