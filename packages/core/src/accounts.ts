@@ -43,6 +43,11 @@ async function createAccountIn(
     name: 'Default project',
     write: {},
   })
+  return settleNewUser(tx, user, organization.id, project, key)
+}
+
+/** The new user's current project and first personal API key (stored hashed), and the account as answered once. */
+async function settleNewUser(tx: Sql, user: UserRow, organizationId: string, project: ProjectRow, key: string): Promise<NewAccount> {
   await users.setCurrentProject(tx, user.id, project.id)
   await personalApiKeys.insertPersonalApiKey(tx, {
     id: randomUUID(),
@@ -51,7 +56,7 @@ async function createAccountIn(
     secureValue: personalApiKeySecureValue(key),
     maskValue: maskPersonalApiKey(key),
   })
-  return { user: { ...user, current_project_id: project.id }, organizationId: organization.id, project, personalApiKey: key }
+  return { user: { ...user, current_project_id: project.id }, organizationId, project, personalApiKey: key }
 }
 
 const BOOTSTRAP_LOCK_KEY = 7_210_934_412
@@ -107,15 +112,7 @@ export async function createMember(
     const user = await insertMember(tx, input, input.organizationId, input.level)
     const [project] = await projects.projectsOfOrganization(tx, input.organizationId)
     if (!project) throw problems.notFound('Project not found.')
-    await users.setCurrentProject(tx, user.id, project.id)
-    await personalApiKeys.insertPersonalApiKey(tx, {
-      id: randomUUID(),
-      userId: user.id,
-      label: 'Created with the account',
-      secureValue: personalApiKeySecureValue(key),
-      maskValue: maskPersonalApiKey(key),
-    })
-    return { user: { ...user, current_project_id: project.id }, organizationId: input.organizationId, project, personalApiKey: key }
+    return settleNewUser(tx, user, input.organizationId, project, key)
   })
 }
 
