@@ -57,6 +57,25 @@ commands:
 
 DATA_DIR names the service's data directory (DATABASE_URL and CLICKHOUSE_URL its servers).`
 
+/**
+ * The service's PostgreSQL, migrated, for a command that writes configuration. In embedded mode
+ * it is found through DATA_DIR; with no service running, the directory is held meanwhile, so
+ * that none starts on the server this command starts (and stops).
+ */
+async function servicePostgres() {
+  const config = loadConfig()
+  requireServiceData(config)
+  holdDataDirUnlessServed(config)
+  const pg = await connectPostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, maxConnections: 2 })
+  try {
+    await migratePostgres(pg.sql)
+  } catch (err) {
+    await pg.close()
+    throw err
+  }
+  return pg
+}
+
 async function createUser(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
@@ -75,15 +94,8 @@ async function createUser(args: string[]): Promise<number> {
     return 2
   }
   const existingOrganization = values['organization-id']
-  const config = loadConfig()
-  requireServiceData(config)
-  // In embedded mode this finds the running service's PostgreSQL through DATA_DIR. With no
-  // service running, the directory is held meanwhile, so that none starts on the server this
-  // command starts (and stops).
-  holdDataDirUnlessServed(config)
-  const pg = await connectPostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, maxConnections: 2 })
+  const pg = await servicePostgres()
   try {
-    await migratePostgres(pg.sql)
     const account = existingOrganization
       ? await accounts.createMember(pg.sql, { email: values.email, organizationId: existingOrganization, level })
       : await accounts.createAccount(pg.sql, { email: values.email, organizationName: values.organization! })
@@ -268,12 +280,8 @@ async function pluginsCommand(args: string[]): Promise<number> {
     console.error(USAGE)
     return 2
   }
-  const config = loadConfig()
-  requireServiceData(config)
-  holdDataDirUnlessServed(config)
-  const pg = await connectPostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, maxConnections: 2 })
+  const pg = await servicePostgres()
   try {
-    await migratePostgres(pg.sql)
     const row = await pluginConfigs.pluginConfigById(pg.sql, id)
     if (!row || row.deleted) throw new Refusal(`there is no plugin config ${id}`)
     const queued = await pluginWebhookOutbox.replayDeliveries(pg.sql, id)
