@@ -1,6 +1,7 @@
 import type { TestAccount } from '@burrow/testing'
 import { waitFor } from '@burrow/testing'
-import type { TestService } from './service'
+import { beforeAll } from 'vitest'
+import { useTestService, type TestService } from './service'
 
 /**
  * A project's worth of events for the query oracle tests, made from a fixed seed: users in a
@@ -155,4 +156,44 @@ export function addDays(day: string, n: number): string {
 export async function postQuery(service: TestService, account: TestAccount, body: unknown): Promise<{ status: number; body: any }> {
   const res = await service.api(account, `/api/projects/${account.projectId}/query/`, { method: 'POST', body: JSON.stringify(body) })
   return { status: res.status, body: await res.json() }
+}
+
+/** A project of the test service in TZ, holding the events its file's seeding sent. */
+export interface QueryProject {
+  readonly service: TestService
+  readonly account: TestAccount
+  /** Every event the seeding sent, once the file's tests run. */
+  readonly sent: SentEvent[]
+  /** POST .../query/ for this project. */
+  query(body: unknown): Promise<{ status: number; body: any }>
+}
+
+/**
+ * The test service and a project in TZ for a file of query tests: `seed` sends the file's events
+ * (through sendAll) before its tests run and answers them, for the tests' oracles.
+ */
+export function useQueryProject(seed: (service: TestService, account: TestAccount) => Promise<SentEvent[]>): QueryProject {
+  let service: TestService | undefined
+  let account: TestAccount | undefined
+  let sent: SentEvent[] = []
+  useTestService((s, a) => {
+    service = s
+    account = a
+  })
+  beforeAll(async () => {
+    await setTimezone(service!, account!, TZ)
+    sent = await seed(service!, account!)
+  }, 180_000)
+  return {
+    get service() {
+      return service!
+    },
+    get account() {
+      return account!
+    },
+    get sent() {
+      return sent
+    },
+    query: (body) => postQuery(service!, account!, body),
+  }
 }

@@ -1,37 +1,16 @@
-import type { TestAccount } from '@burrow/testing'
-import { beforeAll, describe, expect, it } from 'vitest'
-import {
-  daysBetween,
-  identifies,
-  localDay,
-  makeEvents,
-  personOf,
-  postQuery,
-  sendAll,
-  setTimezone,
-  TZ,
-  type SentEvent,
-} from './queryFixture'
-import { useTestService, type TestService } from './service'
-
-let service: TestService
-let account: TestAccount
-useTestService((s, a) => {
-  service = s
-  account = a
-})
+import { describe, expect, it } from 'vitest'
+import { daysBetween, identifies, localDay, makeEvents, personOf, sendAll, TZ, type SentEvent, useQueryProject } from './queryFixture'
 
 const FROM = '2025-10-25'
 const TO = '2025-11-08'
 const DAYS = daysBetween(FROM, TO)
-let sent: SentEvent[]
 
-beforeAll(async () => {
-  await setTimezone(service, account, TZ)
+const project = useQueryProject(async (service, account) => {
   const events = makeEvents(11, 1500, Date.UTC(2025, 9, 20), Date.UTC(2025, 10, 12))
-  sent = [...events, ...identifies(Date.UTC(2025, 10, 1, 12)), ...scenarios(Date.UTC(2025, 10, 3, 15))]
+  const sent = [...events, ...identifies(Date.UTC(2025, 10, 1, 12)), ...scenarios(Date.UTC(2025, 10, 3, 15))]
   await sendAll(service, account, sent)
-}, 180_000)
+  return sent
+})
 
 type Step = (e: SentEvent) => boolean
 
@@ -46,7 +25,7 @@ function median(values: number[]): number {
 /** The events of each person within the date range, in time order. */
 function eventsByPerson(include: (person: string) => boolean = () => true): Map<string, SentEvent[]> {
   const byPerson = new Map<string, SentEvent[]>()
-  for (const e of sent) {
+  for (const e of project.sent) {
     if (!DAYS.includes(localDay(e.timestamp, TZ))) continue
     const person = personOf(e.distinct_id)
     if (!include(person)) continue
@@ -292,7 +271,7 @@ const is = (name: string) => (e: SentEvent) => e.event === name
 
 describe('FunnelsQuery', () => {
   it('counts the persons reaching each step in order within the window, and the time each step took', async () => {
-    const res = await postQuery(service, account, {
+    const res = await project.query({
       query: {
         kind: 'FunnelsQuery',
         dateRange: { date_from: FROM, date_to: TO },
@@ -319,7 +298,7 @@ describe('FunnelsQuery', () => {
   })
 
   it("breaks down by the event property of each person's first first step, most persons first", async () => {
-    const res = await postQuery(service, account, {
+    const res = await project.query({
       query: {
         kind: 'FunnelsQuery',
         dateRange: { date_from: FROM, date_to: TO },
@@ -336,7 +315,7 @@ describe('FunnelsQuery', () => {
       return plan === undefined || plan === '' ? '$$_posthog_breakdown_null_$$' : plan
     }
     const firstTouch = new Map<string, string>()
-    const firsts = sent
+    const firsts = project.sent
       .filter((e) => e.event === 'signup' && DAYS.includes(localDay(e.timestamp, TZ)))
       .sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp))
     for (const e of firsts) if (!firstTouch.has(personOf(e.distinct_id))) firstTouch.set(personOf(e.distinct_id), planOf(e))
@@ -353,7 +332,7 @@ describe('FunnelsQuery', () => {
   })
 
   it('counts a merged person once across its distinct ids', async () => {
-    const res = await postQuery(service, account, {
+    const res = await project.query({
       query: {
         kind: 'FunnelsQuery',
         dateRange: { date_from: FROM, date_to: TO },
@@ -369,7 +348,7 @@ describe('FunnelsQuery', () => {
   })
 
   const funnel = (series: unknown[], funnelsFilter: Record<string, unknown> = {}) =>
-    postQuery(service, account, { query: { kind: 'FunnelsQuery', dateRange: { date_from: FROM, date_to: TO }, series, funnelsFilter } })
+    project.query({ query: { kind: 'FunnelsQuery', dateRange: { date_from: FROM, date_to: TO }, series, funnelsFilter } })
   const expectSteps = (results: any[], expected: ReturnType<typeof aggregate>) => {
     expect(results.map((s) => s.count)).toEqual(expected.map((s) => s.count))
     results.forEach((step, i) => {
@@ -557,7 +536,7 @@ describe('FunnelsQuery', () => {
     ],
     ['a funnelFromStep past the last step', { funnelFromStep: 2 }, 'funnelFromStep is out of bounds. It must be between 0 and 1.'],
   ])("answers 400 with PostHog's message for %s", async (_, funnelsFilter, detail) => {
-    const res = await postQuery(service, account, {
+    const res = await project.query({
       query: { kind: 'FunnelsQuery', series: [{ event: 'a' }, { event: 'b' }, { event: 'c' }], funnelsFilter },
     })
     expect(res.status, JSON.stringify(res.body)).toBe(400)
@@ -565,7 +544,7 @@ describe('FunnelsQuery', () => {
   })
 
   it("accepts an exclusion of a step's event when the step is narrower than the exclusion", async () => {
-    const res = await postQuery(service, account, {
+    const res = await project.query({
       query: {
         kind: 'FunnelsQuery',
         series: [{ event: 'a', properties: [{ key: 'plan', value: 'pro', operator: 'exact', type: 'event' }] }, { event: 'b' }],
@@ -579,7 +558,7 @@ describe('FunnelsQuery', () => {
     [{ funnelVizType: 'trends' }, 'query__funnelsFilter__funnelVizType'],
     [{ breakdownAttributionType: 'last_touch' }, 'breakdownAttributionType'],
   ])('answers 400 for what it does not compute %#', async (funnelsFilter, attr) => {
-    const res = await postQuery(service, account, {
+    const res = await project.query({
       query: { kind: 'FunnelsQuery', series: [{ event: 'a' }, { event: 'b' }], funnelsFilter },
     })
     expect(res.status).toBe(400)
@@ -587,7 +566,7 @@ describe('FunnelsQuery', () => {
   })
 
   it('needs two steps at least', async () => {
-    const res = await postQuery(service, account, { query: { kind: 'FunnelsQuery', series: [{ event: 'a' }] } })
+    const res = await project.query({ query: { kind: 'FunnelsQuery', series: [{ event: 'a' }] } })
     expect(res.status).toBe(400)
     expect(res.body).toMatchObject({ attr: 'query__series' })
   })

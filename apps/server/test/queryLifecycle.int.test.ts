@@ -1,37 +1,14 @@
-import type { TestAccount } from '@burrow/testing'
-import { beforeAll, describe, expect, it } from 'vitest'
-import {
-  addDays,
-  daysBetween,
-  identifies,
-  localDay,
-  makeEvents,
-  personOf,
-  postQuery,
-  sendAll,
-  setTimezone,
-  TZ,
-  type SentEvent,
-} from './queryFixture'
-import { useTestService, type TestService } from './service'
-
-let service: TestService
-let account: TestAccount
-useTestService((s, a) => {
-  service = s
-  account = a
-})
+import { describe, expect, it } from 'vitest'
+import { addDays, daysBetween, identifies, localDay, makeEvents, personOf, sendAll, TZ, useQueryProject } from './queryFixture'
 
 // From the second day of events: persons are created in the range, and some were active the day before it.
 const FROM = '2025-10-21'
 const TO = '2025-11-06'
 const DAYS = daysBetween(FROM, TO)
-let sent: SentEvent[]
 /** Each person (by its user id) and the day it was created, as the persons API tells. */
 const createdDay = new Map<string, string>()
 
-beforeAll(async () => {
-  await setTimezone(service, account, TZ)
+const project = useQueryProject(async (service, account) => {
   // Sparse activity, so that persons come back after gaps.
   const events = makeEvents(7, 900, Date.UTC(2025, 9, 20), Date.UTC(2025, 10, 10))
   // Persons whose events come in time order, so that each is created by its first event inside the range: new persons.
@@ -43,19 +20,20 @@ beforeAll(async () => {
       properties: {},
     })),
   )
-  sent = [...events, ...identifies(Date.UTC(2025, 10, 1, 12)), ...fresh]
+  const sent = [...events, ...identifies(Date.UTC(2025, 10, 1, 12)), ...fresh]
   await sendAll(service, account, [...events, ...identifies(Date.UTC(2025, 10, 1, 12))])
   await sendAll(service, account, fresh, sent.length - fresh.length)
   const res = await service.api(account, `/api/projects/${account.projectId}/persons/?limit=100`)
   const persons = (await res.json()).results as Array<{ distinct_ids: string[]; created_at: string }>
   for (const person of persons) createdDay.set(personOf(person.distinct_ids[0]!), localDay(person.created_at, TZ))
-}, 180_000)
+  return sent
+})
 
 /** The lifecycle of each day of DAYS, computed as PostHog defines it from the events sent. */
 function oracle(event: string | null) {
   const periods = [addDays(FROM, -1), ...DAYS]
   const activity = new Map<string, Set<string>>()
-  for (const e of sent) {
+  for (const e of project.sent) {
     if (event !== null && e.event !== event) continue
     const day = localDay(e.timestamp, TZ)
     if (!periods.includes(day)) continue
@@ -88,7 +66,7 @@ function oracle(event: string | null) {
 
 describe('LifecycleQuery', () => {
   it.each([['pageview'], [null]])('answers new, returning, resurrecting and dormant persons of %s per day', async (event) => {
-    const res = await postQuery(service, account, {
+    const res = await project.query({
       query: { kind: 'LifecycleQuery', dateRange: { date_from: FROM, date_to: TO }, series: [{ kind: 'EventsNode', event }] },
     })
     expect(res.status, JSON.stringify(res.body)).toBe(200)
@@ -106,7 +84,7 @@ describe('LifecycleQuery', () => {
   })
 
   it('refuses more than one series', async () => {
-    const res = await postQuery(service, account, {
+    const res = await project.query({
       query: {
         kind: 'LifecycleQuery',
         series: [

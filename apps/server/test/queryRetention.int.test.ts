@@ -1,40 +1,17 @@
-import type { TestAccount } from '@burrow/testing'
-import { beforeAll, describe, expect, it } from 'vitest'
-import {
-  addDays,
-  daysBetween,
-  identifies,
-  localDay,
-  makeEvents,
-  personOf,
-  postQuery,
-  sendAll,
-  setTimezone,
-  TZ,
-  type SentEvent,
-} from './queryFixture'
-import { useTestService, type TestService } from './service'
+import { describe, expect, it } from 'vitest'
+import { addDays, daysBetween, identifies, localDay, makeEvents, personOf, sendAll, TZ, useQueryProject } from './queryFixture'
 
-let service: TestService
-let account: TestAccount
-useTestService((s, a) => {
-  service = s
-  account = a
-})
-
-let sent: SentEvent[]
-
-beforeAll(async () => {
-  await setTimezone(service, account, TZ)
+const project = useQueryProject(async (service, account) => {
   const events = makeEvents(5, 1200, Date.UTC(2025, 9, 20), Date.UTC(2025, 10, 12))
-  sent = [...events, ...identifies(Date.UTC(2025, 10, 1, 12))]
+  const sent = [...events, ...identifies(Date.UTC(2025, 10, 1, 12))]
   await sendAll(service, account, sent)
-}, 180_000)
+  return sent
+})
 
 /** Days of each person's events of one name, in the project's zone. */
 function daysOf(name: string): Map<string, string[]> {
   const days = new Map<string, string[]>()
-  for (const e of sent) {
+  for (const e of project.sent) {
     if (e.event !== name) continue
     const person = personOf(e.distinct_id)
     days.set(person, [...(days.get(person) ?? []), localDay(e.timestamp, TZ)])
@@ -59,7 +36,7 @@ describe('RetentionQuery', () => {
   it.each([['retention_recurring'], ['retention_first_time']])(
     'answers %s cohorts per day of the project timezone',
     async (retentionType) => {
-      const res = await postQuery(service, account, {
+      const res = await project.query({
         query: {
           kind: 'RetentionQuery',
           dateRange: { date_to: '2025-11-06' },
@@ -82,7 +59,7 @@ describe('RetentionQuery', () => {
   )
 
   it('answers 400 for a period it does not know', async () => {
-    const res = await postQuery(service, account, { query: { kind: 'RetentionQuery', retentionFilter: { period: 'Fortnight' } } })
+    const res = await project.query({ query: { kind: 'RetentionQuery', retentionFilter: { period: 'Fortnight' } } })
     expect(res.status).toBe(400)
     expect(res.body).toMatchObject({ type: 'validation_error', attr: 'query__retentionFilter__period' })
   })

@@ -1,5 +1,4 @@
-import type { TestAccount } from '@burrow/testing'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   addDays,
   daysBetween,
@@ -8,34 +7,24 @@ import {
   localHour,
   makeEvents,
   personOf,
-  postQuery,
   sendAll,
-  setTimezone,
   TZ,
   type SentEvent,
+  useQueryProject,
 } from './queryFixture'
-import { useTestService, type TestService } from './service'
-
-let service: TestService
-let account: TestAccount
-useTestService((s, a) => {
-  service = s
-  account = a
-})
 
 // 2025-10-25 … 2025-11-08 in New York holds the end of daylight saving time (2 November).
 const FROM = '2025-10-25'
 const TO = '2025-11-08'
 const DAYS = daysBetween(FROM, TO)
-let sent: SentEvent[]
 
-beforeAll(async () => {
-  await setTimezone(service, account, TZ)
+const project = useQueryProject(async (service, account) => {
   const events = makeEvents(24, 3000, Date.UTC(2025, 9, 18), Date.UTC(2025, 10, 12))
   // The merges come in the middle of the range, after the anonymous events they merge.
-  sent = [...events, ...identifies(Date.UTC(2025, 10, 1, 12))]
+  const sent = [...events, ...identifies(Date.UTC(2025, 10, 1, 12))]
   await sendAll(service, account, sent)
-}, 180_000)
+  return sent
+})
 
 const inRange = (e: SentEvent) => DAYS.includes(localDay(e.timestamp, TZ))
 const ofEvent = (name: string | null) => (e: SentEvent) => name === null || e.event === name
@@ -51,7 +40,7 @@ const planOf = (e: SentEvent) => {
 }
 
 async function trends(query: Record<string, unknown>) {
-  const res = await postQuery(service, account, { query: { kind: 'TrendsQuery', dateRange: { date_from: FROM, date_to: TO }, ...query } })
+  const res = await project.query({ query: { kind: 'TrendsQuery', dateRange: { date_from: FROM, date_to: TO }, ...query } })
   expect(res.status, JSON.stringify(res.body)).toBe(200)
   return res.body
 }
@@ -65,7 +54,7 @@ describe('TrendsQuery', () => {
         { kind: 'EventsNode', event: null, math: 'dau' },
       ],
     })
-    const events = sent.filter(inRange)
+    const events = project.sent.filter(inRange)
     const views = perDay(events.filter(ofEvent('pageview')), (es) => es.length)
     const revenue = perDay(events.filter(ofEvent('purchase')), (es) => es.reduce((s, e) => s + Number(e.properties.amount), 0))
     const actives = perDay(events, persons)
@@ -94,7 +83,7 @@ describe('TrendsQuery', () => {
       series: [{ kind: 'EventsNode', event: 'pageview' }],
       breakdownFilter: { breakdown_type: 'event', breakdown: 'plan', breakdown_limit: 2 },
     })
-    const events = sent.filter(inRange).filter(ofEvent('pageview'))
+    const events = project.sent.filter(inRange).filter(ofEvent('pageview'))
     const totals = new Map<string, number>()
     for (const e of events) totals.set(planOf(e), (totals.get(planOf(e)) ?? 0) + 1)
     const ranked = [...totals].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([v]) => v)
@@ -125,8 +114,8 @@ describe('TrendsQuery', () => {
       series: [{ kind: 'EventsNode', event: 'signup', math: 'dau' }],
       breakdownFilter: { breakdown_type: 'person', breakdown: 'tier' },
     })
-    const events = sent.filter(inRange).filter(ofEvent('signup'))
-    const tierOfPerson = new Map(sent.map((e) => [personOf(e.distinct_id), (e.properties.$set as { tier: string }).tier]))
+    const events = project.sent.filter(inRange).filter(ofEvent('signup'))
+    const tierOfPerson = new Map(project.sent.map((e) => [personOf(e.distinct_id), (e.properties.$set as { tier: string }).tier]))
     const byTier = new Map<string, number[]>()
     for (const tier of new Set(tierOfPerson.values())) {
       byTier.set(
@@ -143,7 +132,7 @@ describe('TrendsQuery', () => {
 
   it('counts weekly active persons over the seven local days up to each day', async () => {
     const body = await trends({ series: [{ kind: 'EventsNode', event: 'pageview', math: 'weekly_active' }] })
-    const events = sent.filter(ofEvent('pageview'))
+    const events = project.sent.filter(ofEvent('pageview'))
     const expected = DAYS.map((day) => {
       const window = new Set(Array.from({ length: 7 }, (_, i) => addDays(day, -i)))
       return persons(events.filter((e) => window.has(localDay(e.timestamp, TZ))))
@@ -156,12 +145,12 @@ describe('TrendsQuery', () => {
       series: [{ kind: 'EventsNode', event: null, math: 'dau' }],
       trendsFilter: { display: 'BoldNumber' },
     })
-    expect(body.results[0].aggregated_value).toBe(persons(sent.filter(inRange)))
+    expect(body.results[0].aggregated_value).toBe(persons(project.sent.filter(inRange)))
     expect(body.results[0].data).toEqual([])
   })
 
   it('counts hours of the project timezone', async () => {
-    const res = await postQuery(service, account, {
+    const res = await project.query({
       query: {
         kind: 'TrendsQuery',
         interval: 'hour',
@@ -172,7 +161,7 @@ describe('TrendsQuery', () => {
     expect(res.status).toBe(200)
     const hours = Array.from({ length: 24 }, (_, h) => `2025-10-28 ${String(h).padStart(2, '0')}:00:00`)
     expect(res.body.results[0].days).toEqual(hours)
-    expect(res.body.results[0].data).toEqual(hours.map((h) => sent.filter((e) => localHour(e.timestamp, TZ) === h).length))
+    expect(res.body.results[0].data).toEqual(hours.map((h) => project.sent.filter((e) => localHour(e.timestamp, TZ) === h).length))
   })
 
   it('compares with the period before', async () => {
@@ -181,7 +170,7 @@ describe('TrendsQuery', () => {
     const previousDays = daysBetween(addDays(FROM, -DAYS.length), addDays(FROM, -1))
     const previous = body.results[1]
     expect(previous.days).toEqual(previousDays)
-    const pageviews = sent.filter(ofEvent('pageview'))
+    const pageviews = project.sent.filter(ofEvent('pageview'))
     expect(previous.data).toEqual(previousDays.map((d) => pageviews.filter((e) => localDay(e.timestamp, TZ) === d).length))
   })
 
@@ -190,8 +179,8 @@ describe('TrendsQuery', () => {
       series: [{ kind: 'EventsNode', event: 'pageview', properties: [{ key: 'plan', value: 'pro', operator: 'exact', type: 'event' }] }],
       properties: [{ key: 'tier', value: 'gold', operator: 'exact', type: 'person' }],
     })
-    const tierOfPerson = new Map(sent.map((e) => [personOf(e.distinct_id), (e.properties.$set as { tier: string }).tier]))
-    const events = sent
+    const tierOfPerson = new Map(project.sent.map((e) => [personOf(e.distinct_id), (e.properties.$set as { tier: string }).tier]))
+    const events = project.sent
       .filter(inRange)
       .filter(ofEvent('pageview'))
       .filter((e) => e.properties.plan === 'pro' && tierOfPerson.get(personOf(e.distinct_id)) === 'gold')
@@ -203,20 +192,20 @@ describe('the query endpoint', () => {
   const query = { kind: 'TrendsQuery', dateRange: { date_from: FROM, date_to: TO }, series: [{ kind: 'EventsNode', event: 'signup' }] }
 
   it('answers the same query from the cache, whatever order its fields come in, until asked to refresh', async () => {
-    const first = await postQuery(service, account, { query })
+    const first = await project.query({ query })
     const reordered = { series: query.series, dateRange: { date_to: TO, date_from: FROM }, kind: 'TrendsQuery' }
-    const second = await postQuery(service, account, { query: reordered })
+    const second = await project.query({ query: reordered })
     expect(second.body.is_cached).toBe(true)
     expect(second.body.cache_key).toBe(first.body.cache_key)
     expect(second.body.results).toEqual(first.body.results)
     expect(second.body.last_refresh).toBe(first.body.last_refresh)
-    const forced = await postQuery(service, account, { query, refresh: 'force_blocking' })
+    const forced = await project.query({ query, refresh: 'force_blocking' })
     expect(forced.body.is_cached).toBe(false)
     expect(forced.body.results).toEqual(first.body.results)
   })
 
   it('answers force_cache from the cache only', async () => {
-    const miss = await postQuery(service, account, {
+    const miss = await project.query({
       query: { ...query, series: [{ kind: 'EventsNode', event: 'never-sent' }] },
       refresh: 'force_cache',
     })
@@ -226,29 +215,31 @@ describe('the query endpoint', () => {
 
   it('runs an async query that is polled until complete, and forgets a cancelled one', async () => {
     const purchases = { ...query, series: [{ kind: 'EventsNode', event: 'purchase' }] }
-    const started = await postQuery(service, account, { query: purchases, refresh: 'async', client_query_id: 'purchases-async' })
+    const started = await project.query({ query: purchases, refresh: 'async', client_query_id: 'purchases-async' })
     expect(started.status).toBe(200)
-    expect(started.body.query_status).toMatchObject({ id: 'purchases-async', query_async: true, team_id: account.projectId })
+    expect(started.body.query_status).toMatchObject({ id: 'purchases-async', query_async: true, team_id: project.account.projectId })
     let status: any
     for (let i = 0; i < 100; i++) {
-      const res = await service.api(account, `/api/projects/${account.projectId}/query/purchases-async/`)
+      const res = await project.service.api(project.account, `/api/projects/${project.account.projectId}/query/purchases-async/`)
       expect(res.status).toBe(200)
       status = await res.json()
       if (status.complete) break
       await new Promise((r) => setTimeout(r, 100))
     }
     expect(status).toMatchObject({ complete: true, error: false })
-    expect(status.results.results[0].count).toBe(sent.filter(inRange).filter(ofEvent('purchase')).length)
-    const deleted = await service.api(account, `/api/projects/${account.projectId}/query/purchases-async/`, { method: 'DELETE' })
+    expect(status.results.results[0].count).toBe(project.sent.filter(inRange).filter(ofEvent('purchase')).length)
+    const deleted = await project.service.api(project.account, `/api/projects/${project.account.projectId}/query/purchases-async/`, {
+      method: 'DELETE',
+    })
     expect(deleted.status).toBe(204)
-    const gone = await service.api(account, `/api/projects/${account.projectId}/query/purchases-async/`)
+    const gone = await project.service.api(project.account, `/api/projects/${project.account.projectId}/query/purchases-async/`)
     expect(gone.status).toBe(404)
   })
 
   it('keeps another project from polling a query', async () => {
-    const other = await service.account()
-    await postQuery(service, account, { query, refresh: 'async', client_query_id: 'private-one' })
-    const res = await service.api(other, `/api/projects/${other.projectId}/query/private-one/`)
+    const other = await project.service.account()
+    await project.query({ query, refresh: 'async', client_query_id: 'private-one' })
+    const res = await project.service.api(other, `/api/projects/${other.projectId}/query/private-one/`)
     expect(res.status).toBe(404)
   })
 
@@ -260,13 +251,13 @@ describe('the query endpoint', () => {
     [{ query: { ...query, properties: [{ key: 'plan', operator: 'nope', value: 1 }] } }, 'properties'],
     [{ query: { ...query, series: [{ kind: 'EventsNode', event: 'x', math: 'sum' }] } }, 'series'],
   ])('answers 400 naming the field for a bad query %#', async (body, attr) => {
-    const res = await postQuery(service, account, body)
+    const res = await project.query(body)
     expect(res.status).toBe(400)
     expect(res.body).toMatchObject({ type: 'validation_error', attr })
   })
 
   it('refuses a range with more intervals than an answer holds', async () => {
-    const res = await postQuery(service, account, {
+    const res = await project.query({
       query: { ...query, interval: 'hour', dateRange: { date_from: '2000-01-01', date_to: '2025-01-01' } },
     })
     expect(res.status).toBe(400)
@@ -277,8 +268,8 @@ describe('the query endpoint', () => {
 describe('HogQL and EventsQuery through the endpoint', () => {
   it('answers a HogQL aggregate over the project’s events, and refuses what the allow-list does not hold', async () => {
     const byEvent = new Map<string, number>()
-    for (const e of sent) byEvent.set(e.event, (byEvent.get(e.event) ?? 0) + 1)
-    const answer = await postQuery(service, account, {
+    for (const e of project.sent) byEvent.set(e.event, (byEvent.get(e.event) ?? 0) + 1)
+    const answer = await project.query({
       query: { kind: 'HogQLQuery', query: 'SELECT event, count() FROM events GROUP BY event ORDER BY event' },
     })
     expect(answer.status).toBe(200)
@@ -286,15 +277,15 @@ describe('HogQL and EventsQuery through the endpoint', () => {
       Object.fromEntries(byEvent),
     )
     expect(answer.body.columns).toHaveLength(2)
-    const refused = await postQuery(service, account, { query: { kind: 'HogQLQuery', query: 'SELECT * FROM system.tables' } })
+    const refused = await project.query({ query: { kind: 'HogQLQuery', query: 'SELECT * FROM system.tables' } })
     expect(refused.status).toBe(400)
     expect(refused.body).toMatchObject({ type: 'validation_error' })
-    const listed = await postQuery(service, account, {
+    const listed = await project.query({
       // EventsQuery looks back a day unless told otherwise, as PostHog's does: these events are from 2025.
-      query: { kind: 'EventsQuery', select: ['event', 'distinct_id'], event: sent[0]!.event, after: '2025-01-01', limit: 5 },
+      query: { kind: 'EventsQuery', select: ['event', 'distinct_id'], event: project.sent[0]!.event, after: '2025-01-01', limit: 5 },
     })
     expect(listed.status).toBe(200)
     expect(listed.body.results).toHaveLength(5)
-    for (const [event] of listed.body.results as Array<[string, string]>) expect(event).toBe(sent[0]!.event)
+    for (const [event] of listed.body.results as Array<[string, string]>) expect(event).toBe(project.sent[0]!.event)
   })
 })
