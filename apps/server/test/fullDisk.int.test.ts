@@ -73,6 +73,9 @@ describe.skipIf(cannotMount !== undefined)('DATA_DIR on a file system that fills
     const acknowledged: string[] = []
     let refusals = 0
     let refusal: unknown
+    // Read while capture refuses: once the clients stop, storing what waits frees the spool's
+    // segments and the disk may be above its reserve again by the time a later probe looks.
+    let readinessWhileRefusing: Promise<{ status: number; body: unknown }> | undefined
     const client = async () => {
       // Random padding: ClickHouse cannot compress it away, so the events take room on disk.
       while (refusals < 50) {
@@ -90,6 +93,7 @@ describe.skipIf(cannotMount !== undefined)('DATA_DIR on a file system that fills
         else {
           refusals++
           refusal = { status: res.status, body: await res.json() }
+          readinessWhileRefusing ??= fetch(`${service.baseUrl}/_readyz`).then(async (r) => ({ status: r.status, body: await r.json() }))
           await new Promise((resolve) => setTimeout(resolve, 20))
         }
       }
@@ -105,9 +109,9 @@ describe.skipIf(cannotMount !== undefined)('DATA_DIR on a file system that fills
       // The reserve held: the disk never filled, ClickHouse had room to store and merge.
       expect(free.bavail * free.bsize).toBeGreaterThan(8 * MiB)
       // An orchestrator sees it too: the instance is not ready, and the disk is the reason.
-      const readiness = await fetch(`${service.baseUrl}/_readyz`)
+      const readiness = (await readinessWhileRefusing)!
       expect(readiness.status).toBe(503)
-      expect(((await readiness.json()) as { checks: Record<string, { status: string }> }).checks.disk).toMatchObject({ status: 'failing' })
+      expect((readiness.body as { checks: Record<string, { status: string }> }).checks.disk).toMatchObject({ status: 'failing' })
 
       // Room again: the file system grows, and capture takes events again without a restart.
       execFileSync('mount', ['-o', 'remount,size=256m', dataDir])
