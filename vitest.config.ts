@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config'
 const everyWorkspace = ['apps/*/src', 'apps/*/test', 'packages/*/src', 'packages/*/test']
 
 const serverMode = process.env.TEST_CLICKHOUSE === 'standin'
+const clusterMode = process.env.TEST_CLICKHOUSE === 'cluster'
 
 /**
  * Integration files that never reach the suite's ClickHouse, so that its server mode would
@@ -16,6 +17,15 @@ const NOT_CLICKHOUSE_SERVER = [
   'packages/cache/src/redisCache.int.test.ts', // Redis alone
   'packages/testing/src/clickhouseStandin/standin.int.test.ts', // a stand-in of its own, in either mode
   'apps/server/test/clickhouseServer.int.test.ts', // a stand-in of its own, in either mode
+]
+
+/** Integration files that never reach the service's ClickHouse tables: the cluster layout's run leaves them out. */
+const NOT_CLUSTER_LAYOUT = [
+  'packages/postgres/src/embedded.int.test.ts', // the embedded PostgreSQL alone
+  'packages/cache/src/redisCache.int.test.ts', // Redis alone
+  'packages/testing/src/clickhouseStandin/standin.int.test.ts', // the stand-in's HTTP interface
+  'apps/server/test/clickhouseServer.int.test.ts', // a stand-in of its own, in one server's layout
+  'apps/server/test/instances.int.test.ts', // instances sharing a stand-in (or the suite's server), in one server's layout
 ]
 
 /**
@@ -40,7 +50,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: everyWorkspace.map((dir) => `${dir}/**/*.int.test.ts`),
-          exclude: ['**/node_modules/**', ...(serverMode ? NOT_CLICKHOUSE_SERVER : [])],
+          exclude: ['**/node_modules/**', ...(serverMode ? NOT_CLICKHOUSE_SERVER : []), ...(clusterMode ? NOT_CLUSTER_LAYOUT : [])],
           pool: 'forks',
           fileParallelism: false,
           testTimeout: 30_000,
@@ -48,6 +58,9 @@ export default defineConfig({
           // TEST_CLICKHOUSE=standin: the same tests against ClickHouse's HTTP interface (a stand-in
           // process over chDB) instead of the embedded engine; see packages/testing/src/clickhouseMode.ts.
           globalSetup: serverMode ? ['packages/testing/src/clickhouseStandin/globalSetup.ts'] : [],
+          // TEST_CLICKHOUSE=cluster: the same tests with the tables laid out for a cluster, the
+          // embedded engine being its one shard (Distributed tables over local ones).
+          env: clusterMode ? { CLICKHOUSE_CLUSTER: 'rehearsal' } : {},
         },
       },
     ],

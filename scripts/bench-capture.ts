@@ -23,7 +23,7 @@ const WARM_UP = 50_000
 
 const root = mkdtempSync(path.join(tmpdir(), 'burrow-bench-capture-'))
 const ch = await connectClickHouse({ dataDir: path.join(root, 'clickhouse') })
-await migrateClickHouse(ch.writer)
+await migrateClickHouse(ch)
 const registry = new Registry()
 const metrics = createServerMetrics(registry)
 const sink = new EventSink({ ch, metrics, log: console.error })

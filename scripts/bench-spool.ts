@@ -19,7 +19,7 @@ const PER_COMMIT = 20
 
 const root = mkdtempSync(path.join(tmpdir(), 'burrow-bench-spool-'))
 const ch = await connectClickHouse({ dataDir: path.join(root, 'clickhouse') })
-await migrateClickHouse(ch.writer)
+await migrateClickHouse(ch)
 const lines = Array.from({ length: EVENTS }, (_, i) => events.encodeEventRow(benchRowToEncode(i)))
 
 /** Main-thread µs per event from the first append until every row is stored. */

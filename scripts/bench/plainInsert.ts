@@ -6,7 +6,7 @@ import { benchRow } from './events'
 
 const [dataDir, total] = [process.argv[2]!, Number(process.argv[3])]
 const ch = await connectClickHouse({ dataDir })
-await migrateClickHouse(ch.writer)
+await migrateClickHouse(ch)
 const BATCH = 10_000
 const started = performance.now()
 for (let done = 0; done < total; done += BATCH) {

@@ -248,10 +248,10 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       waitMs(config.CLICKHOUSE_URL),
     )
     cleanups.unshift(() => ch.close())
-    const appliedCh = await migrateClickHouse(ch.writer, { exclusively: (migrate) => whileClickHouseMigrationLocked(pg.sql, migrate) })
+    const appliedCh = await migrateClickHouse(ch, { exclusively: (migrate) => whileClickHouseMigrationLocked(pg.sql, migrate) })
     log(`clickhouse: ${ch.description}${appliedCh.length ? `, applied ${appliedCh.join(', ')}` : ''}`)
     await reportDetachedParts(ch, logger, registry)
-    const retention = await applyRetention(ch.writer, {
+    const retention = await applyRetention(ch, {
       events: config.EVENT_RETENTION_DAYS,
       deadLetters: config.DEAD_LETTER_RETENTION_DAYS,
       pluginLogs: config.PLUGIN_LOG_RETENTION_DAYS,

@@ -13,7 +13,7 @@ let ch: ClickHouse
 const root = mkdtempSync(path.join(tmpdir(), 'burrow-detached-'))
 beforeAll(async () => {
   ch = await connectClickHouse(clickHouseOptionsFor(root))
-  await migrateClickHouse(ch.writer)
+  await migrateClickHouse(ch)
 })
 afterAll(async () => {
   await ch?.close()
@@ -35,12 +35,15 @@ it('logs at error level which table, partition and how many rows a detached part
     }),
   )
   await events.insertEncodedEvents(ch, Buffer.from(rows.join('')))
+  // The part is in the table that holds the rows (on a cluster, the shard's own).
+  const table = ch.layout.rowsTable('events')
   const result = await ch.reader.query({
-    query: `SELECT name FROM system.parts WHERE database = currentDatabase() AND table = 'events' AND active`,
+    query: `SELECT name FROM system.parts WHERE database = currentDatabase() AND table = {table:String} AND active`,
+    query_params: { table },
     format: 'JSONEachRow',
   })
   const [part] = await result.json<{ name: string }>()
-  await ch.writer.command({ query: `ALTER TABLE events DETACH PART '${part!.name}'` })
+  await ch.writer.command({ query: `ALTER TABLE ${table} DETACH PART '${part!.name}'` })
 
   const lines: string[] = []
   const logger = pino(new Writable({ write: (chunk: Buffer, _enc, done) => (lines.push(chunk.toString()), done()) }))
@@ -48,9 +51,9 @@ it('logs at error level which table, partition and how many rows a detached part
   await reportDetachedParts(ch, logger, registry)
 
   expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
-    expect.objectContaining({ level: 50, table: 'events', partition: '202605', part: part!.name, rows: 12 }),
+    expect.objectContaining({ level: 50, table, partition: '202605', part: part!.name, rows: 12 }),
   ])
   const metrics = await registry.metrics()
-  expect(metrics).toContain('burrow_clickhouse_detached_parts{table="events"} 1')
-  expect(metrics).toContain('burrow_clickhouse_detached_rows{table="events"} 12')
+  expect(metrics).toContain(`burrow_clickhouse_detached_parts{table="${table}"} 1`)
+  expect(metrics).toContain(`burrow_clickhouse_detached_rows{table="${table}"} 12`)
 })

@@ -8,6 +8,7 @@ export function connectClickHouseFrom(config: Config): Promise<ClickHouse> {
     username: config.CLICKHOUSE_USER,
     password: config.CLICKHOUSE_PASSWORD,
     database: config.CLICKHOUSE_DATABASE,
+    cluster: config.CLICKHOUSE_CLUSTER,
     dataDir: config.DATA_DIR,
   })
 }

@@ -54,7 +54,7 @@ describe('inserting events over HTTP', () => {
     const database = `server_path_${randomUUID().replaceAll('-', '')}`
     ch = await connectClickHouse({ url: standin.url, database, dataDir: '/nonexistent' })
     impatient = await connectClickHouse({ url: standin.url, database, dataDir: '/nonexistent', requestTimeoutMs: 500 })
-    await migrateClickHouse(ch.writer)
+    await migrateClickHouse(ch)
   })
 
   afterAll(async () => {

@@ -1,5 +1,6 @@
 // docker/compose.yml cannot run on the project's machines (no container engine): what can be
 // checked without one is checked here, against the Compose Specification's own schema.
+import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
@@ -79,5 +80,15 @@ describe('docker/compose.yml', () => {
     const config = readFileSync(path.join(DOCKER_DIR, 'clickhouse/cluster.xml'), 'utf8')
     for (const host of ['clickhouse-1', 'clickhouse-2', 'clickhouse-3', 'clickhouse-4', 'keeper'])
       expect(config).toContain(`<host>${host}</host>`)
+  })
+
+  it('is what scripts/cluster-smoke.sh starts: valid shell, naming the profile’s servers and its cluster', () => {
+    const script = path.resolve(DOCKER_DIR, '../scripts/cluster-smoke.sh')
+    execFileSync('bash', ['-n', script])
+    const text = readFileSync(script, 'utf8')
+    for (const host of ['clickhouse-1', 'clickhouse-2', 'clickhouse-3', 'clickhouse-4']) expect(Object.keys(services)).toContain(host)
+    expect(text).toContain('--profile cluster')
+    expect(text).toContain('CLICKHOUSE_CLUSTER=burrow')
+    expect(readFileSync(path.join(DOCKER_DIR, 'clickhouse/cluster.xml'), 'utf8')).toContain('<burrow>')
   })
 })

@@ -75,7 +75,7 @@ describe('the schema version at start', () => {
     const dataDir = newDataDir()
     const ch = await connectClickHouse(clickHouseOptionsFor(dataDir))
     try {
-      await migrateClickHouse(ch.writer)
+      await migrateClickHouse(ch)
       await ch.writer.insert({ table: 'schema_migrations', values: [{ name: '999_from_a_newer_version.sql' }], format: 'JSONEachRow' })
     } finally {
       await ch.close()
@@ -106,7 +106,7 @@ describe('ClickHouse migrations of servers starting at once', () => {
     const ch = await connectClickHouse(clickHouseOptionsFor(newDataDir()))
     const pg = await connectPostgres({ databaseUrl: database!.url, dataDir: root, maxConnections: 4 })
     try {
-      const migrate = () => migrateClickHouse(ch.writer, { exclusively: (run) => whileClickHouseMigrationLocked(pg.sql, run) })
+      const migrate = () => migrateClickHouse(ch, { exclusively: (run) => whileClickHouseMigrationLocked(pg.sql, run) })
       const [a, b] = await Promise.all([migrate(), migrate()])
       expect([a.length, b.length].sort()).toEqual([0, expect.any(Number)])
       expect([...a, ...b].sort()).toEqual([...new Set([...a, ...b])].sort())

@@ -15,12 +15,15 @@
 // - The database. On a server it is named by CLICKHOUSE_DATABASE and created when missing;
 //   the embedded engine uses `default` under DATA_DIR.
 // - Time. A server call is bounded by the request timeout; an embedded call runs to its end.
-import { mkdir } from 'node:fs/promises'
+// - A cluster. A server's cluster replicates and takes DDL ON CLUSTER; the embedded engine
+//   rehearses the layout as the one shard of a cluster of itself (see layout.ts).
+import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { Readable } from 'node:stream'
 import { ClickHouseError, ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client'
 import { Session } from 'chdb'
 import { createChdbConnection } from 'chdb/connection'
+import { TableLayout } from './layout'
 
 export type EncodedFormat = 'JSONEachRow' | 'JSONCompactEachRow'
 
@@ -36,6 +39,8 @@ export interface ClickHouse {
   writer: ClickHouseClient
   /** Inserts rows already encoded in `format`, without re-serialising them on the event loop. */
   insertEncoded(table: string, format: EncodedFormat, body: Buffer, settings?: InsertSettings): Promise<void>
+  /** Which table holds which rows, and how DDL reaches them: one server's, or a cluster's. */
+  layout: TableLayout
   description: string
   close(): Promise<void>
 }
@@ -49,13 +54,15 @@ export interface ClickHouseOptions {
   dataDir: string
   /** How long a call to a server may take before it fails (and an insert is retried). */
   requestTimeoutMs?: number
+  /** The name of the ClickHouse cluster (remote_servers) the tables are laid out on; unset for one server. */
+  cluster?: string | undefined
 }
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000
 
 export async function connectClickHouse(options: ClickHouseOptions): Promise<ClickHouse> {
   if (options.url) return connectServer(options.url, options)
-  return connectEmbedded(path.resolve(options.dataDir, 'clickhouse'))
+  return connectEmbedded(path.resolve(options.dataDir, 'clickhouse'), options.cluster)
 }
 
 /** The ClickHouse error code of a failure, from a server (ClickHouseError) or chDB; undefined for a network failure. */
@@ -67,6 +74,7 @@ export function clickHouseErrorCode(err: unknown): number | undefined {
 
 async function connectServer(url: string, options: ClickHouseOptions): Promise<ClickHouse> {
   const database = options.database ?? 'default'
+  const layout = options.cluster ? TableLayout.cluster({ name: options.cluster, database, replicated: true }) : TableLayout.single
   const make = (db: string) =>
     createClient({
       url,
@@ -75,10 +83,11 @@ async function connectServer(url: string, options: ClickHouseOptions): Promise<C
       database: db,
       request_timeout: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       compression: { request: false, response: true },
+      clickhouse_settings: layout.readSettings(),
       // Failures reach the callers, which log them with what they were doing.
       log: { level: ClickHouseLogLevel.OFF },
     })
-  await ensureDatabase(make, database)
+  await ensureDatabase(make, database, options.cluster)
   const writer = make(database)
   const reader = make(database)
   return {
@@ -91,13 +100,14 @@ async function connectServer(url: string, options: ClickHouseOptions): Promise<C
         query: `INSERT INTO ${table} FORMAT ${format}`,
         values: Readable.from([body], { objectMode: false }),
         // The answer is held until the insert has finished, so a failure can never follow a 200.
-        clickhouse_settings: { ...settings, wait_end_of_query: 1 },
+        clickhouse_settings: { ...settings, ...layout.insertSettings(table), wait_end_of_query: 1 },
       })
       for await (const _ of result.stream) {
         // An insert answers nothing; the answer is read to its end so that the connection is reused.
       }
     },
-    description: `clickhouse ${new URL(url).host}/${database}`,
+    layout,
+    description: `clickhouse ${new URL(url).host}/${database}${options.cluster ? ` (cluster ${options.cluster})` : ''}`,
     async close() {
       await Promise.all([writer.close(), reader.close()])
     },
@@ -109,7 +119,7 @@ async function connectServer(url: string, options: ClickHouseOptions): Promise<C
  * do), asking first, so that a user without the right to create databases can use one made
  * for it.
  */
-async function ensureDatabase(make: (db: string) => ClickHouseClient, database: string): Promise<void> {
+async function ensureDatabase(make: (db: string) => ClickHouseClient, database: string, cluster: string | undefined): Promise<void> {
   if (database === 'default') return
   const admin = make('default')
   try {
@@ -120,7 +130,8 @@ async function ensureDatabase(make: (db: string) => ClickHouseClient, database: 
     })
     const [row] = await result.json<{ n: string | number }>()
     if (Number(row?.n ?? 0) === 0) {
-      await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${quoteIdentifier(database)}` })
+      const onCluster = cluster ? ` ON CLUSTER ${quoteIdentifier(cluster)}` : ''
+      await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${quoteIdentifier(database)}${onCluster}` })
     }
   } finally {
     await admin.close()
@@ -131,26 +142,55 @@ function quoteIdentifier(name: string): string {
   return `\`${name.replaceAll('\\', '\\\\').replaceAll('`', '\\`')}\``
 }
 
-async function connectEmbedded(dir: string): Promise<ClickHouse> {
+async function connectEmbedded(dir: string, cluster: string | undefined): Promise<ClickHouse> {
   await mkdir(dir, { recursive: true })
+  const layout = cluster ? TableLayout.cluster({ name: cluster, database: 'default', replicated: false }) : TableLayout.single
   // The engine takes its server configuration from the first connection to a directory: this one
   // lets BACKUP and RESTORE use any path (the backup command names it; only DATA_DIR's owner reaches the admin socket).
-  const engine = new Session(dir, { connectionArgs: ['--backups.allowed_path=/'] })
+  const connectionArgs = ['--backups.allowed_path=/']
+  if (cluster) connectionArgs.push(`--config-file=${await writeOneShardCluster(dir, cluster)}`)
+  const engine = new Session(dir, { connectionArgs })
   const writerConnection = createChdbConnection({ path: dir })
-  const writer = createClient({ connection: writerConnection } as never)
-  const reader = createClient({ connection: createChdbConnection({ path: dir }) } as never)
+  // Over Distributed tables, this engine's lazy reading of columns after ORDER BY ... LIMIT loses
+  // a column that a subquery renames to its own name (NOT_FOUND_COLUMN_IN_BLOCK; HogQL's events
+  // view does so with timestamp). Reading them eagerly answers the same.
+  const clickhouse_settings = { ...layout.readSettings(), ...(cluster ? { query_plan_optimize_lazy_materialization: 0 } : {}) }
+  const writer = createClient({ connection: writerConnection, clickhouse_settings } as never)
+  const reader = createClient({ connection: createChdbConnection({ path: dir }), clickhouse_settings } as never)
   return {
     reader,
     writer,
     async insertEncoded(table, format, body, settings) {
       // The engine parses the buffer itself, off the event loop; the settings go in the
       // statement's SETTINGS clause, so they end with it.
-      await writerConnection.chdb.rawInsert({ table, format, values: body, ...(settings ? { settings } : {}) })
+      const all = { ...settings, ...layout.insertSettings(table) }
+      await writerConnection.chdb.rawInsert({ table, format, values: body, ...(Object.keys(all).length > 0 ? { settings: all } : {}) })
     },
-    description: `embedded clickhouse (chDB) ${dir}`,
+    layout,
+    description: `embedded clickhouse (chDB) ${dir}${cluster ? ` (rehearsing cluster ${cluster})` : ''}`,
     async close() {
       await Promise.all([writer.close(), reader.close()])
       engine.close()
     },
   }
+}
+
+/**
+ * The embedded engine's configuration as the one shard of a cluster of itself: its own address,
+ * with the port it would serve on, so that the engine knows the shard is local and reads and
+ * writes it in process (it serves no port).
+ */
+async function writeOneShardCluster(dir: string, cluster: string): Promise<string> {
+  const file = path.join(dir, 'one-shard-cluster.xml')
+  await writeFile(
+    file,
+    `<clickhouse>
+  <tcp_port>9000</tcp_port>
+  <remote_servers>
+    <${cluster}><shard><replica><host>127.0.0.1</host><port>9000</port></replica></shard></${cluster}>
+  </remote_servers>
+</clickhouse>
+`,
+  )
+  return file
 }

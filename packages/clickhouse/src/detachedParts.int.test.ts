@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connectClickHouse, type ClickHouse } from './connect'
+import { suiteClickHouseOptions } from '../test/suiteClickHouse'
 import { detachedParts } from './detachedParts'
 import { migrateClickHouse } from './migrate'
 import { encodeEventRow, insertEncodedEvents, NIL_UUID } from './tables/events'
@@ -12,8 +13,8 @@ const root = mkdtempSync(path.join(tmpdir(), 'burrow-parts-'))
 
 beforeAll(async () => {
   // In the suite's server mode (CLICKHOUSE_URL), a database of its own on that server.
-  ch = await connectClickHouse({ dataDir: root, ...serverOfTheSuite() })
-  await migrateClickHouse(ch.writer)
+  ch = await connectClickHouse(suiteClickHouseOptions(root))
+  await migrateClickHouse(ch)
 })
 afterAll(async () => {
   await ch?.close()
@@ -45,7 +46,7 @@ async function settingsOf(table: string): Promise<string> {
 describe('inserted parts', () => {
   it('are synced before an insert of events or dead letters returns', async () => {
     for (const table of ['events', 'events_dead_letter_queue']) {
-      expect(await settingsOf(table)).toMatch(/fsync_after_insert = 1, fsync_part_directory = 1/)
+      expect(await settingsOf(ch.layout.rowsTable(table))).toMatch(/fsync_after_insert = 1, fsync_part_directory = 1/)
     }
   })
 })
@@ -54,20 +55,18 @@ describe('detachedParts', () => {
   it('names the table, the partition (month) and the rows of a part ClickHouse set aside', async () => {
     expect(await detachedParts(ch)).toEqual([])
     await insertEncodedEvents(ch, Buffer.from(Array.from({ length: 25 }, (_, i) => row(i)).join('')))
+    // The part is in the table that holds the rows (on a cluster, the shard's own).
+    const table = ch.layout.rowsTable('events')
     const result = await ch.reader.query({
-      query: `SELECT name FROM system.parts WHERE database = currentDatabase() AND table = 'events' AND active`,
+      query: `SELECT name FROM system.parts WHERE database = currentDatabase() AND table = {table:String} AND active`,
+      query_params: { table },
       format: 'JSONEachRow',
     })
     const [part] = await result.json<{ name: string }>()
-    await ch.writer.command({ query: `ALTER TABLE events DETACH PART '${part!.name}'` })
+    await ch.writer.command({ query: `ALTER TABLE ${table} DETACH PART '${part!.name}'` })
 
     expect(await detachedParts(ch)).toEqual([
-      { table: 'events', partition: '202603', name: part!.name, reason: '', bytes: expect.any(Number), rows: 25 },
+      { table, partition: '202603', name: part!.name, reason: '', bytes: expect.any(Number), rows: 25 },
     ])
   })
 })
-
-function serverOfTheSuite(): { url: string; database: string } | Record<string, never> {
-  const url = process.env.CLICKHOUSE_URL
-  return url ? { url, database: `burrow_test_${path.basename(root).replaceAll('-', '_')}` } : {}
-}

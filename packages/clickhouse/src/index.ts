@@ -1,5 +1,6 @@
 export { connectClickHouse, type ClickHouse, type ClickHouseOptions, type EncodedFormat } from './connect'
-export { migrateClickHouse } from './migrate'
+export { migrateClickHouse, schemaStatements } from './migrate'
+export { MUTATIONS_SYNC, TableLayout } from './layout'
 export { applyRetention, type Retention } from './retention'
 export { toClickHouseDateTime, toClickHouseDateTimeUs, clickHouseDateTimeToIso } from './datetime'
 export * as events from './tables/events'

@@ -47,14 +47,18 @@ export async function ensureMaterializedProperties(ch: ClickHouse, keys: readonl
       throw new Error(`cannot materialise the property ${JSON.stringify(key)}: use letters, digits, _ $ . - and spaces`)
     const column = `\`${materializedColumnName(key)}\``
     const literal = `'${key}'`
-    await ch.writer.command({
-      query: `ALTER TABLE events ADD COLUMN IF NOT EXISTS ${column} Nullable(String)
-        MATERIALIZED if(JSONHas(properties, ${literal}),
-          if(JSONType(properties, ${literal}) = 'String', JSONExtractString(properties, ${literal}), JSONExtractRaw(properties, ${literal})),
-          NULL)
-        COMMENT '${COMMENT_PREFIX}${key}'`,
-    })
-    if (stored) await ch.writer.command({ query: `ALTER TABLE events MATERIALIZE COLUMN ${column}` })
+    // On a cluster, the shards' tables and the Distributed one in front of them: the column is
+    // computed where the rows are, and read through the Distributed table.
+    for (const target of ch.layout.columnTargets('events')) {
+      await ch.writer.command({
+        query: `ALTER TABLE ${target} ADD COLUMN IF NOT EXISTS ${column} Nullable(String)
+          MATERIALIZED if(JSONHas(properties, ${literal}),
+            if(JSONType(properties, ${literal}) = 'String', JSONExtractString(properties, ${literal}), JSONExtractRaw(properties, ${literal})),
+            NULL)
+          COMMENT '${COMMENT_PREFIX}${key}'`,
+      })
+    }
+    if (stored) await ch.writer.command({ query: `ALTER TABLE ${ch.layout.alterTarget('events')} MATERIALIZE COLUMN ${column}` })
     added.push(key)
   }
   columnsOf.set(ch, await readMaterializedColumns(ch))

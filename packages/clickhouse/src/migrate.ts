@@ -1,7 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import path from 'node:path'
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { ClickHouse } from './connect'
+import type { TableLayout } from './layout'
 
 // Found through the package rather than this file's place, so that the built server (one bundle
 // elsewhere) reads the same files as the sources do.
@@ -16,24 +17,23 @@ interface ClickHouseMigrationOptions {
 }
 
 /**
- * Applies schema/NNN_name.sql in order, each once, recording them in schema_migrations.
- * A database that records migrations this code does not have was migrated by a newer
- * version: it is refused untouched.
+ * Applies schema/NNN_name.sql in order, each once, recording them in schema_migrations; each
+ * statement as the connection's layout runs it (one server's tables or a cluster's). A database
+ * that records migrations this code does not have was migrated by a newer version, and one laid
+ * out for the other kind of ClickHouse would be read wrongly: both are refused untouched.
  */
-export async function migrateClickHouse(client: ClickHouseClient, options: ClickHouseMigrationOptions = {}): Promise<string[]> {
+export async function migrateClickHouse(ch: ClickHouse, options: ClickHouseMigrationOptions = {}): Promise<string[]> {
   const exclusively = options.exclusively ?? ((migrate) => migrate())
-  return exclusively(() => applyMigrations(client))
+  return exclusively(() => applyMigrations(ch))
 }
 
-async function applyMigrations(client: ClickHouseClient): Promise<string[]> {
-  await client.command({
-    query: `CREATE TABLE IF NOT EXISTS schema_migrations
-      (name String, applied_at DateTime DEFAULT now())
-      ENGINE = ReplacingMergeTree ORDER BY name`,
-  })
+async function applyMigrations(ch: ClickHouse): Promise<string[]> {
+  const client = ch.writer
+  await refuseOtherLayout(ch)
+  for (const statement of ch.layout.statements(MIGRATIONS_TABLE)) await client.command({ query: statement })
   const result = await client.query({ query: 'SELECT DISTINCT name FROM schema_migrations', format: 'JSONEachRow' })
   const done = new Set((await result.json<{ name: string }>()).map((r) => r.name))
-  const files = (await readdir(SCHEMA_DIR)).filter((f) => /^\d+_.+\.sql$/.test(f)).sort()
+  const files = await schemaFiles()
   const unknown = [...done].filter((name) => !files.includes(name)).sort()
   if (unknown.length > 0) {
     throw new Error(
@@ -45,12 +45,45 @@ async function applyMigrations(client: ClickHouseClient): Promise<string[]> {
   for (const file of files) {
     if (done.has(file)) continue
     for (const statement of splitStatements(await readFile(path.join(SCHEMA_DIR, file), 'utf8'))) {
-      await client.command({ query: statement })
+      for (const laidOut of ch.layout.statements(statement)) await client.command({ query: laidOut })
     }
     await client.insert({ table: 'schema_migrations', values: [{ name: file }], format: 'JSONEachRow' })
     applied.push(file)
   }
   return applied
+}
+
+const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations
+(name String, applied_at DateTime DEFAULT now())
+ENGINE = ReplacingMergeTree ORDER BY name`
+
+/** Refuses a database whose events table was laid out for one server while the service is configured for a cluster, or the reverse. */
+async function refuseOtherLayout(ch: ClickHouse): Promise<void> {
+  const result = await ch.reader.query({
+    query: `SELECT engine FROM system.tables WHERE database = currentDatabase() AND name = 'events'`,
+    format: 'JSONEachRow',
+  })
+  const [events] = await result.json<{ engine: string }>()
+  if (!events || (events.engine === 'Distributed') === ch.layout.clustered) return
+  throw new Error(
+    ch.layout.clustered
+      ? 'the ClickHouse database holds the tables of one server, not of a cluster: CLICKHOUSE_CLUSTER is set for a database created without it. Unset it, or use a new database.'
+      : 'the ClickHouse database holds the tables of a cluster: set CLICKHOUSE_CLUSTER to the cluster it was created for.',
+  )
+}
+
+/** The statements of every schema file, laid out for one server or a cluster: what migrating a new database runs. */
+export async function schemaStatements(layout: TableLayout): Promise<string[]> {
+  const statements = layout.statements(MIGRATIONS_TABLE)
+  for (const file of await schemaFiles()) {
+    for (const statement of splitStatements(await readFile(path.join(SCHEMA_DIR, file), 'utf8')))
+      statements.push(...layout.statements(statement))
+  }
+  return statements
+}
+
+async function schemaFiles(): Promise<string[]> {
+  return (await readdir(SCHEMA_DIR)).filter((f) => /^\d+_.+\.sql$/.test(f)).sort()
 }
 
 function splitStatements(text: string): string[] {

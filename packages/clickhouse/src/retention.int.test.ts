@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connectClickHouse, type ClickHouse } from './connect'
+import { suiteClickHouseOptions } from '../test/suiteClickHouse'
 import { migrateClickHouse } from './migrate'
 import { applyRetention, tableTtl } from './retention'
 import { encodeEventRow, insertEncodedEvents, NIL_UUID } from './tables/events'
@@ -13,8 +14,8 @@ const root = mkdtempSync(path.join(tmpdir(), 'burrow-retention-'))
 
 beforeAll(async () => {
   // In the suite's server mode (CLICKHOUSE_URL), a database of its own on that server.
-  ch = await connectClickHouse({ dataDir: root, ...serverOfTheSuite() })
-  await migrateClickHouse(ch.writer)
+  ch = await connectClickHouse(suiteClickHouseOptions(root))
+  await migrateClickHouse(ch)
 })
 afterAll(async () => {
   await ch?.close()
@@ -49,29 +50,24 @@ describe('retention', () => {
     const recent = '0190f0a2-1c5d-7e4b-9d2a-000000000002'
     await insertEncodedEvents(ch, Buffer.from(eventAt(old, Date.now() - 40 * DAY_MS) + eventAt(recent, Date.now() - DAY_MS)))
 
-    expect(await applyRetention(ch.writer, { events: 30, deadLetters: 10, pluginLogs: 3 })).toEqual([
+    expect(await applyRetention(ch, { events: 30, deadLetters: 10, pluginLogs: 3 })).toEqual([
       'events: TTL toDateTime(timestamp) + toIntervalDay(30)',
       'events_dead_letter_queue: TTL toDate(_timestamp) + toIntervalDay(10)',
       'plugin_log_entries: TTL toDateTime(timestamp) + toIntervalDay(3)',
     ])
     // ClickHouse applies a TTL on merges; a final merge applies it now.
-    await ch.writer.command({ query: 'OPTIMIZE TABLE events FINAL' })
+    await ch.writer.command({ query: `OPTIMIZE TABLE ${ch.layout.rowsTable('events')} FINAL` })
     const result = await ch.reader.query({ query: 'SELECT toString(uuid) AS uuid FROM events FINAL', format: 'JSONEachRow' })
     expect((await result.json<{ uuid: string }>()).map((r) => r.uuid)).toEqual([recent])
 
     // The same settings at the next start change nothing.
-    expect(await applyRetention(ch.writer, { events: 30, deadLetters: 10, pluginLogs: 3 })).toEqual([])
+    expect(await applyRetention(ch, { events: 30, deadLetters: 10, pluginLogs: 3 })).toEqual([])
 
-    expect(await applyRetention(ch.writer, { events: undefined, deadLetters: 28, pluginLogs: 7 })).toHaveLength(3)
+    expect(await applyRetention(ch, { events: undefined, deadLetters: 28, pluginLogs: 7 })).toHaveLength(3)
     expect(await ttls()).toMatchObject({
-      events: undefined,
+      [ch.layout.rowsTable('events')]: undefined,
       events_dead_letter_queue: 'toDate(_timestamp) + toIntervalDay(28)',
       plugin_log_entries: 'toDateTime(timestamp) + toIntervalDay(7)',
     })
   })
 })
-
-function serverOfTheSuite(): { url: string; database: string } | Record<string, never> {
-  const url = process.env.CLICKHOUSE_URL
-  return url ? { url, database: `burrow_test_${path.basename(root).replaceAll('-', '_')}` } : {}
-}

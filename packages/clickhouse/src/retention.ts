@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client'
+import type { ClickHouse } from './connect'
 
 /** How long rows are kept, in days; undefined keeps them for ever. */
 export interface Retention {
@@ -26,18 +26,22 @@ export function tableTtl(engineFull: string): string | undefined {
  * a table's TTL differs, removed from events when no retention is configured. Answers what
  * changed. A changed TTL is applied to the existing parts in the background.
  */
-export async function applyRetention(client: ClickHouseClient, retention: Retention): Promise<string[]> {
-  const result = await client.query({
-    query: `SELECT name, engine_full FROM system.tables WHERE database = currentDatabase()
-      AND name IN ('events', 'events_dead_letter_queue', 'plugin_log_entries')`,
+export async function applyRetention(ch: ClickHouse, retention: Retention): Promise<string[]> {
+  const tables = ttlOf(retention)
+  // The TTL is on the table that holds the rows (on a cluster, each shard's).
+  const result = await ch.reader.query({
+    query: `SELECT name, engine_full FROM system.tables WHERE database = currentDatabase() AND name IN {names:Array(String)}`,
+    query_params: { names: tables.map(({ table }) => ch.layout.rowsTable(table)) },
     format: 'JSONEachRow',
   })
   const current = new Map((await result.json<{ name: string; engine_full: string }>()).map((t) => [t.name, tableTtl(t.engine_full)]))
   const changed: string[] = []
-  for (const { table, ttl } of ttlOf(retention)) {
-    if (!current.has(table) || current.get(table) === ttl) continue
+  for (const { table, ttl } of tables) {
+    const rowsTable = ch.layout.rowsTable(table)
+    if (!current.has(rowsTable) || current.get(rowsTable) === ttl) continue
     // Values are integers from the validated configuration, not client input.
-    await client.command({ query: ttl === undefined ? `ALTER TABLE ${table} REMOVE TTL` : `ALTER TABLE ${table} MODIFY TTL ${ttl}` })
+    const target = ch.layout.alterTarget(table)
+    await ch.writer.command({ query: ttl === undefined ? `ALTER TABLE ${target} REMOVE TTL` : `ALTER TABLE ${target} MODIFY TTL ${ttl}` })
     changed.push(ttl === undefined ? `${table}: no TTL` : `${table}: TTL ${ttl}`)
   }
   return changed

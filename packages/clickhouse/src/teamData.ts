@@ -16,6 +16,9 @@ const TEAM_TABLES = [
 /** Removes everything a deleted project left in ClickHouse. */
 export async function deleteTeamData(ch: ClickHouse, teamId: number): Promise<void> {
   for (const table of TEAM_TABLES) {
-    await ch.writer.command({ query: `ALTER TABLE ${table} DELETE WHERE team_id = {team_id:Int64}`, query_params: { team_id: teamId } })
+    await ch.writer.command({
+      query: `ALTER TABLE ${ch.layout.alterTarget(table)} DELETE WHERE team_id = {team_id:Int64}`,
+      query_params: { team_id: teamId },
+    })
   }
 }

@@ -103,6 +103,13 @@ describe('loadConfig', () => {
     expect(refused({ EVENT_LOOP_SAMPLE_MS: '1001' })).toEqual(['EVENT_LOOP_SAMPLE_MS'])
   })
 
+  it('takes a ClickHouse cluster name that can be written into DDL as it is, and none when empty', () => {
+    expect(loadConfig({ CLICKHOUSE_CLUSTER: 'burrow_2' }).CLICKHOUSE_CLUSTER).toBe('burrow_2')
+    expect(loadConfig({ CLICKHOUSE_CLUSTER: ' ' }).CLICKHOUSE_CLUSTER).toBeUndefined()
+    expect(refused({ CLICKHOUSE_CLUSTER: 'my cluster' })).toEqual(['CLICKHOUSE_CLUSTER'])
+    expect(refused({ CLICKHOUSE_CLUSTER: "x' ON CLUSTER y" })).toEqual(['CLICKHOUSE_CLUSTER'])
+  })
+
   it('reads the usual spellings of a boolean, in any case', () => {
     for (const yes of ['1', 'true', 'yes', 'on', 'TRUE', ' On ']) expect(loadConfig({ TRUST_PROXY: yes }).TRUST_PROXY).toBe(true)
     for (const no of ['0', 'false', 'no', 'off', 'False', 'OFF']) expect(loadConfig({ TRUST_PROXY: no }).TRUST_PROXY).toBe(false)

@@ -59,6 +59,12 @@ export const configSchema = z.object({
   CLICKHOUSE_USER: optionalString,
   CLICKHOUSE_PASSWORD: optionalString,
   CLICKHOUSE_DATABASE: z.string().default('default'),
+  /**
+   * The ClickHouse cluster (a name in the servers' remote_servers) to lay the tables out on:
+   * events split over its shards, every DDL ON CLUSTER. Without CLICKHOUSE_URL, the embedded
+   * engine rehearses the layout as a one-shard cluster of itself.
+   */
+  CLICKHOUSE_CLUSTER: optionalString.pipe(z.string().regex(/^\w+$/, 'a cluster name of letters, digits and _').optional()),
   REDIS_URL: serverUrl('redis', 'rediss'),
   SITE_URL: optionalUrl,
   BOOTSTRAP_PERSONAL_API_KEY: optionalString,

@@ -1,4 +1,4 @@
-import { cohortPeople, persons as personsTable, toClickHouseDateTime, type PersonCopy } from '@burrow/clickhouse'
+import { cohortPeople, MUTATIONS_SYNC, persons as personsTable, toClickHouseDateTime, type PersonCopy } from '@burrow/clickhouse'
 import { problems, type Page, type PageQuery, type Person } from '@burrow/contracts'
 import { persons, type PersonWithDistinctIds, type PersonWrites } from '@burrow/postgres'
 import type { CoreDeps } from './deps'
@@ -143,9 +143,9 @@ export async function deletePerson(deps: CoreDeps, projectId: number, idParam: s
   await announceMovedDistinctIds(deps, deleted.writes)
   if (options.deleteEvents && deleted.person.distinct_ids.length > 0) {
     await deps.ch.writer.command({
-      query: 'ALTER TABLE events DELETE WHERE team_id = {team_id:Int64} AND distinct_id IN {ids:Array(String)}',
+      query: `ALTER TABLE ${deps.ch.layout.alterTarget('events')} DELETE WHERE team_id = {team_id:Int64} AND distinct_id IN {ids:Array(String)}`,
       query_params: { team_id: projectId, ids: deleted.person.distinct_ids },
-      clickhouse_settings: { mutations_sync: '1' },
+      clickhouse_settings: { mutations_sync: MUTATIONS_SYNC },
     })
   }
 }

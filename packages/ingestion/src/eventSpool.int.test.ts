@@ -15,8 +15,9 @@ let unreachable: ClickHouse
 const root = mkdtempSync(path.join(tmpdir(), 'burrow-spool-'))
 
 beforeAll(async () => {
-  ch = await connectClickHouse({ dataDir: path.join(root, 'ch') })
-  await migrateClickHouse(ch.writer)
+  // With CLICKHOUSE_CLUSTER (the suite's cluster run), through a Distributed table.
+  ch = await connectClickHouse({ dataDir: path.join(root, 'ch'), cluster: process.env.CLICKHOUSE_CLUSTER })
+  await migrateClickHouse(ch)
   unreachable = await connectClickHouse({ url: 'http://127.0.0.1:9', dataDir: root })
 })
 afterAll(async () => {

@@ -5,7 +5,9 @@ import path from 'node:path'
  * The ClickHouse the integration tests run against. `embedded`: each service's own chDB under
  * its DATA_DIR (the default). `server`: the server at CLICKHOUSE_URL (the stand-in that
  * `TEST_CLICKHOUSE=standin` starts for the run, or a real server), where each DATA_DIR gets a
- * database of its own, so that a test sees the same isolation in both modes.
+ * database of its own, so that a test sees the same isolation in both modes. In embedded mode,
+ * CLICKHOUSE_CLUSTER (which `TEST_CLICKHOUSE=cluster` sets) lays the tables out for a cluster,
+ * the embedded engine being its one shard: reads and writes go through Distributed tables.
  */
 export function clickHouseMode(): 'server' | 'embedded' {
   return process.env.CLICKHOUSE_URL ? 'server' : 'embedded'
@@ -19,7 +21,7 @@ export function clickHouseDatabaseFor(dataDir: string): string {
 /** The ClickHouse variables of a service whose data lives in `dataDir`: none in embedded mode. */
 export function clickHouseEnvFor(dataDir: string): Record<string, string> {
   const url = process.env.CLICKHOUSE_URL
-  if (!url) return {}
+  if (!url) return process.env.CLICKHOUSE_CLUSTER ? { CLICKHOUSE_CLUSTER: process.env.CLICKHOUSE_CLUSTER } : {}
   return {
     CLICKHOUSE_URL: url,
     CLICKHOUSE_DATABASE: clickHouseDatabaseFor(dataDir),
@@ -35,6 +37,7 @@ export function clickHouseOptionsFor(dataDir: string): {
   database?: string
   username?: string
   password?: string
+  cluster?: string
 } {
   const env = clickHouseEnvFor(dataDir)
   return {
@@ -43,5 +46,6 @@ export function clickHouseOptionsFor(dataDir: string): {
     ...(env.CLICKHOUSE_DATABASE ? { database: env.CLICKHOUSE_DATABASE } : {}),
     ...(env.CLICKHOUSE_USER ? { username: env.CLICKHOUSE_USER } : {}),
     ...(env.CLICKHOUSE_PASSWORD ? { password: env.CLICKHOUSE_PASSWORD } : {}),
+    ...(env.CLICKHOUSE_CLUSTER ? { cluster: env.CLICKHOUSE_CLUSTER } : {}),
   }
 }

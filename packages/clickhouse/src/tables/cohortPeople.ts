@@ -43,7 +43,7 @@ export async function countMembers(ch: ClickHouse, v: MembersVersion): Promise<n
 /** Drops the members of calculations older than `v.version`, which no reader uses any more. */
 export async function removeOlderMembers(ch: ClickHouse, v: MembersVersion): Promise<void> {
   await ch.writer.command({
-    query: `ALTER TABLE cohortpeople DELETE WHERE team_id = ${TEAM} AND cohort_id = {cohort_id:Int64} AND version < {version:UInt64}`,
+    query: `ALTER TABLE ${ch.layout.alterTarget('cohortpeople')} DELETE WHERE team_id = ${TEAM} AND cohort_id = {cohort_id:Int64} AND version < {version:UInt64}`,
     query_params: versionParams(v),
   })
 }

@@ -1,4 +1,5 @@
 import type { ClickHouse } from '../connect'
+import { MUTATIONS_SYNC } from '../layout'
 
 export const DEAD_LETTER_TABLE = 'events_dead_letter_queue'
 
@@ -84,9 +85,9 @@ export async function listDeadLetters(ch: ClickHouse, q: DeadLetterQuery): Promi
 export async function deleteDeadLetters(ch: ClickHouse, ids: string[]): Promise<void> {
   if (ids.length === 0) return
   await ch.writer.command({
-    query: `ALTER TABLE ${DEAD_LETTER_TABLE} DELETE WHERE id IN {ids:Array(UUID)}`,
+    query: `ALTER TABLE ${ch.layout.alterTarget(DEAD_LETTER_TABLE)} DELETE WHERE id IN {ids:Array(UUID)}`,
     query_params: { ids },
-    clickhouse_settings: { mutations_sync: '1' },
+    clickhouse_settings: { mutations_sync: MUTATIONS_SYNC },
   })
 }
 
@@ -111,9 +112,9 @@ export async function purgeDeadLetters(ch: ClickHouse, q: Omit<DeadLetterQuery, 
   const count = Number((await result.json<{ n: string | number }>())[0]?.n ?? 0)
   if (count === 0) return 0
   await ch.writer.command({
-    query: `ALTER TABLE ${DEAD_LETTER_TABLE} DELETE WHERE ${where}`,
+    query: `ALTER TABLE ${ch.layout.alterTarget(DEAD_LETTER_TABLE)} DELETE WHERE ${where}`,
     query_params: params,
-    clickhouse_settings: { mutations_sync: '1' },
+    clickhouse_settings: { mutations_sync: MUTATIONS_SYNC },
   })
   return count
 }

@@ -69,8 +69,9 @@ async function refusal(run: Promise<unknown>): Promise<ApiProblem> {
 }
 
 beforeAll(async () => {
-  ch = await connectClickHouse({ dataDir: root })
-  await migrateClickHouse(ch.writer)
+  // With CLICKHOUSE_CLUSTER (the suite's cluster run), over Distributed tables.
+  ch = await connectClickHouse({ dataDir: root, cluster: process.env.CLICKHOUSE_CLUSTER })
+  await migrateClickHouse(ch)
 
   const add = (team: number, event: string, distinctId: string, hoursAgo: number, properties: Record<string, unknown>) =>
     sent.push({ team, event, distinctId, at: NOW.getTime() - hoursAgo * HOUR, properties, storedPerson: NIL_UUID })
