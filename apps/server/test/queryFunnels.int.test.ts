@@ -297,8 +297,9 @@ describe('FunnelsQuery', () => {
     expect(res.body.results[1]).toMatchObject({ name: 'pageview', custom_name: 'Looked', action_id: 'pageview' })
   })
 
-  it("breaks down by the event property of each person's first first step, most persons first", async () => {
-    const res = await project.query({
+  /** A funnel signup → purchase broken down by plan, attributed as `funnelsFilter` says. */
+  const planFunnel = (funnelsFilter: Record<string, unknown> = {}, breakdownFilter: Record<string, unknown> = {}) =>
+    project.query({
       query: {
         kind: 'FunnelsQuery',
         dateRange: { date_from: FROM, date_to: TO },
@@ -306,29 +307,165 @@ describe('FunnelsQuery', () => {
           { kind: 'EventsNode', event: 'signup' },
           { kind: 'EventsNode', event: 'purchase' },
         ],
-        breakdownFilter: { breakdown_type: 'event', breakdown: 'plan' },
+        breakdownFilter: { breakdown_type: 'event', breakdown: 'plan', ...breakdownFilter },
+        funnelsFilter,
+      },
+    })
+  /** An event's plan as PostHog's funnels break down by it: '' where it has none. */
+  const planOf = (e: SentEvent) => (typeof e.properties.plan === 'string' ? e.properties.plan : '')
+  const isStep = (e: SentEvent) => e.event === 'signup' || e.event === 'purchase'
+  /** ClickHouse's order of strings (bytes), which breaks ties between equal counts. */
+  const byBytes = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+  /** Furthest first: most persons at the last step, then at the first; then by value. */
+  const furthestFirst = (a: { value: string; counts: number[] }, b: { value: string; counts: number[] }) =>
+    b.counts[1]! - a.counts[1]! || b.counts[0]! - a.counts[0]! || byBytes(a.value, b.value)
+  const answered = (body: any) =>
+    body.results.map((steps: any[]) => ({ value: steps[0].breakdown_value[0] as string, counts: steps.map((s) => s.count as number) }))
+
+  it.each(['first_touch', 'last_touch'] as const)(
+    "breaks down by the plan of each person's %s event with a plan, furthest first",
+    async (kind) => {
+      const res = await planFunnel(kind === 'first_touch' ? {} : { breakdownAttributionType: kind })
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      // The value of the person's earliest (latest) step event that has one, '' when none has.
+      const touched = new Map<string, string>()
+      for (const [person, events] of eventsByPerson()) {
+        const withPlan = events.filter((e) => isStep(e) && planOf(e) !== '')
+        const chosen = kind === 'first_touch' ? withPlan[0] : withPlan.at(-1)
+        touched.set(person, chosen ? planOf(chosen) : '')
+      }
+      const expected = [...new Set(touched.values())]
+        .map((value) => ({
+          value,
+          counts: oracle([is('signup'), is('purchase')], 14 * 86_400, (p) => touched.get(p) === value).map((s) => s.count),
+        }))
+        .filter((row) => row.counts[0]! > 0)
+        .sort(furthestFirst)
+      expect(answered(res.body)).toEqual(expected)
+    },
+  )
+
+  it("counts a person under every plan its events have, each walked over that plan's events (all_events)", async () => {
+    const res = await planFunnel({ breakdownAttributionType: 'all_events' })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    const plans = [...new Set(project.sent.filter(isStep).map(planOf))]
+    const expected = plans
+      .map((value) => {
+        const withPlan = (step: Step) => (e: SentEvent) => step(e) && planOf(e) === value
+        return { value, counts: oracle([withPlan(is('signup')), withPlan(is('purchase'))], 14 * 86_400).map((s) => s.count) }
+      })
+      .filter((row) => row.counts[0]! > 0)
+      .sort(furthestFirst)
+    expect(answered(res.body)).toEqual(expected)
+    // A person with signups of two plans is in both rows.
+    const total = expected.reduce((sum, row) => sum + row.counts[0]!, 0)
+    expect(total).toBeGreaterThan(oracle([is('signup'), is('purchase')], 14 * 86_400)[0]!.count)
+  })
+
+  it('counts a person under each plan of its purchases, the purchase step taking only events of that plan (step 1)', async () => {
+    const res = await planFunnel({ breakdownAttributionType: 'step', breakdownAttributionValue: 1 })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    const purchasePlans = new Map<string, Set<string>>()
+    for (const [person, events] of eventsByPerson()) purchasePlans.set(person, new Set(events.filter(is('purchase')).map(planOf)))
+    const plans = [...new Set([...purchasePlans.values()].flatMap((set) => [...set]))]
+    const expected = plans
+      .map((value) => ({
+        value,
+        counts: oracle(
+          [is('signup'), (e: SentEvent) => is('purchase')(e) && planOf(e) === value],
+          14 * 86_400,
+          (p) => purchasePlans.get(p)?.has(value) ?? false,
+        ).map((s) => s.count),
+      }))
+      .filter((row) => row.counts[0]! > 0)
+      .sort(furthestFirst)
+    expect(answered(res.body)).toEqual(expected)
+  })
+
+  it('keeps the breakdown_limit values that reached furthest and puts the rest in Other', async () => {
+    const res = await planFunnel({}, { breakdown_limit: 2 })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    const full = answered((await planFunnel()).body) as Array<{ value: string; counts: number[] }>
+    const kept = full.slice(0, 2)
+    const rest = full.slice(2)
+    const other = { value: 'Other', counts: [0, 1].map((i) => rest.reduce((sum, row) => sum + row.counts[i]!, 0)) }
+    // Other takes its place among the rows by its own counts, as PostHog orders them.
+    expect(answered(res.body)).toEqual([...kept, other].sort(furthestFirst))
+    expect(res.body.results.find((steps: any[]) => steps[0].breakdown[0] === 'Other')).toBeDefined()
+  })
+
+  /**
+   * Funnel trends by brute force: a person enters in each day it has a first-step event, and
+   * converts there when some first-step event of that day starts a chain of the later steps in
+   * order within the window. Counts per day of [entered, converted].
+   */
+  function trendsOracle(steps: Step[], windowSeconds: number, include: (person: string) => boolean = () => true) {
+    const perDay = new Map(DAYS.map((d) => [d, { entered: 0, converted: 0 }]))
+    for (const [person, events] of eventsByPerson()) {
+      if (!include(person)) continue
+      const times = steps.map((step) => events.filter(step).map(seconds))
+      const starts = events.filter(steps[0]!)
+      for (const day of new Set(starts.map((e) => localDay(e.timestamp, TZ)))) {
+        const chains = starts
+          .filter((e) => localDay(e.timestamp, TZ) === day)
+          .some((e) => {
+            const t0 = seconds(e)
+            let at = t0
+            for (const stepTimes of times.slice(1)) {
+              const next = stepTimes.filter((t) => t >= at && t <= t0 + windowSeconds).sort((a, b) => a - b)[0]
+              if (next === undefined) return false
+              at = next
+            }
+            return true
+          })
+        const counts = perDay.get(day)!
+        counts.entered++
+        if (chains) counts.converted++
+      }
+    }
+    return DAYS.map((d) => perDay.get(d)!)
+  }
+  const rateOf = ({ entered, converted }: { entered: number; converted: number }) => (entered > 0 ? (converted / entered) * 100 : 0)
+
+  it.each([
+    [['signup', 'purchase'], 3],
+    [['pageview', 'signup', 'purchase'], 14],
+  ])('answers funnel trends %j (window %i days): per day, the share of persons entering that converted', async (names, windowDays) => {
+    const res = await project.query({
+      query: {
+        kind: 'FunnelsQuery',
+        dateRange: { date_from: FROM, date_to: TO },
+        interval: 'day',
+        series: names.map((event) => ({ kind: 'EventsNode', event })),
+        funnelsFilter: { funnelVizType: 'trends', funnelWindowInterval: windowDays, funnelWindowIntervalUnit: 'day' },
       },
     })
     expect(res.status, JSON.stringify(res.body)).toBe(200)
-    const planOf = (e: SentEvent) => {
-      const plan = e.properties.plan as string | undefined
-      return plan === undefined || plan === '' ? '$$_posthog_breakdown_null_$$' : plan
-    }
-    const firstTouch = new Map<string, string>()
-    const firsts = project.sent
-      .filter((e) => e.event === 'signup' && DAYS.includes(localDay(e.timestamp, TZ)))
-      .sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp))
-    for (const e of firsts) if (!firstTouch.has(personOf(e.distinct_id))) firstTouch.set(personOf(e.distinct_id), planOf(e))
-    const values = [...new Set(firstTouch.values())]
-    const expected = values
-      .map((value) => ({
-        value,
-        counts: oracle([is('signup'), is('purchase')], 14 * 86_400, (p) => firstTouch.get(p) === value).map((s) => s.count),
-      }))
-      .sort((a, b) => b.counts[0]! - a.counts[0]! || a.value.localeCompare(b.value))
-    expect(res.body.results.map((steps: any[]) => ({ value: steps[0].breakdown_value[0], counts: steps.map((s) => s.count) }))).toEqual(
-      expected,
+    expect(res.body.results).toHaveLength(1)
+    const [row] = res.body.results
+    expect(row.days).toEqual(DAYS)
+    expect(row.count).toBe(DAYS.length)
+    expect(row.labels).toHaveLength(DAYS.length)
+    const expected = trendsOracle(names.map(is), windowDays * 86_400)
+    expect(expected.some((d) => d.converted > 0 && d.converted < d.entered)).toBe(true)
+    row.data.forEach((rate: number, i: number) => expect(rate, DAYS[i]).toBeCloseTo(rateOf(expected[i]!), 2))
+  })
+
+  it('breaks funnel trends down by the first-touch plan, one row per plan with every day, in order of the plan', async () => {
+    const res = await planFunnel({ funnelVizType: 'trends' })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    const touched = new Map<string, string>()
+    for (const [person, events] of eventsByPerson())
+      touched.set(person, planOf(events.filter((e) => isStep(e) && planOf(e) !== '')[0] ?? ({ properties: {} } as SentEvent)))
+    const plans = [...new Set(touched.values())].filter((plan) =>
+      trendsOracle([is('signup'), is('purchase')], 14 * 86_400, (p) => touched.get(p) === plan).some((d) => d.entered > 0),
     )
+    expect(res.body.results.map((r: any) => r.breakdown_value)).toEqual(plans.sort(byBytes).map((p) => [p]))
+    for (const row of res.body.results) {
+      const expected = trendsOracle([is('signup'), is('purchase')], 14 * 86_400, (p) => touched.get(p) === row.breakdown_value[0])
+      expect(row.days).toEqual(DAYS)
+      row.data.forEach((rate: number, i: number) => expect(rate).toBeCloseTo(rateOf(expected[i]!), 2))
+    }
   })
 
   it('counts a merged person once across its distinct ids', async () => {
@@ -555,8 +692,11 @@ describe('FunnelsQuery', () => {
   })
 
   it.each([
-    [{ funnelVizType: 'trends' }, 'query__funnelsFilter__funnelVizType'],
-    [{ breakdownAttributionType: 'last_touch' }, 'breakdownAttributionType'],
+    [{ funnelVizType: 'trends', funnelOrderType: 'unordered' }, 'funnelOrderType'],
+    [{ funnelVizType: 'trends', exclusions: [{ event: 'x', funnelFromStep: 0, funnelToStep: 1 }] }, 'exclusions'],
+    [{ breakdownAttributionType: 'step', breakdownAttributionValue: 3 }, 'breakdownAttributionValue'],
+    [{ breakdownAttributionType: 'step', breakdownAttributionValue: 0, funnelOrderType: 'unordered' }, 'breakdownAttributionType'],
+    [{ breakdownAttributionType: 'step', breakdownAttributionValue: 1, funnelOrderType: 'unordered' }, null],
   ])('answers 400 for what it does not compute %#', async (funnelsFilter, attr) => {
     const res = await project.query({
       query: { kind: 'FunnelsQuery', series: [{ event: 'a' }, { event: 'b' }], funnelsFilter },

@@ -42,12 +42,13 @@ export function personPropertiesJoinSql(actor: string): string {
 
 /**
  * A property of the JSON text in `column` as PostHog breaks down by it: strings as they are,
- * other values as their JSON; no value, null and '' are PostHog's null label.
+ * other values as their JSON; no value, null and '' are `missing` (PostHog's null label in
+ * trends; funnels, as PostHog's, give '').
  */
-export function breakdownValueSql(column: string, key: string, params: SqlParams): string {
+export function breakdownValueSql(column: string, key: string, params: SqlParams, missing: string = BREAKDOWN_NULL): string {
   const k = params.add('String', key)
   const text = `if(JSONType(${column}, ${k}) = 'String', JSONExtractString(${column}, ${k}), JSONExtractRaw(${column}, ${k}))`
-  return `if(JSONType(${column}, ${k}) = 'Null' OR ${text} = '', '${BREAKDOWN_NULL}', ${text})`
+  return `if(JSONType(${column}, ${k}) = 'Null' OR ${text} = '', '${missing}', ${text})`
 }
 
 export const BREAKDOWN_NULL = '$$_posthog_breakdown_null_$$'

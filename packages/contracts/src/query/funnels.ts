@@ -14,11 +14,14 @@ export const funnelsQuerySchema = z.looseObject({
       funnelWindowInterval: z.number().int().min(1).max(100_000).nullish(),
       funnelWindowIntervalUnit: z.enum(FUNNEL_WINDOW_UNITS).nullish(),
       funnelOrderType: z.enum(['ordered', 'strict', 'unordered']).nullish(),
-      funnelVizType: z.enum(['steps', 'time_to_convert']).nullish(),
+      funnelVizType: z.enum(['steps', 'trends', 'time_to_convert']).nullish(),
       funnelFromStep: z.number().int().min(0).nullish(),
       funnelToStep: z.number().int().min(1).nullish(),
-      binCount: z.number().int().min(1).max(90).nullish(),
+      // PostHog clamps the bins to 1–90; a larger number is taken as 90.
+      binCount: z.number().int().min(1).max(1_000_000).nullish(),
       breakdownAttributionType: z.enum(['first_touch', 'last_touch', 'all_events', 'step']).nullish(),
+      /** The step (0-based) whose event gives the breakdown value, with `breakdownAttributionType: step`. */
+      breakdownAttributionValue: z.number().int().min(0).nullish(),
       exclusions: z
         .array(eventsNodeSchema.extend({ funnelFromStep: z.number().int().min(0), funnelToStep: z.number().int().min(1) }))
         .max(20)

@@ -1,14 +1,15 @@
 import { eventPropertiesSql, SqlParams } from '@burrow/clickhouse'
 import type { FunnelsQuery } from '@burrow/contracts'
 import type { QueryContext } from '../context'
-import { isoInZone, resolveRange, utcText } from '../dates'
-import { ACTOR_SQL, BREAKDOWN_OTHER, breakdownValueSql, personJoinSql, personPropertiesJoinSql, type EventSelection } from '../events'
+import { bucketKeySql, dayKey, dayLabel, isoInZone, resolveRange, utcText } from '../dates'
+import { ACTOR_SQL, breakdownValueSql, personJoinSql, personPropertiesJoinSql, type EventSelection } from '../events'
 import { DEFAULT_BREAKDOWN_LIMIT } from '../trends/breakdownLimit'
 import type { RunnerOutput } from '../runnerOutput'
 import { earliestOf, selectionOf } from '../series'
 import { num, select, TEAM } from '../sql'
 import { orderedAttemptSql, thinnedEventsSql, unorderedAttemptSql } from './attempts'
 import { timeToConvertResult, timeToConvertSql, type Histogram } from './timeToConvert'
+import { funnelTrendsResult, funnelTrendsWalkSql } from './trends'
 import { validateFunnel } from './validate'
 
 const UNIT_SECONDS = { second: 1, minute: 60, hour: 3600, day: 86_400, week: 7 * 86_400, month: 30 * 86_400 } as const
@@ -29,6 +30,17 @@ function chainSql(step: number, steps: number, sameAsPrevious: boolean[]): strin
 
 const UNORDERED_NAME = (i: number) => `Completed ${i + 1} step${i === 0 ? '' : 's'}`
 
+/** The breakdown value of the persons past `breakdown_limit`, as PostHog's funnels name them. */
+const FUNNEL_OTHER = 'Other'
+
+/**
+ * Which events give a person's breakdown value (PostHog's breakdownAttributionType): the earliest
+ * (`first_touch`) or latest (`last_touch`) of the person's events that has a value; every value
+ * the person's events have, each walked over the events with that value (`all_events`); or each
+ * value of the person's events of one step, which that step's event must have (`step`).
+ */
+export type Attribution = { kind: 'first_touch' | 'last_touch' | 'all_events' } | { kind: 'step'; step: number }
+
 /**
  * PostHog's FunnelsQuery: how many persons reached each step and how long each step took, in
  * order (`ordered`), with no other event of the person between steps (`strict`) or in any order
@@ -36,8 +48,8 @@ const UNORDERED_NAME = (i: number) => `Completed ${i + 1} step${i === 0 ? '' : '
  * the time from one step to another.
  */
 export async function runFunnels(ctx: QueryContext, query: FunnelsQuery): Promise<RunnerOutput> {
-  validateFunnel(query)
-  const range = await resolveRange(query.dateRange, 'day', {
+  const interval = validateFunnel(query)
+  const range = await resolveRange(query.dateRange, interval, {
     zone: ctx.timezone,
     now: ctx.now,
     weekStartDay: ctx.weekStartDay,
@@ -83,20 +95,59 @@ export async function runFunnels(ctx: QueryContext, query: FunnelsQuery): Promis
   if (order !== 'strict') where.push(`(${flagNames.join(' OR ')})`)
   if (filters) where.push(eventPropertiesSql(filters, TEAM, params))
 
-  // A person's breakdown value is that of its first first-step event (PostHog's first touch
-  // attribution); in an unordered funnel, of its first event of any step.
+  // Each event's breakdown value, '' where it has none (PostHog's funnels, unlike its trends).
   const breakdown = query.breakdownFilter?.breakdown ?? null
   const byPerson = query.breakdownFilter?.breakdown_type === 'person'
   const joins = [personJoinSql(), ...(breakdown !== null && byPerson ? [personPropertiesJoinSql(ACTOR_SQL)] : [])]
-  const valueSql = breakdown === null ? "''" : breakdownValueSql(byPerson ? 'pp.properties' : 'e.properties', String(breakdown), params)
+  const valueSql = breakdown === null ? "''" : breakdownValueSql(byPerson ? 'pp.properties' : 'e.properties', String(breakdown), params, '')
   const eventsSql = `SELECT timestamp, distinct_id, person_id, properties, ${flags.join(', ')} FROM events WHERE ${where.join(' AND ')}`
+  const kind = funnelsFilter?.breakdownAttributionType ?? 'first_touch'
+  const attribution: Attribution =
+    breakdown === null
+      ? { kind: 'first_touch' }
+      : kind === 'step'
+        ? { kind, step: funnelsFilter?.breakdownAttributionValue ?? 0 }
+        : { kind }
 
-  const walked = order !== 'ordered' || exclusionNodes.length > 0
+  // Walking every value or step value over the person's events needs PostHog's walk.
+  const walked = order !== 'ordered' || exclusionNodes.length > 0 || attribution.kind === 'all_events' || attribution.kind === 'step'
   const perPerson = walked
-    ? walkedPersonsSql({ n, order, eventsSql, joins, valueSql, breakdownByEvent: breakdown !== null && !byPerson, guarded })
-    : chainedPersonsSql({ steps, eventsSql, joins, valueSql })
+    ? walkedPersonsSql({ n, order, eventsSql, joins, valueSql, guarded, attribution })
+    : chainedPersonsSql({ steps, eventsSql, joins, valueSql: touchedValueSql(valueSql, attribution) })
   const queryParams = { window: windowSeconds }
   const resolvedDateRange = { date_from: isoInZone(range.from), date_to: isoInZone(range.to) }
+
+  if (funnelsFilter?.funnelVizType === 'trends') {
+    // Steps past funnelToStep do not count: the funnel ends there.
+    const toStep = (funnelsFilter.funnelToStep ?? n - 1) + 1
+    const zone = params.add('String', ctx.timezone)
+    const keys = params.add(
+      'Array(String)',
+      range.buckets.map((b) => dayKey(b, interval)),
+    )
+    const period = `indexOf(${keys}, ${bucketKeySql(interval, 'e.timestamp', zone, ctx.weekStartDay)})`
+    const person = personEventsSql({ steps: toStep, order, eventsSql, joins, valueSql, guarded: [], attribution, period })
+    const walk = funnelTrendsWalkSql({
+      events: person.events,
+      toStep,
+      fromStep: funnelsFilter.funnelFromStep ?? 0,
+      windowSeconds: '{window:Float64}',
+      strict: order === 'strict',
+    })
+    const sql = `SELECT breakdown_value, r.1 AS period, countIf(r.2 != 0) AS reached_from, countIf(r.2 = 1) AS reached_to,
+        if(reached_from > 0, round(reached_to / reached_from * 100, 2), 0) AS rate
+      FROM (SELECT arrayJoin(${walk}) AS r, breakdown_value FROM (${person.rows}))
+      GROUP BY breakdown_value, period`
+    const rows = await select<Parameters<typeof funnelTrendsResult>[0]['rows'][number]>(ctx, sql, { ...params.values, ...queryParams })
+    const results = funnelTrendsResult({
+      rows,
+      days: range.buckets.map((b) => dayKey(b, interval)),
+      labels: range.buckets.map((b) => dayLabel(b, interval)),
+      breakdown: breakdown !== null,
+      breakdownLimit: query.breakdownFilter?.breakdown_limit ?? DEFAULT_BREAKDOWN_LIMIT,
+    })
+    return { results, resolvedDateRange }
+  }
 
   if (funnelsFilter?.funnelVizType === 'time_to_convert') {
     const sql = `WITH per_person AS (${perPerson}) ${timeToConvertSql({
@@ -119,10 +170,13 @@ export async function runFunnels(ctx: QueryContext, query: FunnelsQuery): Promis
       return `${reached}, avgIf(${took}, ${timed}) AS avg_${i}, quantileExactInclusiveIf(0.5)(${took}, ${timed}) AS median_${i}`
     })
     .join(', ')
+  // PostHog keeps the values that reached furthest (the most persons at the last step, then at
+  // the one before, ...) and puts the others in one Other row.
   const limit = params.add('UInt32', query.breakdownFilter?.breakdown_limit ?? DEFAULT_BREAKDOWN_LIMIT)
+  const furthestFirst = steps.map((_, i) => `countIf(level >= ${n - i}) DESC`).join(', ')
   const sql = `WITH per_person AS (${perPerson})
     SELECT if(breakdown_value IN (SELECT breakdown_value FROM per_person GROUP BY breakdown_value
-        ORDER BY count() DESC, breakdown_value LIMIT ${limit}), breakdown_value, '${BREAKDOWN_OTHER}') AS value,
+        ORDER BY ${furthestFirst}, breakdown_value LIMIT ${limit}), breakdown_value, '${FUNNEL_OTHER}') AS value,
       ${stepColumns}
     FROM per_person GROUP BY value`
   const rows = await select<Record<string, number | string | null>>(ctx, sql, { ...params.values, ...queryParams })
@@ -146,17 +200,30 @@ export async function runFunnels(ctx: QueryContext, query: FunnelsQuery): Promis
       }
     })
   if (breakdown === null) return { results: stepsOf(rows[0]), resolvedDateRange }
-  // Most persons first, Other last.
-  const ordered = [...rows].sort((a, b) => {
-    const other = Number(a.value === BREAKDOWN_OTHER) - Number(b.value === BREAKDOWN_OTHER)
-    return other || num(b.count_0) - num(a.count_0) || String(a.value).localeCompare(String(b.value))
-  })
+  // Furthest first, Other among them by its own counts, as PostHog orders the rows.
+  const furthest = (a: Record<string, unknown>, b: Record<string, unknown>) => {
+    for (let i = n - 1; i >= 0; i--) {
+      const d = num(b[`count_${i}`]) - num(a[`count_${i}`])
+      if (d !== 0) return d
+    }
+    return 0
+  }
+  // Ties in ClickHouse's order of strings (bytes), as the ranking above breaks them.
+  const byBytes = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+  const ordered = [...rows].sort((a, b) => furthest(a, b) || byBytes(String(a.value), String(b.value)))
   return { results: ordered.map(stepsOf), resolvedDateRange }
+}
+
+/** A person's value under first or last touch attribution: of its earliest or latest event with one ('' when none has). */
+function touchedValueSql(valueSql: string, attribution: Attribution): string {
+  const pick = attribution.kind === 'last_touch' ? 'argMaxIf' : 'argMinIf'
+  return `${pick}(${valueSql}, e.timestamp, ${valueSql} != '')`
 }
 
 /**
  * Ordered funnels without exclusions: per person, the furthest chain from any first step, the
- * earliest such start first. Gives `level`, `times` (0 past the level) and `breakdown_value`.
+ * earliest such start first. Gives `level`, `times` (0 past the level) and `breakdown_value`
+ * (`valueSql` an aggregate over the person's events).
  */
 function chainedPersonsSql(options: {
   steps: Array<{ event: string | null }>
@@ -175,7 +242,7 @@ function chainedPersonsSql(options: {
       SELECT arraySort(c -> (-arrayCount(x -> x > 0, c), c[1]), ${chains}) [1] AS best, breakdown_value
       FROM (
         SELECT ${ACTOR_SQL} AS actor,
-          argMinIf(${valueSql}, e.timestamp, e.step_0) AS breakdown_value,
+          ${valueSql} AS breakdown_value,
           ${stepArrays}
         FROM (${eventsSql}) AS e
         ${joins.join(' ')}
@@ -186,20 +253,28 @@ function chainedPersonsSql(options: {
 }
 
 /**
- * Strict and unordered funnels, and funnels with exclusions: PostHog's walk over each person's
- * events (`./attempts`). Persons whose counted attempt is excluded, or who reached no step, are
- * not counted at all.
+ * Each person's events as PostHog's walk takes them, grouped by the breakdown attribution: `rows`
+ * gives `raw` and `breakdown_value` per person (per person and value for all_events and step),
+ * and `events` is the expression of the events to walk: `(seconds, steps, value[, period])`
+ * tuples in time order, thinned as PostHog thins them, a step attributed to its value counting
+ * only events with the value being walked.
  */
-function walkedPersonsSql(options: {
-  n: number
+export function personEventsSql(options: {
+  /** The steps numbered on the events (the first `steps` of the funnel). */
+  steps: number
   order: 'ordered' | 'strict' | 'unordered'
   eventsSql: string
   joins: string[]
   valueSql: string
-  breakdownByEvent: boolean
   guarded: number[][]
-}): string {
-  const { n, order, eventsSql, joins, valueSql, guarded } = options
+  attribution: Attribution
+  /**
+   * An expression of the event's period, added to each tuple (funnel trends). The events are then
+   * not thinned: dropping a first step between two others could drop the only entry of a period.
+   */
+  period?: string
+}): { rows: string; events: string } {
+  const { steps: n, order, eventsSql, joins, valueSql, guarded, attribution } = options
   // Steps numbered from 1, then the guarded steps as -(i + 1): PostHog's order, which the walk relies on.
   const numbers = [
     ...Array.from({ length: n }, (_, i) => `toInt8(if(e.step_${i}, ${i + 1}, 0))`),
@@ -207,23 +282,56 @@ function walkedPersonsSql(options: {
   ]
   const stepsOf = `arrayFilter(x -> x != 0, [${numbers.join(', ')}])`
   const starts = order === 'unordered' ? `arrayExists(x -> x > 0, ${stepsOf})` : 'e.step_0'
-  const events = thinnedEventsSql('raw')
+  const thinned = options.period === undefined ? thinnedEventsSql('raw') : 'raw'
+  const period = options.period === undefined ? '' : `, ${options.period}`
+  const events =
+    attribution.kind === 'step'
+      ? `arrayMap(x -> (x.1, if(x.3 = breakdown_value, x.2, arrayFilter(s -> s != ${attribution.step + 1}, x.2)), x.3${
+          options.period === undefined ? '' : ', x.4'
+        }), ${thinned})`
+      : thinned
+  const raw = `arraySort(x -> (x.1, x.2), groupArray((toUnixTimestamp64Micro(e.timestamp) / 1e6, ${stepsOf}, ${valueSql}${period}))) AS raw`
+  const value =
+    attribution.kind === 'all_events'
+      ? `${valueSql} AS breakdown_value`
+      : attribution.kind === 'step'
+        ? `groupUniqArrayIf(${valueSql}, e.step_${attribution.step}) AS step_values`
+        : `${touchedValueSql(valueSql, attribution)} AS breakdown_value`
+  // Every value walked on its own: the person's events with that value (all_events) or each
+  // value its step events have (step; a person without one of those is not counted).
+  const groupBy = attribution.kind === 'all_events' ? 'actor, breakdown_value' : 'actor'
+  const perPerson = `SELECT ${ACTOR_SQL} AS actor, ${value}, ${raw}
+        FROM (${eventsSql}) AS e
+        ${joins.join(' ')}
+        GROUP BY ${groupBy}
+        HAVING countIf(${starts}) > 0`
+  const rows = attribution.kind === 'step' ? `SELECT raw, arrayJoin(step_values) AS breakdown_value FROM (${perPerson})` : perPerson
+  return { rows, events }
+}
+
+/**
+ * Strict and unordered funnels, funnels with exclusions, and breakdowns attributed to every value
+ * or to a step: PostHog's walk over each person's events (`./attempts`). Persons whose counted
+ * attempt is excluded, or who reached no step, are not counted at all.
+ */
+function walkedPersonsSql(options: {
+  n: number
+  order: 'ordered' | 'strict' | 'unordered'
+  eventsSql: string
+  joins: string[]
+  valueSql: string
+  guarded: number[][]
+  attribution: Attribution
+}): string {
+  const { n, order } = options
+  const { rows, events } = personEventsSql({ ...options, steps: n })
   const attempt =
     order === 'unordered'
       ? unorderedAttemptSql({ events, steps: n, windowSeconds: '{window:Float64}' })
       : orderedAttemptSql({ events, steps: n, windowSeconds: '{window:Float64}', strict: order === 'strict' })
   return `SELECT tupleElement(attempt, 1) AS level, tupleElement(attempt, 3) AS times, breakdown_value FROM (
       SELECT ${attempt} AS attempt, breakdown_value
-      FROM (
-        SELECT ${ACTOR_SQL} AS actor,
-          argMinIf(${valueSql}, e.timestamp, ${starts}) AS breakdown_value,
-          arraySort(x -> (x.1, x.2), groupArray((toUnixTimestamp64Micro(e.timestamp) / 1e6, ${stepsOf},
-            ${options.breakdownByEvent ? valueSql : "''"}))) AS raw
-        FROM (${eventsSql}) AS e
-        ${joins.join(' ')}
-        GROUP BY actor
-        HAVING countIf(${starts}) > 0
-      )
+      FROM (${rows})
     )
     WHERE level > 0 AND tupleElement(attempt, 2) = 0`
 }

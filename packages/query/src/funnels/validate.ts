@@ -1,12 +1,22 @@
-import { problems, type EventsNode, type FunnelsQuery } from '@burrow/contracts'
+import { INTERVALS, problems, type EventsNode, type FunnelsQuery, type Interval } from '@burrow/contracts'
 
 type Exclusion = NonNullable<NonNullable<FunnelsQuery['funnelsFilter']>['exclusions']>[number]
 
-/** What this server does not compute yet, refused by name rather than answered wrongly. */
-function refuseUnsupported(query: FunnelsQuery): void {
-  const attribution = query.funnelsFilter?.breakdownAttributionType
-  if (attribution && attribution !== 'first_touch') {
-    throw problems.validation('breakdownAttributionType', `Breakdown attribution "${attribution}" is not supported yet; use "first_touch".`)
+/** Breakdown attribution to a step: a step of the funnel, and in an unordered funnel what PostHog allows. */
+function validateAttribution(query: FunnelsQuery): void {
+  const filter = query.funnelsFilter
+  if (filter?.breakdownAttributionType !== 'step') return
+  const step = filter.breakdownAttributionValue ?? 0
+  if (step > query.series.length - 1) {
+    throw problems.validation(
+      'breakdownAttributionValue',
+      `The breakdown attribution step is out of bounds. It must be between 0 and ${query.series.length - 1}.`,
+    )
+  }
+  if (filter.funnelOrderType === 'unordered') {
+    if (step !== 0) throw problems.validation(null, 'Only the first step can be used for breakdown attribution in unordered funnels')
+    // Refused by name rather than answered wrongly: the unordered walk has no per-value first step yet.
+    throw problems.validation('breakdownAttributionType', 'Breakdown attribution by step is not supported in unordered funnels yet.')
   }
 }
 
@@ -49,11 +59,30 @@ function stepCoversExclusion(step: EventsNode, exclusion: Exclusion): boolean {
   return true
 }
 
-/** PostHog's funnel validation rules, with its messages. */
-export function validateFunnel(query: FunnelsQuery): void {
-  refuseUnsupported(query)
+/**
+ * Funnel trends: their interval (PostHog's default a day), and what they do not compute yet,
+ * refused by name rather than answered wrongly.
+ */
+function trendsInterval(query: FunnelsQuery): Interval {
+  const interval = query.interval ?? 'day'
+  if (!(INTERVALS as readonly string[]).includes(interval)) {
+    throw problems.validation('interval', `"${interval}" is not a valid interval: use one of ${INTERVALS.join(', ')}.`)
+  }
   const filter = query.funnelsFilter
-  if (!filter) return
+  if ((filter?.exclusions ?? []).length > 0) {
+    throw problems.validation('exclusions', 'Exclusions are not supported in funnel trends yet.')
+  }
+  if (filter?.funnelOrderType === 'unordered') {
+    throw problems.validation('funnelOrderType', 'Unordered funnel trends are not supported yet.')
+  }
+  return interval as Interval
+}
+
+/** PostHog's funnel validation rules, with its messages; answers the interval the funnel is computed by. */
+export function validateFunnel(query: FunnelsQuery): Interval {
+  validateAttribution(query)
+  const filter = query.funnelsFilter
+  if (!filter) return 'day'
   const maxIndex = query.series.length - 1
   if (filter.funnelFromStep !== null && filter.funnelFromStep !== undefined) {
     if (!(filter.funnelFromStep >= 0 && filter.funnelFromStep <= maxIndex - 1)) {
@@ -92,4 +121,5 @@ export function validateFunnel(query: FunnelsQuery): void {
       }
     }
   }
+  return filter.funnelVizType === 'trends' ? trendsInterval(query) : 'day'
 }
