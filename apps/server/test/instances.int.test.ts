@@ -18,6 +18,7 @@ import {
   type TestAccount,
 } from '@burrow/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expectOnePersonPerUser, identifyThroughBoth } from './identifiedAcrossInstances'
 import { embeddedEnv, exitCode, startServiceProcess, type ServiceProcess } from './serviceProcess'
 
 type Role = 'ingestion' | 'api'
@@ -513,46 +514,9 @@ describe('two ingestion instances and an API instance on one PostgreSQL, Redis a
     const account = await newAccount()
     const USERS = 30
     const users = Array.from({ length: USERS }, (_, k) => k)
-    const [one, two] = ingestionUrls() as [string, string]
-    // Both instances see each anonymous id for the first time at once.
-    await Promise.all([
-      ...users.map((k) =>
-        capture(one, account, [{ event: '$pageview', distinct_id: `anon-${k}`, properties: { $set_once: { landing: `/a/${k}` } } }]),
-      ),
-      ...users.map((k) => capture(two, account, [{ event: '$pageview', distinct_id: `anon-${k}` }])),
-    ])
-    // One instance identifies while the other sees the identified id's first event.
-    await Promise.all([
-      ...users.map((k) =>
-        capture(k % 2 ? one : two, account, [
-          { event: '$identify', distinct_id: `user-${k}`, properties: { $anon_distinct_id: `anon-${k}` } },
-        ]),
-      ),
-      ...users.map((k) =>
-        capture(k % 2 ? two : one, account, [{ event: 'upgraded', distinct_id: `user-${k}`, properties: { $set: { plan: 'pro' } } }]),
-      ),
-    ])
-
-    // PostgreSQL, which both instances write: one person per user, holding both its ids.
-    const sql = pg!.sql
-    const owners = await waitFor(
-      async () => {
-        const rows = await sql<{ ids: string[]; properties: Record<string, unknown>; is_identified: boolean }[]>`
-          select array_agg(d.distinct_id order by d.distinct_id) as ids, p.properties, p.is_identified
-          from persons p join person_distinct_ids d on d.person_id = p.id
-          where p.project_id = ${account.projectId} group by p.id`
-        const settled = rows.length === USERS && rows.every((r) => r.ids.length === 2 && r.properties.plan === 'pro' && r.is_identified)
-        return settled ? rows : undefined
-      },
-      { what: `${USERS} persons with two distinct ids each`, timeoutMs: 30_000, intervalMs: 250 },
-    )
-    for (const k of users) {
-      const owner = owners.find((o) => o.ids.includes(`anon-${k}`))
-      expect(owner?.ids).toEqual([`anon-${k}`, `user-${k}`])
-      expect(owner?.properties).toEqual({ landing: `/a/${k}`, plan: 'pro' })
-    }
-    const [persons] = await sql<{ n: number }[]>`select count(*)::int as n from persons where project_id = ${account.projectId}`
-    expect(persons?.n).toBe(USERS)
+    await identifyThroughBoth((base, batch) => capture(base, account, batch), ingestionUrls() as [string, string], users)
+    // PostgreSQL, which both instances write.
+    await expectOnePersonPerUser(pg!.sql, account.projectId, users)
 
     // The API instance lists the same: its persons come from ClickHouse, which both instances fed.
     const listed = await waitFor(

@@ -4,6 +4,7 @@ import path from 'node:path'
 import { cohorts as cohortQueries, persons, type PersonRef } from '@burrow/postgres'
 import { createTestAccount, waitFor, type TestAccount } from '@burrow/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expectOnePersonPerUser, identifyThroughBoth } from './identifiedAcrossInstances'
 import { startTestService, type TestService } from './service'
 import { exitCode, startServiceProcess, type ServiceProcess } from './serviceProcess'
 
@@ -55,44 +56,8 @@ async function batch(baseUrl: string, events: Array<Record<string, unknown>>): P
 describe('persons written by two server instances at once', () => {
   it('ends with one person per user holding all its distinct ids, whichever instance saw which event first', async () => {
     const users = Array.from({ length: USERS }, (_, k) => k)
-    // Both instances see each anonymous id for the first time at once.
-    await Promise.all([
-      ...users.map((k) =>
-        batch(a.baseUrl, [{ event: '$pageview', distinct_id: `anon-${k}`, properties: { $set_once: { landing: `/a/${k}` } } }]),
-      ),
-      ...users.map((k) => batch(b.baseUrl, [{ event: '$pageview', distinct_id: `anon-${k}` }])),
-    ])
-    // One instance identifies while the other sees the identified id's first event.
-    await Promise.all([
-      ...users.map((k) =>
-        batch(k % 2 ? a.baseUrl : b.baseUrl, [
-          { event: '$identify', distinct_id: `user-${k}`, properties: { $anon_distinct_id: `anon-${k}` } },
-        ]),
-      ),
-      ...users.map((k) =>
-        batch(k % 2 ? b.baseUrl : a.baseUrl, [{ event: 'upgraded', distinct_id: `user-${k}`, properties: { $set: { plan: 'pro' } } }]),
-      ),
-    ])
-
-    const sql = a.app.deps.sql
-    const owners = await waitFor(
-      async () => {
-        const rows = await sql<{ person_id: number; ids: string[]; properties: Record<string, unknown>; is_identified: boolean }[]>`
-          select p.id::int as person_id, array_agg(d.distinct_id order by d.distinct_id) as ids, p.properties, p.is_identified
-          from persons p join person_distinct_ids d on d.person_id = p.id
-          where p.project_id = ${account.projectId} group by p.id`
-        const settled = rows.length === USERS && rows.every((r) => r.ids.length === 2 && r.properties.plan === 'pro' && r.is_identified)
-        return settled ? rows : undefined
-      },
-      { what: `${USERS} persons with two distinct ids each`, timeoutMs: 30_000, intervalMs: 250 },
-    )
-    for (const k of users) {
-      const owner = owners.find((o) => o.ids.includes(`anon-${k}`))!
-      expect(owner.ids).toEqual([`anon-${k}`, `user-${k}`])
-      expect(owner.properties).toEqual({ landing: `/a/${k}`, plan: 'pro' })
-    }
-    const [persons] = await sql<{ n: number }[]>`select count(*)::int as n from persons where project_id = ${account.projectId}`
-    expect(persons?.n).toBe(USERS)
+    await identifyThroughBoth(batch, [a.baseUrl, b.baseUrl], users)
+    await expectOnePersonPerUser(a.app.deps.sql, account.projectId, users)
   })
 })
 
