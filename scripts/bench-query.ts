@@ -2,7 +2,9 @@
 // defaults) with realistic events straight into its ClickHouse storage (20 event names, 100,000
 // distinct ids, 15 properties, 30 days; seeding is not measured), and 100,000 persons through
 // capture, then measures p50/p99 over repeated calls of the private API's reads, at 1 million
-// events (the latest page only, for the growth ratio) and at 10 million (every read).
+// events (the latest page only, for the growth ratio) and at 10 million (every read), and the
+// analytics queries of `/query/` (a trend with a breakdown, a funnel, a retention, a HogQL
+// aggregate), each computed afresh (`refresh: force_blocking`).
 // BENCH_EVENTS (default 10,000,000) and BENCH_CALLS (default 15 per read) change the scale;
 // BENCH_KEEP=1 keeps the seeded data and BENCH_REUSE=<dir> measures it again.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -125,7 +127,67 @@ async function measureAll(service: Service): Promise<Figure[]> {
   figures.push(await measure('event definitions', get(service, '/api/projects/@current/event_definitions/')))
   figures.push(await measure('persons list', get(service, '/api/projects/@current/persons/?limit=100')))
   figures.push(await measure('a cohort calculation (plan = pro, 100k persons)', () => calculateCohort(service)))
+  figures.push(...(await measureQueries(service)))
   return figures
+}
+
+/** A `/query/` call computed afresh (never the cache), which must answer 200. */
+function query(service: Service, body: Record<string, unknown>): () => Promise<unknown> {
+  return async () => {
+    const res = await fetch(`${service.base}/api/projects/@current/query/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: body, refresh: 'force_blocking' }),
+    })
+    const text = await res.text()
+    if (!res.ok) throw new Error(`query ${String(body.kind)}: ${res.status} ${text.slice(0, 300)}`)
+    return JSON.parse(text)
+  }
+}
+
+/** The analytics queries issue 24 sets targets for: trends ≤ 300 ms, funnel ≤ 1 s, retention ≤ 1 s (p50). */
+async function measureQueries(service: Service): Promise<Figure[]> {
+  const node = (event: string) => ({ kind: 'EventsNode', event })
+  return [
+    await measure(
+      'trend: 30 days daily, breakdown $browser',
+      query(service, {
+        kind: 'TrendsQuery',
+        series: [node('$pageview')],
+        interval: 'day',
+        dateRange: { date_from: '-30d' },
+        breakdownFilter: { breakdown_type: 'event', breakdown: '$browser' },
+      }),
+    ),
+    await measure(
+      'funnel: 4 steps, 30 days',
+      query(service, {
+        kind: 'FunnelsQuery',
+        series: [node('$pageview'), node('signed up'), node('added to cart'), node('purchase')],
+        dateRange: { date_from: '-30d' },
+      }),
+    ),
+    await measure(
+      'retention: 8 weeks',
+      query(service, {
+        kind: 'RetentionQuery',
+        dateRange: { date_from: '-56d' },
+        retentionFilter: {
+          period: 'Week',
+          totalIntervals: 8,
+          targetEntity: { id: 'signed up', type: 'events' },
+          returningEntity: { id: '$pageview', type: 'events' },
+        },
+      }),
+    ),
+    await measure(
+      'HogQL: events per name, 30 days',
+      query(service, {
+        kind: 'HogQLQuery',
+        query: 'SELECT event, count() AS n FROM events WHERE timestamp > now() - INTERVAL 30 DAY GROUP BY event ORDER BY n DESC',
+      }),
+    ),
+  ]
 }
 
 let cohorts = 0
@@ -187,6 +249,10 @@ try {
   const propertyFilter = figures.find((f) => f.name.startsWith('1 property filter ($browser'))!
   console.log(`a property filter p50: ${propertyFilter.p50.toFixed(1)} ms (target ≤ 300 ms)`)
   console.log(`slowest single call: ${slowest.max.toFixed(0)} ms, ${slowest.name} (target ≤ 1000 ms)`)
+  const of = (prefix: string) => figures.find((f) => f.name.startsWith(prefix))!.p50.toFixed(0)
+  console.log(
+    `trend p50 ${of('trend')} ms (target ≤ 300), funnel p50 ${of('funnel')} ms (≤ 1000), retention p50 ${of('retention')} ms (≤ 1000)`,
+  )
 } finally {
   await stop(service.child)
 }
