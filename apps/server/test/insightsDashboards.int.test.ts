@@ -36,6 +36,18 @@ const DAYS = ['2025-06-01', '2025-06-02', '2025-06-03']
 /** Per day, how many `pageview` events the test sends: what the insight must count. */
 const PAGEVIEWS_PER_DAY = [3, 0, 5]
 
+/** `purchase` events by day and `plan`: what the dashboard filters of the tests narrow down. */
+const PURCHASES = [
+  { day: DAYS[0]!, plan: 'free', count: 2 },
+  { day: DAYS[0]!, plan: 'pro', count: 1 },
+  { day: DAYS[2]!, plan: 'free', count: 1 },
+  { day: DAYS[2]!, plan: 'pro', count: 4 },
+]
+
+/** The oracle: per day of `days`, the purchases sent on it with a plan among `plans`. */
+const purchasesPerDay = (days: readonly string[], plans: readonly string[]) =>
+  days.map((day) => PURCHASES.filter((p) => p.day === day && plans.includes(p.plan)).reduce((sum, p) => sum + p.count, 0))
+
 const trendsQuery = {
   kind: 'InsightVizNode',
   source: {
@@ -65,6 +77,14 @@ beforeAll(async () => {
     })),
     // Another event on the same days, which the insight's series leaves out.
     { event: 'signup', distinct_id: 'user-0', timestamp: `${day}T13:00:00Z` },
+    ...PURCHASES.filter((p) => p.day === day).flatMap((p) =>
+      Array.from({ length: p.count }, (_, k) => ({
+        event: 'purchase',
+        distinct_id: `buyer-${p.plan}-${k}`,
+        timestamp: `${day}T14:00:0${k}Z`,
+        properties: { plan: p.plan },
+      })),
+    ),
   ])
   const res = await service.post('/batch/', { api_key: account.projectToken, batch })
   expect(res.status).toBe(200)
@@ -216,26 +236,69 @@ describe('insights', () => {
   })
 })
 
-describe('dashboards', () => {
-  const BASIC_FIELDS = [
-    'created_at',
-    'created_by',
-    'creation_mode',
-    'deleted',
-    'description',
-    'id',
-    'is_shared',
-    'last_accessed_at',
-    'name',
-    'pinned',
-    'restriction_level',
-    'tags',
-  ]
+const BASIC_FIELDS = [
+  'access_control_version',
+  'created_at',
+  'created_by',
+  'creation_mode',
+  'deleted',
+  'description',
+  'effective_privilege_level',
+  'effective_restriction_level',
+  'id',
+  'is_shared',
+  'last_accessed_at',
+  'last_refresh',
+  'last_viewed_at',
+  'name',
+  'pinned',
+  'restriction_level',
+  'tags',
+  'team_id',
+  'user_access_level',
+]
 
+const FULL_FIELDS = [
+  ...BASIC_FIELDS,
+  'breakdown_colors',
+  'data_color_theme_id',
+  'filters',
+  'persisted_filters',
+  'persisted_variables',
+  'quick_filter_ids',
+  'tiles',
+  'variables',
+].sort()
+
+const TILE_FIELDS = [
+  'button_tile',
+  'color',
+  'filters_overrides',
+  'id',
+  'insight',
+  'is_cached',
+  'last_refresh',
+  'layouts',
+  'order',
+  'show_description',
+  'text',
+  'transparent_background',
+]
+
+const createDashboard = async (body: Record<string, unknown>, owner = account) => {
+  const res = await api('/dashboards/', { method: 'POST', body }, owner)
+  expect(res.status).toBe(201)
+  return res.body
+}
+
+const patchDashboard = (id: number, body: Record<string, unknown>, owner = account) =>
+  api(`/dashboards/${id}/`, { method: 'PATCH', body }, owner)
+
+describe('dashboards', () => {
   it('creates a dashboard, answering the full form without tiles', async () => {
     const created = await api('/dashboards/', { method: 'POST', body: { name: 'Web', description: 'Traffic', pinned: true } })
     expect(created.status).toBe(201)
-    expect(Object.keys(created.body).sort()).toEqual([...BASIC_FIELDS, 'filters', 'tiles'].sort())
+    expect(Object.keys(created.body).sort()).toEqual(FULL_FIELDS)
     expect(created.body).toMatchObject({
       name: 'Web',
       description: 'Traffic',
@@ -248,6 +311,20 @@ describe('dashboards', () => {
       tiles: [],
       filters: {},
       created_by: { id: account.userId },
+      // The fields PostHog answers that have nothing behind them here.
+      last_viewed_at: null,
+      effective_restriction_level: 21,
+      effective_privilege_level: 37,
+      user_access_level: 'editor',
+      access_control_version: 'v2',
+      last_refresh: null,
+      team_id: account.projectId,
+      persisted_filters: null,
+      variables: {},
+      persisted_variables: null,
+      breakdown_colors: [],
+      data_color_theme_id: null,
+      quick_filter_ids: [],
     })
   })
 
@@ -263,8 +340,18 @@ describe('dashboards', () => {
     expect(full.body.last_accessed_at).toEqual(expect.any(String))
     expect(full.body.tiles).toHaveLength(1)
     const [tile] = full.body.tiles
-    expect(Object.keys(tile).sort()).toEqual(['color', 'id', 'insight', 'is_cached', 'last_refresh', 'layouts', 'text'])
-    expect(tile).toMatchObject({ insight: { id: insight.id, name: 'Views', dashboards: [dashboard.id] }, text: null, color: null })
+    expect(Object.keys(tile).sort()).toEqual(TILE_FIELDS)
+    expect(tile).toMatchObject({
+      insight: { id: insight.id, name: 'Views', dashboards: [dashboard.id] },
+      text: null,
+      button_tile: null,
+      color: null,
+      layouts: {},
+      filters_overrides: {},
+      show_description: null,
+      transparent_background: null,
+      order: 0,
+    })
     expect(tile.insight.result[0].data).toEqual(PAGEVIEWS_PER_DAY)
     expect(tile.last_refresh).toBe(tile.insight.last_refresh)
 
@@ -338,6 +425,372 @@ describe('dashboards', () => {
   })
 })
 
+describe('dashboard fields', () => {
+  it('answers access_control_version v1 above restriction level 21, and keeps breakdown_colors and data_color_theme_id as written', async () => {
+    const dashboard = await createDashboard({ name: 'Colours' })
+    const colors = [{ breakdownValue: 'pro', colorToken: 'preset-2' }]
+    const patched = await patchDashboard(dashboard.id, { restriction_level: 37, breakdown_colors: colors, data_color_theme_id: 3 })
+    expect(patched.status).toBe(200)
+    expect(patched.body).toMatchObject({
+      restriction_level: 37,
+      effective_restriction_level: 37,
+      access_control_version: 'v1',
+      breakdown_colors: colors,
+      data_color_theme_id: 3,
+    })
+    const read = await api(`/dashboards/${dashboard.id}/`)
+    expect(read.body).toMatchObject({ breakdown_colors: colors, data_color_theme_id: 3 })
+    const listed = (await api('/dashboards/')).body.results.find((d: { id: number }) => d.id === dashboard.id)
+    expect(listed).toMatchObject({ access_control_version: 'v1', team_id: account.projectId, last_viewed_at: null })
+  })
+
+  it('refuses quick filters, which are not served, as PostHog refuses ids it does not have; an empty list is fine', async () => {
+    const dashboard = await createDashboard({ name: 'Quick' })
+    const bad = await patchDashboard(dashboard.id, { quick_filter_ids: ['nope'] })
+    expect(bad.status).toBe(400)
+    expect(bad.body).toMatchObject({ attr: 'quick_filter_ids', detail: 'Invalid UUID: nope' })
+    const id = '0b7e4c2a-9f51-4d3e-8a6b-2c1d0e9f8a7b'
+    const unknown = await patchDashboard(dashboard.id, { quick_filter_ids: [id] })
+    expect(unknown.body).toMatchObject({ attr: 'quick_filter_ids', detail: `Quick filters not found: ${id}` })
+    const none = await patchDashboard(dashboard.id, { quick_filter_ids: [] })
+    expect(none.status).toBe(200)
+    expect(none.body.quick_filter_ids).toEqual([])
+  })
+
+  it('keeps the filters and answers them as persisted_filters; filters of the wrong shape or size are a 400', async () => {
+    const filters = { date_from: '-7d', properties: [{ key: 'plan', value: 'pro', operator: 'exact', type: 'event' }] }
+    const dashboard = await createDashboard({ name: 'Filtered', filters })
+    expect(dashboard).toMatchObject({ filters, persisted_filters: filters })
+    const badDate = await patchDashboard(dashboard.id, { filters: { date_from: 7 } })
+    expect(badDate.status).toBe(400)
+    expect(badDate.body).toMatchObject({ attr: 'filters', detail: 'date_from must be a date or a relative date such as -7d.' })
+    const huge = await patchDashboard(dashboard.id, { filters: { properties: [{ key: 'x'.repeat(70_000), value: 'y' }] } })
+    expect(huge.status).toBe(400)
+    expect(huge.body.attr).toBe('filters')
+    expect((await api(`/dashboards/${dashboard.id}/`)).body.filters).toEqual(filters)
+  })
+})
+
+describe('dashboard tiles', () => {
+  it('adds a text card through PATCH tiles, edits it by its id, and says who wrote and who edited it', async () => {
+    const dashboard = await createDashboard({ name: 'Notes' })
+    const added = await patchDashboard(dashboard.id, { name: 'Notes', tiles: [{ text: { body: 'Read me first' } }] })
+    expect(added.status).toBe(200)
+    expect(added.body.tiles).toHaveLength(1)
+    const [tile] = added.body.tiles
+    expect(Object.keys(tile).sort()).toEqual(TILE_FIELDS)
+    expect(Object.keys(tile.text).sort()).toEqual(['body', 'created_by', 'id', 'last_modified_at', 'last_modified_by', 'team'])
+    expect(tile).toMatchObject({
+      insight: null,
+      button_tile: null,
+      order: 0,
+      last_refresh: null,
+      is_cached: false,
+      text: { body: 'Read me first', created_by: { id: account.userId }, last_modified_by: null, team: account.projectId },
+    })
+
+    // A client sends the tile back as it read it, with the new body.
+    const edited = await patchDashboard(dashboard.id, { tiles: [{ ...tile, text: { ...tile.text, body: 'Read me second' } }] })
+    expect(edited.status).toBe(200)
+    expect(edited.body.tiles).toHaveLength(1)
+    expect(edited.body.tiles[0]).toMatchObject({
+      id: tile.id,
+      text: { id: tile.text.id, body: 'Read me second', created_by: { id: account.userId }, last_modified_by: { id: account.userId } },
+    })
+    expect(Date.parse(edited.body.tiles[0].text.last_modified_at)).toBeGreaterThanOrEqual(Date.parse(tile.text.last_modified_at))
+
+    // At most 4000 characters, as PostHog takes them.
+    const longest = await patchDashboard(dashboard.id, { tiles: [{ text: { id: tile.text.id, body: 'x'.repeat(4000) } }] })
+    expect(longest.status).toBe(200)
+    const tooLong = await patchDashboard(dashboard.id, { tiles: [{ text: { id: tile.text.id, body: 'x'.repeat(4001) } }] })
+    expect(tooLong.status).toBe(400)
+    expect(tooLong.body).toMatchObject({
+      type: 'validation_error',
+      code: 'max_length',
+      attr: 'text__body',
+      detail: 'Text body cannot exceed 4000 characters',
+    })
+    expect((await api(`/dashboards/${dashboard.id}/`)).body.tiles[0].text.body).toBe('x'.repeat(4000))
+  })
+
+  it('refuses a text or a tile of another dashboard, of this project or another, and changes nothing of the PATCH', async () => {
+    const dashboard = await createDashboard({ name: 'Mine' })
+    const sibling = await createDashboard({ name: 'Sibling' })
+    const siblingText = (await patchDashboard(sibling.id, { tiles: [{ text: { body: 'Sibling note' } }] })).body.tiles[0]
+    const other = await service.account()
+    const theirs = await createDashboard({ name: 'Theirs' }, other)
+    const theirText = (await patchDashboard(theirs.id, { tiles: [{ text: { body: 'Their note' } }] }, other)).body.tiles[0]
+
+    for (const foreign of [siblingText, theirText]) {
+      const refused = await patchDashboard(dashboard.id, { name: 'Renamed', tiles: [{ text: { id: foreign.text.id, body: 'Stolen' } }] })
+      expect(refused.status).toBe(400)
+      expect(refused.body).toMatchObject({ type: 'validation_error', attr: 'text', detail: 'Text tile not found.' })
+      const byTile = await patchDashboard(dashboard.id, { tiles: [{ id: foreign.id, color: 'red' }] })
+      expect(byTile.status).toBe(400)
+      expect(byTile.body).toMatchObject({
+        type: 'validation_error',
+        attr: 'tiles',
+        detail: `Tile ${foreign.id} is not a tile of this dashboard.`,
+      })
+    }
+    // The refused PATCH left the dashboard's name as it was, and the other dashboards' texts untouched.
+    expect((await api(`/dashboards/${dashboard.id}/`)).body).toMatchObject({ name: 'Mine', tiles: [] })
+    expect((await api(`/dashboards/${sibling.id}/`)).body.tiles[0]).toMatchObject({ color: null, text: { body: 'Sibling note' } })
+    expect((await api(`/dashboards/${theirs.id}/`, {}, other)).body.tiles[0].text.body).toBe('Their note')
+
+    const noId = await patchDashboard(dashboard.id, { tiles: [{ color: 'red' }] })
+    expect(noId.status).toBe(400)
+    expect(noId.body.attr).toBe('tiles')
+  })
+
+  it('moves and styles tiles by id, numbers them by their sm layout, and never changes the insight through them', async () => {
+    const dashboard = await createDashboard({ name: 'Layout' })
+    const first = (await createInsight({ name: 'First', query: trendsQuery, dashboards: [dashboard.id] })).body
+    const second = (await createInsight({ name: 'Second', query: trendsQuery, dashboards: [dashboard.id] })).body
+    const withText = await patchDashboard(dashboard.id, { tiles: [{ text: { body: 'Unplaced' } }] })
+    const tileOf = (tiles: Array<{ id: number; insight: { id: number } | null }>, insightId: number) =>
+      tiles.find((t) => t.insight?.id === insightId)!
+    const firstTile = tileOf(withText.body.tiles, first.id)
+    const secondTile = tileOf(withText.body.tiles, second.id)
+    const textTile = withText.body.tiles.find((t: { text: unknown }) => t.text !== null)
+
+    const firstLayouts = { sm: { x: 0, y: 4, w: 6, h: 5 }, xs: { x: 0, y: 0, w: 1, h: 5 } }
+    const moved = await patchDashboard(dashboard.id, {
+      tiles: [
+        { id: firstTile.id, layouts: firstLayouts, color: 'blue', show_description: true, insight: { name: 'Hijacked' } },
+        { id: secondTile.id, layouts: { sm: { x: 6, y: 0, w: 6, h: 5 } }, transparent_background: true },
+      ],
+    })
+    expect(moved.status).toBe(200)
+    // Top to bottom: the second insight's tile (y 0), the first's (y 4), then the text without a layout.
+    expect(moved.body.tiles.map((t: { id: number; order: number }) => [t.id, t.order])).toEqual([
+      [secondTile.id, 0],
+      [firstTile.id, 1],
+      [textTile.id, 2],
+    ])
+    expect(tileOf(moved.body.tiles, first.id)).toMatchObject({
+      layouts: firstLayouts,
+      color: 'blue',
+      show_description: true,
+      transparent_background: null,
+      insight: { name: 'First' },
+    })
+    expect(tileOf(moved.body.tiles, second.id)).toMatchObject({ transparent_background: true, color: null })
+    expect((await api(`/insights/${first.id}/`)).body.name).toBe('First')
+
+    const tooMany = await patchDashboard(dashboard.id, { tiles: Array.from({ length: 101 }, () => ({ id: firstTile.id, color: 'red' })) })
+    expect(tooMany.status).toBe(400)
+    expect(tooMany.body).toMatchObject({ attr: 'tiles', detail: 'Ensure this field has no more than 100 elements.' })
+    const hugeLayout = await patchDashboard(dashboard.id, { tiles: [{ id: firstTile.id, layouts: { sm: { note: 'x'.repeat(20_000) } } }] })
+    expect(hugeLayout.status).toBe(400)
+    expect(hugeLayout.body.attr).toBe('tiles__0__layouts')
+  })
+
+  it('takes a deleted tile off the dashboard and its insight, and brings the same tile back when the insight is put on it again', async () => {
+    const dashboard = await createDashboard({ name: 'Tile deletion' })
+    const insight = (await createInsight({ name: 'Comes back', query: trendsQuery, dashboards: [dashboard.id] })).body
+    const [tile] = (await api(`/dashboards/${dashboard.id}/`)).body.tiles
+    await patchDashboard(dashboard.id, { tiles: [{ id: tile.id, color: 'green', layouts: { sm: { x: 1, y: 1, w: 4, h: 4 } } }] })
+
+    const deleted = await patchDashboard(dashboard.id, { tiles: [{ id: tile.id, deleted: true }] })
+    expect(deleted.status).toBe(200)
+    expect(deleted.body.tiles).toEqual([])
+    expect((await api(`/insights/${insight.id}/`)).body.dashboards).toEqual([])
+
+    const readded = await api(`/insights/${insight.id}/`, { method: 'PATCH', body: { dashboards: [dashboard.id] } })
+    expect(readded.body.dashboards).toEqual([dashboard.id])
+    const [back] = (await api(`/dashboards/${dashboard.id}/`)).body.tiles
+    expect(back).toMatchObject({ id: tile.id, color: 'green', layouts: { sm: { x: 1, y: 1, w: 4, h: 4 } }, insight: { id: insight.id } })
+  })
+
+  it('deletes the insights shown on this dashboard only with delete_insights, and restores them with the dashboard', async () => {
+    const doomed = await createDashboard({ name: 'Doomed' })
+    const kept = await createDashboard({ name: 'Kept' })
+    const alone = (await createInsight({ name: 'Alone', query: trendsQuery, dashboards: [doomed.id] })).body
+    const shared = (await createInsight({ name: 'Shared', query: trendsQuery, dashboards: [doomed.id, kept.id] })).body
+    await patchDashboard(doomed.id, { tiles: [{ text: { body: 'Goes too' } }] })
+
+    const deleted = await patchDashboard(doomed.id, { deleted: true, delete_insights: true })
+    expect(deleted.status).toBe(200)
+    expect(deleted.body.deleted).toBe(true)
+    expect((await api(`/insights/${alone.id}/`)).status).toBe(404)
+    expect((await api(`/insights/${shared.id}/`)).body).toMatchObject({ deleted: false, dashboards: [kept.id] })
+
+    const restored = await patchDashboard(doomed.id, { deleted: false })
+    expect(restored.status).toBe(200)
+    expect(
+      restored.body.tiles.map((t: { insight: { id: number } | null; text: { body: string } | null }) => t.insight?.id ?? t.text?.body),
+    ).toEqual([alone.id, shared.id, 'Goes too'])
+    expect((await api(`/insights/${alone.id}/`)).body).toMatchObject({ deleted: false, dashboards: [doomed.id] })
+    expect((await api(`/insights/${shared.id}/`)).body.dashboards).toEqual([doomed.id, kept.id])
+  })
+})
+
+describe('dashboard copies and templates', () => {
+  it("copies another dashboard's tiles (same insights, new texts) and filters with use_dashboard", async () => {
+    const filters = { date_from: DAYS[2] }
+    const source = await createDashboard({ name: 'Source', filters })
+    const insight = (await createInsight({ name: 'Shown twice', query: trendsQuery, dashboards: [source.id] })).body
+    const [insightTile] = (await api(`/dashboards/${source.id}/`)).body.tiles
+    const withText = await patchDashboard(source.id, {
+      tiles: [
+        { id: insightTile.id, color: 'purple', layouts: { sm: { x: 0, y: 0, w: 6, h: 5 } } },
+        { text: { body: 'Copied note' }, layouts: { sm: { x: 6, y: 0, w: 6, h: 2 } } },
+      ],
+    })
+    const sourceText = withText.body.tiles.find((t: { text: unknown }) => t.text !== null)
+
+    const copy = await createDashboard({ name: 'Copy', use_dashboard: source.id })
+    expect(copy).toMatchObject({ name: 'Copy', creation_mode: 'duplicate', filters, persisted_filters: filters })
+    expect(copy.tiles).toHaveLength(2)
+    const [copiedInsight, copiedText] = copy.tiles
+    expect(copiedInsight).toMatchObject({ insight: { id: insight.id }, color: 'purple', layouts: { sm: { x: 0, y: 0, w: 6, h: 5 } } })
+    expect(copiedInsight.id).not.toBe(insightTile.id)
+    expect(copiedText).toMatchObject({
+      text: { body: 'Copied note', created_by: { id: account.userId } },
+      layouts: { sm: { x: 6, y: 0, w: 6, h: 2 } },
+    })
+    expect(copiedText.text.id).not.toBe(sourceText.text.id)
+    expect((await api(`/insights/${insight.id}/`)).body.dashboards).toEqual([source.id, copy.id])
+
+    // The copy's text is its own: editing it leaves the source's as it was.
+    await patchDashboard(copy.id, { tiles: [{ text: { id: copiedText.text.id, body: 'Edited copy' } }] })
+    expect((await api(`/dashboards/${source.id}/`)).body.tiles.find((t: { text: unknown }) => t.text !== null).text.body).toBe(
+      'Copied note',
+    )
+
+    // Filters the request gives win over the source's.
+    const own = await createDashboard({ name: 'Own filters', use_dashboard: source.id, filters: { date_from: '-30d' } })
+    expect(own.filters).toEqual({ date_from: '-30d' })
+  })
+
+  it('copies the insights too with duplicate_tiles, named "(Copy)"', async () => {
+    const source = await createDashboard({ name: 'Deep source' })
+    const insight = (await createInsight({ name: 'Original', query: trendsQuery, tags: ['t'], dashboards: [source.id] })).body
+    const copy = await createDashboard({ name: 'Deep copy', use_dashboard: source.id, duplicate_tiles: true })
+    expect(copy.tiles).toHaveLength(1)
+    const copied = copy.tiles[0].insight
+    expect(copied.id).not.toBe(insight.id)
+    expect(copied).toMatchObject({
+      name: 'Original (Copy)',
+      query: trendsQuery,
+      tags: ['t'],
+      dashboards: [copy.id],
+      created_by: { id: account.userId },
+    })
+    expect(copied.short_id).not.toBe(insight.short_id)
+    expect((await api(`/insights/${insight.id}/`)).body.dashboards).toEqual([source.id])
+  })
+
+  it('refuses an unknown use_dashboard, any use_template, and both together', async () => {
+    const other = await service.account()
+    const theirs = await createDashboard({ name: 'Theirs' }, other)
+    for (const id of [theirs.id, 2_000_000_000, 99_999_999_999]) {
+      const unknown = await api('/dashboards/', { method: 'POST', body: { name: 'X', use_dashboard: id } })
+      expect(unknown.status).toBe(400)
+      expect(unknown.body).toMatchObject({ type: 'validation_error', attr: 'use_dashboard', detail: 'Invalid value provided' })
+    }
+    const template = await api('/dashboards/', { method: 'POST', body: { name: 'X', use_template: 'DEFAULT_APP' } })
+    expect(template.status).toBe(400)
+    expect(template.body).toMatchObject({ attr: 'use_template', detail: 'Invalid template provided: DEFAULT_APP' })
+    const mine = await createDashboard({ name: 'Mine' })
+    const both = await api('/dashboards/', { method: 'POST', body: { name: 'X', use_template: 'DEFAULT_APP', use_dashboard: mine.id } })
+    expect(both.status).toBe(400)
+    expect(both.body).toMatchObject({ attr: null, detail: '`use_dashboard` and `use_template` cannot be used together' })
+    const count = (await api('/dashboards/?search=X')).body.count
+    expect(count).toBe(0)
+  })
+})
+
+describe('dashboard filters', () => {
+  const pro = { key: 'plan', value: 'pro', operator: 'exact', type: 'event' }
+  const purchasesQuery = {
+    kind: 'InsightVizNode',
+    source: {
+      kind: 'TrendsQuery',
+      series: [{ kind: 'EventsNode', event: 'purchase' }],
+      dateRange: { date_from: DAYS[0], date_to: DAYS[2] },
+    },
+  }
+  const tileResult = async (dashboardId: number, insightId: number, query = '') => {
+    const read = await api(`/dashboards/${dashboardId}/${query}`)
+    expect(read.status).toBe(200)
+    const tile = read.body.tiles.find((t: { insight: { id: number } | null }) => t.insight?.id === insightId)
+    return tile.insight.result[0] as { days: string[]; data: number[] }
+  }
+
+  it("computes the tiles' results under the dashboard's date range and properties, leaving the insight's query as it was", async () => {
+    const dashboard = await createDashboard({ name: 'Narrowed' })
+    const insight = (await createInsight({ name: 'Purchases', query: purchasesQuery, dashboards: [dashboard.id] })).body
+    expect(insight.result[0].data).toEqual(purchasesPerDay(DAYS, ['free', 'pro']))
+
+    // One day.
+    await patchDashboard(dashboard.id, { filters: { date_from: DAYS[2], date_to: DAYS[2] } })
+    const oneDay = await tileResult(dashboard.id, insight.id)
+    expect(oneDay.days).toEqual([DAYS[2]])
+    expect(oneDay.data).toEqual(purchasesPerDay([DAYS[2]!], ['free', 'pro']))
+
+    // One plan, over the insight's own range.
+    await patchDashboard(dashboard.id, { filters: { properties: [pro] } })
+    const onePlan = await tileResult(dashboard.id, insight.id)
+    expect(onePlan.days).toEqual(DAYS)
+    expect(onePlan.data).toEqual(purchasesPerDay(DAYS, ['pro']))
+
+    // Both, and the insight seen from the dashboard is computed the same way.
+    await patchDashboard(dashboard.id, { filters: { date_from: DAYS[2], date_to: DAYS[2], properties: [pro] } })
+    expect((await tileResult(dashboard.id, insight.id)).data).toEqual(purchasesPerDay([DAYS[2]!], ['pro']))
+    const fromDashboard = await api(`/insights/${insight.id}/?from_dashboard=${dashboard.id}`)
+    expect(fromDashboard.status).toBe(200)
+    expect(fromDashboard.body.result[0].data).toEqual(purchasesPerDay([DAYS[2]!], ['pro']))
+
+    // Alone, the insight is what it always was.
+    const alone = await api(`/insights/${insight.id}/`)
+    expect(alone.body.query).toEqual(purchasesQuery)
+    expect(alone.body.result[0].data).toEqual(purchasesPerDay(DAYS, ['free', 'pro']))
+    // A dashboard the insight is not on changes nothing.
+    const elsewhere = await createDashboard({ name: 'Elsewhere', filters: { properties: [pro] } })
+    expect((await api(`/insights/${insight.id}/?from_dashboard=${elsewhere.id}`)).body.result[0].data).toEqual(
+      purchasesPerDay(DAYS, ['free', 'pro']),
+    )
+  })
+
+  it("ANDs the dashboard's properties with the insight's own, and lays a tile's filters_overrides over the dashboard's", async () => {
+    const dashboard = await createDashboard({ name: 'Layered', filters: { date_from: DAYS[2], date_to: DAYS[2] } })
+    const free = { key: 'plan', value: 'free', operator: 'exact', type: 'event' }
+    const onlyFree = { ...purchasesQuery, source: { ...purchasesQuery.source, properties: [free] } }
+    const freeInsight = (await createInsight({ name: 'Free purchases', query: onlyFree, dashboards: [dashboard.id] })).body
+    const allInsight = (await createInsight({ name: 'All purchases', query: purchasesQuery, dashboards: [dashboard.id] })).body
+    expect((await tileResult(dashboard.id, freeInsight.id)).data).toEqual(purchasesPerDay([DAYS[2]!], ['free']))
+
+    // free AND pro: nothing.
+    await patchDashboard(dashboard.id, { filters: { date_from: DAYS[2], date_to: DAYS[2], properties: [pro] } })
+    expect((await tileResult(dashboard.id, freeInsight.id)).data).toEqual([0])
+
+    // The tile's own date range replaces the dashboard's; the dashboard's properties still apply.
+    const tiles = (await api(`/dashboards/${dashboard.id}/`)).body.tiles
+    const allTile = tiles.find((t: { insight: { id: number } }) => t.insight.id === allInsight.id)
+    await patchDashboard(dashboard.id, { tiles: [{ id: allTile.id, filters_overrides: { date_from: DAYS[0], date_to: DAYS[0] } }] })
+    const overridden = await tileResult(dashboard.id, allInsight.id)
+    expect(overridden.days).toEqual([DAYS[0]])
+    expect(overridden.data).toEqual(purchasesPerDay([DAYS[0]!], ['pro']))
+    const fromDashboard = await api(`/insights/${allInsight.id}/?from_dashboard=${dashboard.id}`)
+    expect(fromDashboard.body.result[0].data).toEqual(purchasesPerDay([DAYS[0]!], ['pro']))
+  })
+
+  it('shows the dashboard under filters_override for one request, without storing them', async () => {
+    const dashboard = await createDashboard({ name: 'Overridden', filters: { properties: [pro] } })
+    const insight = (await createInsight({ name: 'Purchases', query: purchasesQuery, dashboards: [dashboard.id] })).body
+    const override = encodeURIComponent(JSON.stringify({ date_from: DAYS[0], date_to: DAYS[0] }))
+    const read = await api(`/dashboards/${dashboard.id}/?filters_override=${override}`)
+    expect(read.body.filters).toEqual({ properties: [pro], date_from: DAYS[0], date_to: DAYS[0] })
+    expect(read.body.persisted_filters).toEqual({ properties: [pro] })
+    expect((await tileResult(dashboard.id, insight.id, `?filters_override=${override}`)).data).toEqual(purchasesPerDay([DAYS[0]!], ['pro']))
+    const bad = await api(`/dashboards/${dashboard.id}/?filters_override=not-json`)
+    expect(bad.status).toBe(400)
+    expect(bad.body).toMatchObject({ attr: 'filters_override', detail: 'Invalid JSON passed in filters_override parameter' })
+  })
+})
+
 describe('the OpenAPI document', () => {
   it('describes the insight and dashboard routes, with the fields of their answers', async () => {
     const res = await fetch(`${service.baseUrl}/api/schema/`)
@@ -348,5 +801,8 @@ describe('the OpenAPI document', () => {
     expect(doc.paths['/api/projects/{project_id}/insights/{id}/']!.patch).toBeDefined()
     expect(doc.paths['/api/projects/{project_id}/dashboards/']!.get).toBeDefined()
     expect(doc.paths['/api/projects/{project_id}/dashboards/{id}/']!.patch).toBeDefined()
+    const dashboard = doc.paths['/api/projects/{project_id}/dashboards/{id}/']!.get.responses['200'].content['application/json'].schema
+    expect(Object.keys(dashboard.properties).sort()).toEqual(FULL_FIELDS)
+    expect(Object.keys(dashboard.properties.tiles.items.properties).sort()).toEqual(TILE_FIELDS)
   })
 })

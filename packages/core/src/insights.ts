@@ -2,6 +2,10 @@ import { randomInt } from 'node:crypto'
 import {
   analyticsQuerySchema,
   ApiProblem,
+  dashboardFiltersProblem,
+  isJsonObject,
+  jsonNestsDeeperThan,
+  MAX_JSON_DEPTH,
   problems,
   type Insight,
   type InsightWrite,
@@ -9,7 +13,7 @@ import {
   type PageQuery,
   type RefreshMode,
 } from '@burrow/contracts'
-import { dashboards, insights, type InsightRow, type ProjectRow, type UserRow } from '@burrow/postgres'
+import { dashboards, insights, type InsightRow, type ProjectRow, type Sql, type UserRow } from '@burrow/postgres'
 import type { CoreDeps } from './deps'
 import { serialIdOrNotFound } from './ids'
 import { runQueryRequest } from './queries'
@@ -23,6 +27,8 @@ const SHORT_ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0
 const SHORT_ID_LENGTH = 8
 /** A collision in 62^8 ids is rare; a few draws make it vanish. */
 const SHORT_ID_ATTEMPTS = 5
+/** The largest id PostgreSQL's integer columns hold: a larger one names nothing. */
+const MAX_ID = 2 ** 31 - 1
 
 /** PostHog's short ids: 8 letters and digits, drawn at random, that links to an insight carry. */
 function generateShortId(): string {
@@ -45,6 +51,118 @@ function runnableQuery(query: Record<string, unknown> | null): unknown {
   return query.kind === 'HogQLQuery' ? query : query.source
 }
 
+/** PostHog's dashboard filters: `date_from`, `date_to`, `properties`, `breakdown_filter` (and `interval`, `explicitDate`). */
+export type DashboardFilters = Record<string, unknown>
+
+/** Fields a higher layer sets outright when it has them. */
+const SCALAR_FILTERS = ['breakdown_filter', 'interval', 'filterTestAccounts'] as const
+
+const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? (value as unknown[]) : [])
+const asPropertyList = (properties: unknown): unknown[] => (isJsonObject(properties) ? [properties] : listOf(properties))
+
+/**
+ * A tile's `filters_overrides` over its dashboard's filters, as PostHog layers them: what the tile
+ * sets wins, the date range as one unit (a tile's `date_from` never meets the dashboard's
+ * `date_to`), and property filters of both apply together.
+ */
+export function mergeFilterLayers(base: DashboardFilters, override: DashboardFilters | null | undefined): DashboardFilters {
+  if (!override || Object.keys(override).length === 0) return base
+  if (Object.keys(base).length === 0) return override
+  const merged: DashboardFilters = { ...base }
+  for (const field of SCALAR_FILTERS) if (override[field] !== undefined && override[field] !== null) merged[field] = override[field]
+  if (override.date_from != null || override.date_to != null) {
+    merged.date_from = override.date_from ?? null
+    merged.date_to = override.date_to ?? null
+    delete merged.explicitDate
+    if (override.explicitDate != null) merged.explicitDate = override.explicitDate
+  }
+  const properties = [...asPropertyList(base.properties), ...asPropertyList(override.properties)]
+  if (properties.length > 0) merged.properties = properties
+  return merged
+}
+
+const isPropertyGroup = (value: unknown): value is { type: 'AND' | 'OR'; values: unknown[] } =>
+  isJsonObject(value) && (value.type === 'AND' || value.type === 'OR') && Array.isArray(value.values)
+
+/** Whether a `properties` value (a list, a group, PostHog's legacy dict) filters on anything. */
+function hasPropertyFilters(properties: unknown): boolean {
+  if (Array.isArray(properties)) return properties.some((p) => (isPropertyGroup(p) ? hasPropertyFilters(p.values) : p != null))
+  if (isPropertyGroup(properties)) return hasPropertyFilters(properties.values)
+  return isJsonObject(properties) && Object.keys(properties).length > 0
+}
+
+/** An insight query's own properties AND the dashboard's, as PostHog nests them; a legacy dict it cannot nest is left alone. */
+function andProperties(own: unknown, added: unknown): unknown {
+  if (!hasPropertyFilters(own)) return added
+  const asGroup = (p: unknown) => (Array.isArray(p) ? { type: 'AND', values: p } : p)
+  if (!Array.isArray(own) && !isPropertyGroup(own)) return own
+  return { type: 'AND', values: [asGroup(own), asGroup(added)] }
+}
+
+const INSIGHT_QUERY_KINDS = new Set(['TrendsQuery', 'FunnelsQuery', 'RetentionQuery', 'LifecycleQuery'])
+const KINDS_WITH_BREAKDOWN = new Set(['TrendsQuery', 'FunnelsQuery'])
+const KINDS_WITH_INTERVAL = new Set(['TrendsQuery', 'LifecycleQuery'])
+
+/**
+ * The runnable query as a dashboard shows it (PostHog's `apply_dashboard_filters`): the
+ * dashboard's date range replaces the query's when it sets one, its property filters are ANDed
+ * with the query's, and its breakdown and interval replace the query's. The insight's stored
+ * query is left as it is; this is a copy.
+ */
+export function applyDashboardFilters(query: unknown, filters: DashboardFilters | undefined): unknown {
+  if (!filters || Object.keys(filters).length === 0 || !isJsonObject(query)) return query
+  const setsDates = Boolean(filters.date_from) || Boolean(filters.date_to)
+  const addedList = listOf(filters.properties).length > 0 ? listOf(filters.properties) : undefined
+  if (query.kind === 'HogQLQuery') {
+    // A HogQL query takes dashboard filters through its `{filters}` placeholder.
+    const own = isJsonObject(query.filters) ? query.filters : {}
+    const next: Record<string, unknown> = { ...own }
+    if (setsDates) next.dateRange = { date_from: filters.date_from ?? null, date_to: filters.date_to ?? null }
+    if (addedList) next.properties = [...listOf(own.properties), ...addedList]
+    return { ...query, filters: next }
+  }
+  if (query.kind === 'EventsQuery') {
+    const next: Record<string, unknown> = { ...query }
+    if (setsDates) Object.assign(next, { after: filters.date_from ?? null, before: filters.date_to ?? null })
+    if (addedList) next.properties = [...listOf(query.properties), ...addedList]
+    return next
+  }
+  if (typeof query.kind !== 'string' || !INSIGHT_QUERY_KINDS.has(query.kind)) return query
+  const next: Record<string, unknown> = { ...query }
+  if (hasPropertyFilters(filters.properties)) next.properties = andProperties(query.properties, filters.properties)
+  if (setsDates) {
+    next.dateRange = {
+      ...(isJsonObject(query.dateRange) ? query.dateRange : {}),
+      date_from: filters.date_from ?? null,
+      date_to: filters.date_to ?? null,
+      ...(filters.explicitDate != null ? { explicitDate: filters.explicitDate } : {}),
+    }
+  }
+  if (KINDS_WITH_BREAKDOWN.has(query.kind) && isJsonObject(filters.breakdown_filter) && Object.keys(filters.breakdown_filter).length > 0)
+    next.breakdownFilter = filters.breakdown_filter
+  if (KINDS_WITH_INTERVAL.has(query.kind) && typeof filters.interval === 'string') next.interval = filters.interval
+  return next
+}
+
+/** PostHog's `filters_override` parameter: dashboard filters for one request, as JSON text (or the object a tRPC client sends). */
+export function parseFiltersOverride(raw: unknown): DashboardFilters | undefined {
+  if (raw === undefined || raw === null || raw === '') return undefined
+  const invalid = () => problems.validation('filters_override', 'Invalid JSON passed in filters_override parameter')
+  let value: unknown = raw
+  if (typeof raw === 'string') {
+    if (jsonNestsDeeperThan(raw, MAX_JSON_DEPTH)) throw invalid()
+    try {
+      value = JSON.parse(raw) as unknown
+    } catch {
+      throw invalid()
+    }
+  }
+  if (!isJsonObject(value)) throw invalid()
+  const problem = dashboardFiltersProblem(value)
+  if (problem) throw problems.validation('filters_override', problem)
+  return value
+}
+
 /**
  * How an answer computes its insights' results: `refresh` as the client asked, and `strict` where
  * a query that cannot be computed fails the request with its message (PostHog's retrieve);
@@ -54,11 +172,13 @@ function runnableQuery(query: Record<string, unknown> | null): unknown {
 interface ResultOptions {
   refresh: InsightRefresh
   strict?: boolean
+  /** The dashboard filters each insight (by id) is computed with, where it is shown on a dashboard. */
+  filters?: ReadonlyMap<number, DashboardFilters>
 }
 
 /** The insight's result through the `/query/` runner and its cache. */
 async function insightResult(deps: CoreDeps, project: ProjectRow, row: InsightRow, options: ResultOptions): Promise<InsightResult> {
-  const parsed = analyticsQuerySchema.safeParse(runnableQuery(row.query))
+  const parsed = analyticsQuerySchema.safeParse(applyDashboardFilters(runnableQuery(row.query), options.filters?.get(row.id)))
   if (!parsed.success) return NO_RESULT
   try {
     const answer = await runQueryRequest(deps, project, { query: parsed.data, refresh: options.refresh ?? 'blocking' })
@@ -135,9 +255,29 @@ async function findInsight(deps: CoreDeps, projectId: number, idParam: string, o
   return row
 }
 
-export async function getInsight(deps: CoreDeps, project: ProjectRow, idParam: string, refresh: InsightRefresh): Promise<Insight> {
+/**
+ * An insight with its result; `from_dashboard` computes it as that dashboard shows it (its
+ * filters, the tile's overrides), when the insight is on it, and `filters_override` lays filters
+ * of the request's own over those.
+ */
+export async function getInsight(
+  deps: CoreDeps,
+  project: ProjectRow,
+  idParam: string,
+  query: { refresh?: InsightRefresh; from_dashboard?: number | undefined; filters_override?: unknown },
+): Promise<Insight> {
   const row = await findInsight(deps, project.id, idParam, { undeleting: false })
-  return toInsight(deps, project, row, { refresh, strict: true })
+  const override = parseFiltersOverride(query.filters_override)
+  const shownOn =
+    query.from_dashboard === undefined ||
+    !Number.isSafeInteger(query.from_dashboard) ||
+    query.from_dashboard < 1 ||
+    query.from_dashboard > MAX_ID
+      ? undefined
+      : await dashboards.insightTileOnDashboard(deps.sql, project.id, query.from_dashboard, row.id)
+  const base = { ...(shownOn?.dashboard.filters ?? {}), ...override }
+  const filters = mergeFilterLayers(base, shownOn?.tile.filters_overrides)
+  return toInsight(deps, project, row, { refresh: query.refresh, strict: true, filters: new Map([[row.id, filters]]) })
 }
 
 /**
@@ -154,20 +294,33 @@ async function dashboardsToShowOn(deps: CoreDeps, projectId: number, ids: readon
 
 const rowWrite = ({ dashboards: _dashboards, ...write }: InsightWrite) => write
 
+/** A new insight row under a short id of its own. */
+async function insertWithShortId(sql: Sql, projectId: number, userId: number, write: insights.InsightWrite): Promise<InsightRow> {
+  for (let attempt = 1; attempt <= SHORT_ID_ATTEMPTS; attempt++) {
+    const row = await insights.insertInsight(sql, { projectId, shortId: generateShortId(), userId, write })
+    if (row) return row
+  }
+  throw new Error(`no free short id for an insight of project ${projectId} after ${SHORT_ID_ATTEMPTS} attempts`)
+}
+
+/** A copy of an insight, created by the user, as PostHog's duplication of a dashboard with `duplicate_tiles` makes it. */
+export function copyInsight(sql: Sql, userId: number, row: InsightRow): Promise<InsightRow> {
+  return insertWithShortId(sql, row.project_id, userId, {
+    name: row.name ? `${row.name} (Copy)` : null,
+    derived_name: row.derived_name,
+    description: row.description,
+    query: row.query,
+    tags: row.tags,
+    favorited: row.favorited,
+    saved: row.saved,
+  })
+}
+
 export async function createInsight(deps: CoreDeps, project: ProjectRow, user: UserRow, input: InsightWrite): Promise<Insight> {
   const onDashboards = await dashboardsToShowOn(deps, project.id, input.dashboards)
-  for (let attempt = 1; attempt <= SHORT_ID_ATTEMPTS; attempt++) {
-    const row = await insights.insertInsight(deps.sql, {
-      projectId: project.id,
-      shortId: generateShortId(),
-      userId: user.id,
-      write: rowWrite(input),
-    })
-    if (!row) continue
-    if (onDashboards !== undefined) await dashboards.setInsightDashboards(deps.sql, row.id, onDashboards)
-    return toInsight(deps, project, row, { refresh: undefined })
-  }
-  throw new Error(`no free short id for an insight of project ${project.id} after ${SHORT_ID_ATTEMPTS} attempts`)
+  const row = await insertWithShortId(deps.sql, project.id, user.id, rowWrite(input))
+  if (onDashboards !== undefined) await dashboards.setInsightDashboards(deps.sql, row.id, onDashboards)
+  return toInsight(deps, project, row, { refresh: undefined })
 }
 
 /**

@@ -1,9 +1,11 @@
 import {
   dashboardBasicSchema,
+  dashboardCreateSchema,
+  dashboardGetQuerySchema,
   dashboardSchema,
-  dashboardWriteSchema,
+  dashboardUpdateSchema,
+  insightGetQuerySchema,
   insightListQuerySchema,
-  insightRefreshSchema,
   insightSchema,
   insightWriteSchema,
   pageQuerySchema,
@@ -23,9 +25,9 @@ export const insightsRouter = router({
     .output(insightSchema)
     .mutation(({ ctx, input }) => insights.createInsight(ctx.deps, ctx.project.row, ctx.user, input)),
   get: projectProcedure
-    .input(idParam.extend({ refresh: insightRefreshSchema }))
+    .input(idParam.extend(insightGetQuerySchema.shape))
     .output(insightSchema)
-    .query(({ ctx, input }) => insights.getInsight(ctx.deps, ctx.project.row, input.id, input.refresh)),
+    .query(({ ctx, input }) => insights.getInsight(ctx.deps, ctx.project.row, input.id, input)),
   update: projectProcedure
     .input(idParam.extend({ data: insightWriteSchema }))
     .output(insightSchema)
@@ -38,15 +40,15 @@ export const dashboardsRouter = router({
     .output(pageSchema(dashboardBasicSchema))
     .query(({ ctx, input }) => dashboards.listDashboards(ctx.deps, ctx.project.row.id, input)),
   create: projectProcedure
-    .input(dashboardWriteSchema)
+    .input(dashboardCreateSchema)
     .output(dashboardSchema)
     .mutation(({ ctx, input }) => dashboards.createDashboard(ctx.deps, ctx.project.row, ctx.user, input)),
   get: projectProcedure
-    .input(idParam.extend({ refresh: insightRefreshSchema }))
+    .input(idParam.extend(dashboardGetQuerySchema.shape))
     .output(dashboardSchema)
-    .query(({ ctx, input }) => dashboards.getDashboard(ctx.deps, ctx.project.row, input.id, input.refresh)),
+    .query(({ ctx, input }) => dashboards.getDashboard(ctx.deps, ctx.project.row, input.id, input)),
   update: projectProcedure
-    .input(idParam.extend({ data: dashboardWriteSchema }))
+    .input(idParam.extend({ data: dashboardUpdateSchema }))
     .output(dashboardSchema)
-    .mutation(({ ctx, input }) => dashboards.updateDashboard(ctx.deps, ctx.project.row, input.id, input.data)),
+    .mutation(({ ctx, input }) => dashboards.updateDashboard(ctx.deps, ctx.project.row, ctx.user, input.id, input.data)),
 })
