@@ -18,17 +18,7 @@ import {
   keyGuessGuard,
 } from '@burrow/core'
 import { CookielessSalts, type CaptureDeps, type DecideDeps, type ProxyTrust } from '@burrow/capture'
-import {
-  EventSink,
-  EventSpool,
-  framesOfExistingProjects,
-  GroupStage,
-  PersonStage,
-  listDeadLetters,
-  purgeDeadLetters,
-  replayDeadLetters,
-  whileAllPaused,
-} from '@burrow/ingestion'
+import { EventSink, EventSpool, listDeadLetters, purgeDeadLetters, replayDeadLetters, whileAllPaused } from '@burrow/ingestion'
 import { connectPostgres, migratePostgres, persons as personQueries, whileClickHouseMigrationLocked } from '@burrow/postgres'
 import { flagGroupsFrom } from './flagGroups'
 import { SpoolBytes } from '@burrow/spool'
@@ -46,7 +36,8 @@ import { monitorEventLoopDelayMax } from './eventLoopDelay'
 import { startHttpServer, type HttpServer } from './http/uwsServer'
 import { logFn, rateLimitedLog, type Logger } from './logger'
 import { createServerMetrics } from './metrics'
-import { startPluginRuntime } from './plugins'
+import { beforeStoringWith } from './eventStages'
+import { pluginStages, startPluginRuntime } from './plugins'
 import { CHECK_TIMEOUT_MS, runReadinessChecks, type ReadinessCheck } from './probes'
 import { registerBuildInfo, registerDeadLetterGauge, SERVICE_VERSION } from './serviceMetrics'
 import { openSpoolLanes } from './spoolLanes'
@@ -347,12 +338,15 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       }
     }
 
-    // Gives events their persons: the spool consumer's batches and replayed dead letters.
-    const persons = new PersonStage(deps)
-    const groups = new GroupStage(deps)
+    // What happens to events before and after they are stored, for the spool consumer's batches
+    // and replayed dead letters alike. A server that stores no events (ROLE=api) replays with the
+    // stages alone: the ingestion servers' webhook senders send what they queue.
+    const pluginRuntime = runsIngestion
+      ? startPluginRuntime(config, deps, registry, metrics.eventsDropped)
+      : pluginStages(config, deps, registry, metrics.eventsDropped)
+    cleanups.unshift(() => pluginRuntime.stop())
+    const beforeStoring = beforeStoringWith(deps, pluginRuntime)
     if (runsIngestion) {
-      const pluginRuntime = startPluginRuntime(config, deps, registry, metrics.eventsDropped)
-      cleanups.unshift(() => pluginRuntime.stop())
       const definitions = new EventDefinitionTracker(deps)
       const sink = new EventSink({ ch, metrics, log: warn })
       spools = await openSpoolLanes(
@@ -372,13 +366,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
             disk,
             writesInFlight: config.SPOOL_WRITES_IN_FLIGHT,
             log: warn,
-            beforeInsert: async (frames) => {
-              // Plugins first, so that what they set (GeoIP's $set) reaches groups and persons.
-              const transformed = await pluginRuntime.transform(await framesOfExistingProjects(pg.sql, frames))
-              const stored = await groups.assign(transformed)
-              await persons.assign(stored)
-              return stored
-            },
+            beforeInsert: beforeStoring,
             // Destinations' deliveries are queued before the position moves on: none is lost to a crash.
             afterInsert: (storedFrames) => pluginRuntime.afterStored(storedFrames),
             onStored: async (sightings) => {
@@ -463,11 +451,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
             {
               ch,
               projectById: (id) => findIngestionProject(deps, id),
-              assignPersons: async (frames) => {
-                const grouped = await groups.assign(frames)
-                await persons.assign(grouped)
-                return grouped
-              },
+              process: beforeStoring,
+              afterStored: (frames) => pluginRuntime.afterStored(frames),
             },
             filter,
           ),

@@ -5,22 +5,17 @@ import { ConfigError, loadConfig, type Config } from '@burrow/config'
 import { ApiProblem, MEMBERSHIP_LEVELS } from '@burrow/contracts'
 import { accounts, findIngestionProject } from '@burrow/core'
 import { createSharedCache } from '@burrow/cache'
-import {
-  GroupStage,
-  listDeadLetters,
-  PersonStage,
-  purgeDeadLetters,
-  replayDeadLetters,
-  type DeadLetterFilter,
-  type ReplayOutcome,
-} from '@burrow/ingestion'
-import type { FrameContent } from '@burrow/spool'
+import { listDeadLetters, purgeDeadLetters, replayDeadLetters, type DeadLetterFilter, type ReplayOutcome } from '@burrow/ingestion'
+import { createCaptureMetrics } from '@burrow/capture'
+import { Registry } from 'prom-client'
 import { connectPostgres, migratePostgres, pluginConfigs, pluginWebhookOutbox } from '@burrow/postgres'
 import { AdminCommandRefused, sendAdminCommand } from './adminSocket'
 import { backupService, restoreService, type BackupManifest } from './backup'
 import { serviceDataProblem } from './dataDir'
 import { DataDirInUseError, lockDataDir } from './ownership/dataDirLock'
 import { connectClickHouseFrom } from './storage'
+import { beforeStoringWith } from './eventStages'
+import { pluginStages } from './plugins'
 
 /** A command cannot run as asked: its message is for the user, and the CLI exits with status 1. */
 class Refusal extends Error {}
@@ -142,14 +137,24 @@ async function withDeadLetters<T>(config: Config, command: string, filter: DeadL
   try {
     if (command === '/dlq/list') return (await listDeadLetters(ch, filter)) as T
     if (command === '/dlq/purge') return (await purgeDeadLetters(ch, filter)) as T
-    const persons = new PersonStage({ sql: pg.sql, ch, cache, log })
-    const groups = new GroupStage({ sql: pg.sql, ch, cache, log })
-    const assignPersons = async (frames: FrameContent[]) => {
-      const grouped = await groups.assign(frames)
-      await persons.assign(grouped)
-      return grouped
+    // As the service would: the projects' plugins run on the events, and their destinations get
+    // them (sent by the servers' webhook senders once they run).
+    const deps = { sql: pg.sql, ch, cache, log }
+    const registry = new Registry()
+    const plugins = pluginStages(config, deps, registry, createCaptureMetrics(registry).eventsDropped)
+    try {
+      return (await replayDeadLetters(
+        {
+          ch,
+          projectById: (id) => findIngestionProject(pg, id),
+          process: beforeStoringWith(deps, plugins),
+          afterStored: plugins.afterStored,
+        },
+        filter,
+      )) as T
+    } finally {
+      await plugins.stop()
     }
-    return (await replayDeadLetters({ ch, projectById: (id) => findIngestionProject(pg, id), assignPersons }, filter)) as T
   } finally {
     await cache.close()
     await ch.close()

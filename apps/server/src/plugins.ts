@@ -1,24 +1,38 @@
 import type { Config } from '@burrow/config'
 import { plugins, type CoreDeps } from '@burrow/core'
-import { createPluginMetrics, DestinationStage, transformFrames } from '@burrow/ingestion'
+import { createPluginMetrics, DestinationStage, transformFrames, type PluginMetrics } from '@burrow/ingestion'
 import { pluginWebhookOutbox } from '@burrow/postgres'
 import type { FrameContent } from '@burrow/spool'
 import { Gauge, type Counter, type Registry } from 'prom-client'
 
-/** The plugins of this server: what runs on events before they are stored, after, and the jobs. */
-export interface PluginRuntime {
+/** What runs on events: the projects' transformations before they are stored, their destinations after. */
+export interface PluginStages {
   resolver: plugins.PluginConfigsResolver
   /** Runs the projects' transformations on a batch (before groups and persons). */
-  transform(frames: FrameContent[]): Promise<FrameContent[]>
+  transform: (frames: FrameContent[]) => Promise<FrameContent[]>
   /** Queues the stored batch's events for the projects' destinations. */
-  afterStored(frames: FrameContent[]): Promise<void>
-  stop(): Promise<void>
+  afterStored: (frames: FrameContent[]) => Promise<void>
+  /** Writes what the stages counted and logged. */
+  stop: () => Promise<void>
 }
+
+/** The plugins of this server: the stages, and the webhook sender and jobs that work off what they queue. */
+export type PluginRuntime = PluginStages
 
 /** Delivered rows are kept this long: they only stop a batch stored again from sending its events twice. */
 const DELIVERED_KEPT_DAYS = 7
 
-export function startPluginRuntime(config: Config, deps: CoreDeps, registry: Registry, eventsDropped: Counter<'reason'>): PluginRuntime {
+/**
+ * The transformations and the destination queue alone, as replaying dead letters runs them in a
+ * command: the events queued for destinations are sent by the servers' webhook senders.
+ */
+export function pluginStages(
+  config: Config,
+  deps: CoreDeps,
+  registry: Registry,
+  eventsDropped: Counter<'reason'>,
+  queued: () => void = () => {},
+): PluginStages & { appMetrics: plugins.AppMetrics; metrics: PluginMetrics } {
   if (config.TEST_PLUGINS) plugins.enableTestPlugins()
   const geoIp = new plugins.GeoIpDatabase(config.GEOIP_DATABASE)
   const resolver = new plugins.PluginConfigsResolver(deps, { geoIp: () => geoIp.get(), geoIpReady: () => geoIp.ready() })
@@ -34,6 +48,21 @@ export function startPluginRuntime(config: Config, deps: CoreDeps, registry: Reg
     eventsDropped,
     pluginRuns: metrics.pluginRuns,
   }
+  const destinations = new DestinationStage(deps, resolver, queued)
+  return {
+    resolver,
+    appMetrics,
+    metrics,
+    transform: (frames) => transformFrames(stage, frames),
+    afterStored: (frames) => destinations.afterStored(frames),
+    stop: () => withinStopBudget(Promise.all([appMetrics.stop(), stage.logs.flush(deps)])).then(() => undefined),
+  }
+}
+
+export function startPluginRuntime(config: Config, deps: CoreDeps, registry: Registry, eventsDropped: Counter<'reason'>): PluginRuntime {
+  let poke = () => {}
+  const stages = pluginStages(config, deps, registry, eventsDropped, () => poke())
+  const { appMetrics, metrics } = stages
   const sender = new plugins.WebhookSender(deps, appMetrics, new plugins.PluginLogBuffer(), {
     retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
@@ -43,7 +72,7 @@ export function startPluginRuntime(config: Config, deps: CoreDeps, registry: Reg
     onOutcome: (outcome) => metrics.webhookDeliveries.inc({ outcome }),
   })
   sender.start()
-  const destinations = new DestinationStage(deps, resolver, () => sender.poke())
+  poke = () => sender.poke()
   const jobs = new plugins.PluginJobRunner(deps, {
     pollMs: 1000,
     onOutcome: (outcome) => metrics.jobsRun.inc({ outcome }),
@@ -60,14 +89,15 @@ export function startPluginRuntime(config: Config, deps: CoreDeps, registry: Reg
   )
   prune.unref()
   return {
-    resolver,
-    transform: (frames) => transformFrames(stage, frames),
-    afterStored: (frames) => destinations.afterStored(frames),
+    resolver: stages.resolver,
+    transform: stages.transform,
+    afterStored: stages.afterStored,
     async stop() {
       clearInterval(prune)
       // With PostgreSQL down these would wait for its connection timeout: a stop takes a bounded
       // time, and the metrics and log lines not written by then are given up (deliveries stay in the outbox).
-      await withinStopBudget(Promise.all([jobs.stop(), sender.stop()]).then(() => Promise.all([appMetrics.stop(), stage.logs.flush(deps)])))
+      await withinStopBudget(Promise.all([jobs.stop(), sender.stop()]))
+      await stages.stop()
     },
   }
 }

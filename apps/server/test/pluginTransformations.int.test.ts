@@ -1,7 +1,12 @@
+import { execFile } from 'node:child_process'
 import { createHash, randomUUID } from 'node:crypto'
+import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { deadLetter } from '@burrow/capture'
+import { deadLetterQueue } from '@burrow/clickhouse'
 import type { TestAccount } from '@burrow/testing'
-import { waitFor } from '@burrow/testing'
+import { clickHouseEnvFor, waitFor } from '@burrow/testing'
 import { describe, expect, it } from 'vitest'
 import { useTestService, type TestService } from './service'
 
@@ -26,6 +31,7 @@ const GEOIP = 1
 const PROPERTY_FILTER = 2
 const DOWNSAMPLING = 3
 const TAXONOMY = 4
+const WEBHOOK = 5
 const TEST_FAILURES = 9001
 /** In MaxMind's test database: London, England, GB. */
 const LONDON_IP = '81.2.69.142'
@@ -274,6 +280,43 @@ describe('transformations on stored events', () => {
     expect(rate).toBeCloseTo(10 / 40, 5)
     const errors = await call(fresh, 'GET', `${configsPath(fresh)}${failing}/logs/?type_filter=ERROR`)
     expect(errors.body.count).toBe(20)
+  })
+
+  it("replays a dead letter through the project's plugins and queues it for its destinations, as if it were ingested now", async () => {
+    const fresh = await service.account()
+    await enable(fresh, PROPERTY_FILTER, 1, { properties: 'secret' })
+    await enable(fresh, TAXONOMY, 2, { defaultNamingConvention: 'snake_case' })
+    const hook = await call(fresh, 'POST', configsPath(fresh), {
+      plugin: WEBHOOK,
+      enabled: true,
+      config: { url: 'https://hooks.example.com/in' },
+    })
+    expect(hook.status).toBe(201)
+    await untilPluginsApply(fresh, (e) => e.event === 'marker_event')
+
+    const uuid = randomUUID()
+    const letter = deadLetter(
+      { uuid, event: 'Order Placed', distinctId: 'dl-plugins', teamId: fresh.projectId, ip: '' },
+      JSON.stringify({ event: 'Order Placed', distinct_id: 'dl-plugins', uuid, properties: { secret: 'card', kept: 1 } }),
+      { location: 'ingestion:properties', reason: 'step_failed', error: 'Error: a bug since fixed' },
+    )
+    await deadLetterQueue.insertDeadLetters(service.app.deps.ch, [letter])
+    const replay = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli.ts', 'dlq', 'replay', '--project', String(fresh.projectId)],
+      {
+        cwd: path.resolve(import.meta.dirname, '..'),
+        env: { ...process.env, ...clickHouseEnvFor(service.config.DATA_DIR), DATA_DIR: service.config.DATA_DIR },
+      },
+    )
+    expect(replay.stdout).toContain('replayed 1 of 1 dead letters')
+
+    const [stored] = await service.eventsOf(fresh, 1, `&event=order_placed`)
+    expect(stored).toMatchObject({ id: uuid, event: 'order_placed', properties: { kept: 1 } })
+    expect(stored!.properties.secret).toBeUndefined()
+    const queued = await service.app.deps.sql<{ event_uuid: string }[]>`
+      select event_uuid::text from plugin_webhook_outbox where plugin_config_id = ${hook.body.id as number}`
+    expect(queued.map((r) => r.event_uuid)).toContain(uuid)
   })
 
   it('leaves the events of a project without plugins as they were sent', async () => {
