@@ -78,6 +78,39 @@ describe('TrendsQuery', () => {
     expect(body.resolved_date_range.date_to).toMatch(/^2025-11-08T23:59:59\.999-05:00$/)
   })
 
+  it('counts events per person per day and answers their average, median and maximum (count per actor maths)', async () => {
+    const body = await trends({
+      series: ['avg_count_per_actor', 'median_count_per_actor', 'max_count_per_actor'].map((math) => ({
+        kind: 'EventsNode',
+        event: 'pageview',
+        math,
+      })),
+    })
+    // Each day's pageviews per person, sorted.
+    const pageviews = project.sent.filter(inRange).filter(ofEvent('pageview'))
+    const perPerson = DAYS.map((day) => {
+      const counts = new Map<string, number>()
+      for (const e of pageviews.filter((e) => localDay(e.timestamp, TZ) === day)) {
+        counts.set(personOf(e.distinct_id), (counts.get(personOf(e.distinct_id)) ?? 0) + 1)
+      }
+      return [...counts.values()].sort((a, b) => a - b)
+    })
+    // numpy's default percentile (linear between closest ranks), as ClickHouse's quantile of a small sample.
+    const median = (xs: number[]) => {
+      if (xs.length === 0) return 0
+      const at = (xs.length - 1) / 2
+      return xs[Math.floor(at)]! + (xs[Math.ceil(at)]! - xs[Math.floor(at)]!) * (at - Math.floor(at))
+    }
+    const [avg, med, max] = body.results
+    avg.data.forEach((v: number, i: number) => {
+      const xs = perPerson[i]!
+      expect(v).toBeCloseTo(xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length, 6)
+    })
+    med.data.forEach((v: number, i: number) => expect(v).toBeCloseTo(median(perPerson[i]!), 6))
+    expect(max.data).toEqual(perPerson.map((xs) => (xs.length === 0 ? 0 : Math.max(...xs))))
+    expect(perPerson.some((xs) => xs.length > 1 && new Set(xs).size > 1)).toBe(true)
+  })
+
   it('breaks down by an event property, keeping the top values and putting the rest in Other', async () => {
     const body = await trends({
       series: [{ kind: 'EventsNode', event: 'pageview' }],

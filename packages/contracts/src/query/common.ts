@@ -22,7 +22,26 @@ export type Interval = z.infer<typeof intervalSchema>
 
 /** The ways a series counts: events, actors, sessions, or a statistic of a numeric property. */
 export const PROPERTY_MATHS = ['sum', 'avg', 'min', 'max', 'median', 'p75', 'p90', 'p95', 'p99'] as const
-export const SERIES_MATHS = ['total', 'dau', 'weekly_active', 'monthly_active', 'unique_session', ...PROPERTY_MATHS] as const
+/** How many of the series' events each person did in an interval, summed up over the persons. */
+export const COUNT_PER_ACTOR_MATHS = [
+  'avg_count_per_actor',
+  'min_count_per_actor',
+  'max_count_per_actor',
+  'median_count_per_actor',
+  'p75_count_per_actor',
+  'p90_count_per_actor',
+  'p95_count_per_actor',
+  'p99_count_per_actor',
+] as const
+export const SERIES_MATHS = [
+  'total',
+  'dau',
+  'weekly_active',
+  'monthly_active',
+  'unique_session',
+  ...PROPERTY_MATHS,
+  ...COUNT_PER_ACTOR_MATHS,
+] as const
 export const seriesMathSchema = z.enum(SERIES_MATHS)
 export type SeriesMath = z.infer<typeof seriesMathSchema>
 export type PropertyMath = (typeof PROPERTY_MATHS)[number]

@@ -30,6 +30,17 @@ export function effectiveMath(math: SeriesMath, interval: Interval, totalValue: 
 
 const QUANTILES: Record<string, number> = { median: 0.5, p75: 0.75, p90: 0.9, p95: 0.95, p99: 0.99 }
 
+/**
+ * A count-per-actor math (`avg_count_per_actor`, …) as PostHog computes it: the statistic of the
+ * per-person event counts of a bucket, `total` being one person's count; 0 without persons.
+ */
+function perActorSql(math: SeriesMath): string | undefined {
+  const stat = /^(avg|min|max|median|p75|p90|p95|p99)_count_per_actor$/.exec(math)?.[1]
+  if (stat === undefined) return undefined
+  const q = QUANTILES[stat]
+  return `ifNull(${q === undefined ? stat : `quantile(${q})`}(toFloat64(total)), 0)`
+}
+
 function aggregateSql(math: SeriesMath, mathProperty: string | null | undefined, params: SqlParams): string {
   switch (math) {
     case 'total':
@@ -67,7 +78,11 @@ export interface SeriesShape {
 }
 
 function needsPersons(shape: SeriesShape): boolean {
-  return ['dau', 'weekly_active', 'monthly_active'].includes(shape.math) || shape.breakdown?.breakdown_type === 'person'
+  return (
+    ['dau', 'weekly_active', 'monthly_active'].includes(shape.math) ||
+    perActorSql(shape.math) !== undefined ||
+    shape.breakdown?.breakdown_type === 'person'
+  )
 }
 
 /** The statement of one series: rows of (bucket, breakdown_value, value). */
@@ -89,7 +104,6 @@ export function seriesStatement(shape: SeriesShape): SeriesStatement {
     }
   }
   const source = `(${events}) AS e ${joins.join(' ')}`
-  const aggregate = aggregateSql(shape.math, shape.mathProperty, params)
 
   if (window !== undefined) {
     // Each event counts towards every bucket whose window [start, end) holds it; the windows are whole
@@ -113,7 +127,15 @@ export function seriesStatement(shape: SeriesShape): SeriesStatement {
     return { sql, params: params.values }
   }
   const bucket = shape.totalValue ? "''" : bucketKeySql(shape.interval, 'e.timestamp', zone, shape.weekStartDay)
-  const sql = `SELECT ${bucket} AS bucket, ${breakdown} AS breakdown_value, ${aggregate} AS value
+  const perActor = perActorSql(shape.math)
+  if (perActor !== undefined) {
+    const sql = `SELECT bucket, breakdown_value, ${perActor} AS value FROM (
+        SELECT ${bucket} AS bucket, ${breakdown} AS breakdown_value, ${ACTOR_SQL} AS actor, count() AS total
+        FROM ${source} GROUP BY bucket, breakdown_value, actor
+      ) GROUP BY bucket, breakdown_value`
+    return { sql, params: params.values }
+  }
+  const sql = `SELECT ${bucket} AS bucket, ${breakdown} AS breakdown_value, ${aggregateSql(shape.math, shape.mathProperty, params)} AS value
     FROM ${source} GROUP BY bucket, breakdown_value`
   return { sql, params: params.values }
 }
