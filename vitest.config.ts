@@ -15,6 +15,7 @@ const NOT_CLICKHOUSE_SERVER = [
   'apps/server/test/fullDisk.int.test.ts', // the embedded ClickHouse's parts are what fill DATA_DIR
   'packages/postgres/src/embedded.int.test.ts', // the embedded PostgreSQL alone
   'packages/cache/src/redisCache.int.test.ts', // Redis alone
+  'packages/cache/src/slots.int.test.ts', // Redis alone
   'packages/testing/src/clickhouseStandin/standin.int.test.ts', // a stand-in of its own, in either mode
   'apps/server/test/clickhouseServer.int.test.ts', // a stand-in of its own, in either mode
 ]
@@ -23,6 +24,7 @@ const NOT_CLICKHOUSE_SERVER = [
 const NOT_CLUSTER_LAYOUT = [
   'packages/postgres/src/embedded.int.test.ts', // the embedded PostgreSQL alone
   'packages/cache/src/redisCache.int.test.ts', // Redis alone
+  'packages/cache/src/slots.int.test.ts', // Redis alone
   'packages/testing/src/clickhouseStandin/standin.int.test.ts', // the stand-in's HTTP interface
   'apps/server/test/clickhouseServer.int.test.ts', // a stand-in of its own, in one server's layout
   'apps/server/test/instances.int.test.ts', // instances sharing a stand-in (or the suite's server), in one server's layout

@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { createApiThrottle, createRestHandler, createTrpcHandler, type ApiGuards } from '@burrow/api'
-import { createRateLimitStore, createSharedCache, type RateLimit } from '@burrow/cache'
+import { createRateLimitStore, createSharedCache, createSlotStore, type RateLimit } from '@burrow/cache'
 import { applyRetention, DEFAULT_MATERIALIZED_PROPERTIES, ensureMaterializedProperties, migrateClickHouse } from '@burrow/clickhouse'
 import type { Config } from '@burrow/config'
 import {
@@ -282,6 +282,9 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     // Rate limits and the count of invalid keys: in Redis when configured, so that every instance counts alike.
     const rateLimits = createRateLimitStore(config.REDIS_URL, warn)
     cleanups.unshift(() => rateLimits.close())
+    // The analytics queries each project runs at once, counted across servers.
+    const querySlots = createSlotStore(config.REDIS_URL, warn)
+    cleanups.unshift(() => querySlots.close())
     const keyGuessCounter = new KeyGuessCounter(
       rateLimits.limit('key-guesses', { points: config.KEY_GUESS_REFUSE_AFTER, durationS: config.KEY_GUESS_WINDOW_S }),
       {
@@ -317,6 +320,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
         concurrencyWaitMs: config.QUERY_CONCURRENCY_WAIT_MS,
         cacheFreshSeconds: config.QUERY_CACHE_FRESH_SECONDS,
       },
+      querySlots,
     }
     const first = await accounts.bootstrapFirstAccount(pg.sql, {
       email: config.BOOTSTRAP_EMAIL,

@@ -180,7 +180,7 @@ export const configSchema = z.object({
   DEPENDENCY_WAIT_MS: z.coerce.number().int().min(0).default(60_000),
   /** ClickHouse's max_execution_time of each statement of an analytics query (/query/), in seconds. */
   QUERY_MAX_EXECUTION_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
-  /** Analytics queries of one project that run at once on one server (PostHog: 3). */
+  /** Analytics queries of one project that run at once, across the servers sharing REDIS_URL (PostHog: 3). */
   QUERY_CONCURRENCY_PER_PROJECT: z.coerce.number().int().min(1).max(100).default(3),
   /** How long an analytics query waits for one of its project's slots before a 429. */
   QUERY_CONCURRENCY_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),

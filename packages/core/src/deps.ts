@@ -1,4 +1,4 @@
-import type { LogFn, SharedCache } from '@burrow/cache'
+import type { LogFn, SharedCache, SlotStore } from '@burrow/cache'
 import type { ClickHouse } from '@burrow/clickhouse'
 import type { CohortRow, Pool } from '@burrow/postgres'
 import type { QueryLimits } from './queries/limits'
@@ -14,4 +14,6 @@ export interface CoreDeps {
   cohortCalculations?: { enqueue(row: CohortRow): void }
   /** How analytics queries are bounded; PostHog's defaults without it. */
   queryLimits?: QueryLimits
+  /** Where the query slots of every server are counted (Redis); without it, each server counts its own. */
+  querySlots?: SlotStore
 }

@@ -1,3 +1,4 @@
+import { createSlotStore } from '@burrow/cache'
 import { ApiProblem } from '@burrow/contracts'
 import { describe, expect, it } from 'vitest'
 import { ProjectSlots } from './concurrency'
@@ -60,5 +61,32 @@ describe('ProjectSlots', () => {
     await first
     // The refused query left no slot taken.
     expect(await slots.run(1, () => Promise.resolve('after'))).toBe('after')
+  })
+
+  it('counts the queries of every server sharing a slot store against one limit', async () => {
+    // Two servers' slots over one store (Redis in a deployment; the memory store stands in).
+    const shared = { store: createSlotStore(undefined), leaseMs: () => 60_000 }
+    const one = new ProjectSlots(
+      () => 1,
+      () => 300,
+      shared,
+    )
+    const two = new ProjectSlots(
+      () => 1,
+      () => 300,
+      shared,
+    )
+    const running = gate()
+    const first = one.run(7, () => running.opened)
+    await new Promise((r) => setTimeout(r, 10))
+    const refused = await two.run(7, () => Promise.resolve('ran')).catch((e: unknown) => e)
+    expect(refused).toBeInstanceOf(ApiProblem)
+    expect((refused as ApiProblem).status).toBe(429)
+    // Once the first is done, the other server's query runs; it waits for the slot meanwhile.
+    const waiting = two.run(7, () => Promise.resolve('ran'))
+    await new Promise((r) => setTimeout(r, 60))
+    running.open()
+    await first
+    expect(await waiting).toBe('ran')
   })
 })

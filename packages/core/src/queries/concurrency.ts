@@ -1,8 +1,14 @@
+import type { SlotStore } from '@burrow/cache'
 import { ApiProblem } from '@burrow/contracts'
 
+/** How often a query waiting for a slot another server holds looks again. */
+const SHARED_POLL_MS = 50
+
 /**
- * Slots per project: at most `limit` queries of one project run at once in this process. A
- * query waits up to `waitMs` for a slot, then is refused with DRF's throttled answer.
+ * Slots per project: at most `limit` queries of one project run at once, in this process (first
+ * come, first served) and, with a shared store, across every server. A query waits up to
+ * `waitMs` for a slot, then is refused with DRF's throttled answer. A shared slot is leased for
+ * `leaseMs`, so that a server that dies mid-query frees it.
  */
 export class ProjectSlots {
   private readonly running = new Map<number, number>()
@@ -11,15 +17,38 @@ export class ProjectSlots {
   constructor(
     private readonly limit: () => number,
     private readonly waitMs: () => number,
+    private readonly shared?: { store: SlotStore; leaseMs: () => number },
   ) {}
 
   async run<T>(projectId: number, work: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + this.waitMs()
     await this.acquire(projectId)
+    let token: string | undefined
     try {
+      token = await this.acquireShared(projectId, deadline)
       return await work()
     } finally {
+      if (token !== undefined) await this.shared!.store.release(`query:${projectId}`, token)
       this.release(projectId)
     }
+  }
+
+  /** A slot of the project across servers, waited for until `deadline`; none without a shared store. */
+  private async acquireShared(projectId: number, deadline: number): Promise<string | undefined> {
+    if (!this.shared) return undefined
+    for (;;) {
+      const token = await this.shared.store.tryAcquire(`query:${projectId}`, this.limit(), this.shared.leaseMs())
+      if (token !== undefined) return token
+      if (Date.now() + SHARED_POLL_MS > deadline) throw this.throttled()
+      await new Promise((resolve) => setTimeout(resolve, SHARED_POLL_MS))
+    }
+  }
+
+  private throttled(): ApiProblem {
+    return new ApiProblem(
+      'throttled',
+      `Request was throttled: this project already runs ${this.limit()} queries. Expected available in ${Math.ceil(this.waitMs() / 1000)} seconds.`,
+    )
   }
 
   private async acquire(projectId: number): Promise<void> {
@@ -38,12 +67,7 @@ export class ProjectSlots {
       const timer = setTimeout(() => {
         const i = queue.indexOf(wake)
         if (i >= 0) queue.splice(i, 1)
-        reject(
-          new ApiProblem(
-            'throttled',
-            `Request was throttled: this project already runs ${this.limit()} queries. Expected available in ${Math.ceil(this.waitMs() / 1000)} seconds.`,
-          ),
-        )
+        reject(this.throttled())
       }, this.waitMs())
       queue.push(wake)
     })

@@ -31,6 +31,9 @@ const CACHE_KEEP_SECONDS = 24 * 3600
 /** A client may not ask for a fresh computation of the same query more often than this. */
 const MIN_CLIENT_REFRESH_SECONDS = 60
 
+/** How much longer than a statement's execution limit a query's slot is held across servers (its other statements, its answer). */
+const SLOT_LEASE_MARGIN_S = 30
+
 /** How often a running async query looks whether it was cancelled on another server. */
 const CANCEL_CHECK_MS = 1000
 
@@ -51,6 +54,8 @@ function stateOf(deps: CoreDeps): QueryState {
       slots: new ProjectSlots(
         () => limitsOf(deps).concurrencyPerProject,
         () => limitsOf(deps).concurrencyWaitMs,
+        // Across servers, a slot is held at most as long as a query may take, and some.
+        deps.querySlots && { store: deps.querySlots, leaseMs: () => (limitsOf(deps).maxExecutionSeconds + SLOT_LEASE_MARGIN_S) * 1000 },
       ),
       running: new Map(),
       statuses: new QueryStatusStore(deps.cache),
