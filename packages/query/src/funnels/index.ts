@@ -252,6 +252,16 @@ function chainedPersonsSql(options: {
     )`
 }
 
+/** What walking persons' events takes: the funnel's order, its events, how they join persons, and how values are attributed. */
+interface WalkInputs {
+  order: 'ordered' | 'strict' | 'unordered'
+  eventsSql: string
+  joins: string[]
+  valueSql: string
+  guarded: number[][]
+  attribution: Attribution
+}
+
 /**
  * Each person's events as PostHog's walk takes them, grouped by the breakdown attribution: `rows`
  * gives `raw` and `breakdown_value` per person (per person and value for all_events and step),
@@ -259,21 +269,17 @@ function chainedPersonsSql(options: {
  * tuples in time order, thinned as PostHog thins them, a step attributed to its value counting
  * only events with the value being walked.
  */
-export function personEventsSql(options: {
-  /** The steps numbered on the events (the first `steps` of the funnel). */
-  steps: number
-  order: 'ordered' | 'strict' | 'unordered'
-  eventsSql: string
-  joins: string[]
-  valueSql: string
-  guarded: number[][]
-  attribution: Attribution
-  /**
-   * An expression of the event's period, added to each tuple (funnel trends). The events are then
-   * not thinned: dropping a first step between two others could drop the only entry of a period.
-   */
-  period?: string
-}): { rows: string; events: string } {
+function personEventsSql(
+  options: WalkInputs & {
+    /** The steps numbered on the events (the first `steps` of the funnel). */
+    steps: number
+    /**
+     * An expression of the event's period, added to each tuple (funnel trends). The events are then
+     * not thinned: dropping a first step between two others could drop the only entry of a period.
+     */
+    period?: string
+  },
+): { rows: string; events: string } {
   const { steps: n, order, eventsSql, joins, valueSql, guarded, attribution } = options
   // Steps numbered from 1, then the guarded steps as -(i + 1): PostHog's order, which the walk relies on.
   const numbers = [
@@ -314,15 +320,7 @@ export function personEventsSql(options: {
  * or to a step: PostHog's walk over each person's events (`./attempts`). Persons whose counted
  * attempt is excluded, or who reached no step, are not counted at all.
  */
-function walkedPersonsSql(options: {
-  n: number
-  order: 'ordered' | 'strict' | 'unordered'
-  eventsSql: string
-  joins: string[]
-  valueSql: string
-  guarded: number[][]
-  attribution: Attribution
-}): string {
+function walkedPersonsSql(options: WalkInputs & { n: number }): string {
   const { n, order } = options
   const { rows, events } = personEventsSql({ ...options, steps: n })
   const attempt =
