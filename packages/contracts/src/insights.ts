@@ -1,3 +1,4 @@
+import { MAX_SERIAL_ID } from './ids'
 import { z } from 'zod'
 import { drfBoolean, drfInteger, drfString } from './drf'
 import { isJsonObject } from './json'
@@ -94,8 +95,6 @@ export const insightListQuerySchema = z.object({
 const DASHBOARD_CREATION_MODES = ['default', 'template', 'duplicate'] as const
 /** PostHog's restriction levels: everyone in the project can edit, or only those invited. */
 const RESTRICTION_LEVELS = [21, 37] as const
-/** The largest id PostgreSQL's integer columns hold: a larger one names nothing. */
-const MAX_ID = 2 ** 31 - 1
 
 /** A PATCH changes at most this many tiles: more is a script gone wrong, and each is a few statements. */
 const MAX_TILES_PER_WRITE = 100
@@ -230,7 +229,7 @@ const dashboardWriteSchema = z
         .refine((value) => value !== null && value !== undefined, { message: 'This field may not be null.', params: { code: 'null' } }),
       MAX_COLORS_JSON,
     ),
-    data_color_theme_id: drfInteger(z.number().int().min(1).max(MAX_ID)).nullable(),
+    data_color_theme_id: drfInteger(z.number().int().min(1).max(MAX_SERIAL_ID)).nullable(),
     /**
      * Quick filters are not served, so none can be named: as PostHog answers an id it does not
      * have. An empty list (or null) is what every dashboard has.
@@ -260,7 +259,7 @@ export const dashboardCreateSchema = dashboardWriteSchema.extend({
 })
 export type DashboardCreate = z.infer<typeof dashboardCreateSchema>
 
-const tileIdSchema = drfInteger(z.number().int().min(1).max(MAX_ID))
+const tileIdSchema = drfInteger(z.number().int().min(1).max(MAX_SERIAL_ID))
 
 /**
  * A tile of PATCH `tiles`: with `text`, a text card to create (no `text.id`) or to edit; otherwise

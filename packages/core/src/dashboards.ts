@@ -1,4 +1,5 @@
 import {
+  isSerialIdNumber,
   problems,
   type Dashboard,
   type DashboardBasic,
@@ -21,8 +22,6 @@ import { userSummaries } from './users'
 const EVERYONE_CAN_EDIT = 21
 /** PostHog's privilege level of an editor: dashboards have no collaborators of their own here, so whoever may see one may edit it. */
 const CAN_EDIT = 37
-/** The largest id PostgreSQL's integer columns hold: a larger one names nothing. */
-const MAX_ID = 2 ** 31 - 1
 
 function toBasic(row: DashboardRow, createdBy: UserSummary | null): DashboardBasic {
   return {
@@ -244,7 +243,7 @@ export async function createDashboard(deps: CoreDeps, project: ProjectRow, user:
   if (useTemplate) throw problems.validation('use_template', `Invalid template provided: ${useTemplate}`)
   let source: DashboardRow | undefined
   if (useDashboard) {
-    source = useDashboard >= 1 && useDashboard <= MAX_ID ? await dashboards.findDashboard(deps.sql, project.id, useDashboard) : undefined
+    source = isSerialIdNumber(useDashboard) ? await dashboards.findDashboard(deps.sql, project.id, useDashboard) : undefined
     if (!source || source.deleted) throw problems.validation('use_dashboard', 'Invalid value provided')
   }
   const from = source

@@ -4,6 +4,7 @@ import {
   ApiProblem,
   dashboardFiltersProblem,
   isJsonObject,
+  isSerialIdNumber,
   jsonNestsDeeperThan,
   MAX_JSON_DEPTH,
   problems,
@@ -27,8 +28,6 @@ const SHORT_ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0
 const SHORT_ID_LENGTH = 8
 /** A collision in 62^8 ids is rare; a few draws make it vanish. */
 const SHORT_ID_ATTEMPTS = 5
-/** The largest id PostgreSQL's integer columns hold: a larger one names nothing. */
-const MAX_ID = 2 ** 31 - 1
 
 /** PostHog's short ids: 8 letters and digits, drawn at random, that links to an insight carry. */
 function generateShortId(): string {
@@ -269,10 +268,7 @@ export async function getInsight(
   const row = await findInsight(deps, project.id, idParam, { undeleting: false })
   const override = parseFiltersOverride(query.filters_override)
   const shownOn =
-    query.from_dashboard === undefined ||
-    !Number.isSafeInteger(query.from_dashboard) ||
-    query.from_dashboard < 1 ||
-    query.from_dashboard > MAX_ID
+    query.from_dashboard === undefined || !isSerialIdNumber(query.from_dashboard)
       ? undefined
       : await dashboards.insightTileOnDashboard(deps.sql, project.id, query.from_dashboard, row.id)
   const base = { ...(shownOn?.dashboard.filters ?? {}), ...override }

@@ -1,7 +1,7 @@
 import type { PropertyCondition, PropertyExpression } from '@burrow/clickhouse'
 import { ApiProblem, problems, PROPERTY_FILTER_LIMITS as LIMITS, PROPERTY_OPERATORS, type PropertyOperator } from '@burrow/contracts'
 import { isValidPattern } from '@burrow/flags'
-import { isJsonObject } from '@burrow/contracts'
+import { isJsonObject, isSerialIdNumber } from '@burrow/contracts'
 import { absoluteDate } from './apiDates'
 
 const OPERATORS = new Set<string>(PROPERTY_OPERATORS)
@@ -31,9 +31,6 @@ function spend(budget: Budget, c: PropertyCondition): PropertyCondition {
   if (budget.values > LIMITS.maxValues) throw invalid(`A property filter may compare at most ${LIMITS.maxValues} values.`)
   return c
 }
-
-/** The largest id PostgreSQL's integer columns hold. */
-const MAX_ID = 2 ** 31 - 1
 
 /**
  * One `{key, value, operator, type}` item, its value checked against what the operator needs;
@@ -106,7 +103,7 @@ function expression(value: unknown, depth: number, budget: Budget): PropertyExpr
   if (value.type === 'cohort') {
     // Membership of a cohort's current members; pinCohortVersions looks their version up.
     const id = Number(value.value)
-    if (!Number.isInteger(id) || id < 1 || id > MAX_ID) throw invalid(`${JSON.stringify(value.value)} is not a cohort id.`)
+    if (!isSerialIdNumber(id)) throw invalid(`${JSON.stringify(value.value)} is not a cohort id.`)
     budget.conditions += 1
     if (budget.conditions > LIMITS.maxConditions) throw invalid(`A property filter may have at most ${LIMITS.maxConditions} conditions.`)
     return { type: 'cohort', cohortId: id, version: 0, negated: value.operator === 'not_in' || value.negation === true }
