@@ -14,7 +14,8 @@ import {
 import { dashboards, insights, type DashboardRow, type DashboardTileRow, type ProjectRow, type Sql, type UserRow } from '@burrow/postgres'
 import type { CoreDeps } from './deps'
 import { serialIdOrNotFound } from './ids'
-import { copyInsight, mergeFilterLayers, parseFiltersOverride, toInsights, type DashboardFilters, type InsightRefresh } from './insights'
+import { mergeFilterLayers, parseFiltersOverride, type DashboardFilters } from './dashboardFilters'
+import { copyInsight, toInsights, type InsightRefresh } from './insights'
 import { searchTerms } from './search'
 import { userSummaries } from './users'
 
