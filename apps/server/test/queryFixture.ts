@@ -35,6 +35,12 @@ function generator(seed: number): () => number {
 const TIERS = ['gold', 'silver', 'bronze']
 const PLANS: Array<string | undefined> = ['pro', 'free', 'team', 'enterprise', undefined, '']
 
+/**
+ * Values of `$browser`, a property with a column of its own by default: reads of that column must
+ * answer as reads of the JSON do (no value, '' and null alike; a number as its JSON).
+ */
+export const BROWSERS: unknown[] = ['Chrome', 'Firefox', 'Safari', 'Chrome', '', null, 42, undefined, 'Mobile "Safari"']
+
 export const tierOf = (userIndex: number) => TIERS[userIndex % TIERS.length]!
 
 /** The person a distinct id belongs to once the merges are done: anon-k is user uk. */
@@ -58,6 +64,8 @@ export function makeEvents(seed: number, count: number, start: number, end: numb
     }
     const plan = pick(PLANS)
     if (plan !== undefined) properties.plan = plan
+    const browser = BROWSERS[i % BROWSERS.length]
+    if (browser !== undefined) properties.$browser = browser
     if (event === 'purchase') properties.amount = 1 + Math.floor(random() * 100)
     events.push({ event, distinct_id: distinctId, timestamp: new Date(at).toISOString(), properties })
   }

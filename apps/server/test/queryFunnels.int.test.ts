@@ -322,28 +322,36 @@ describe('FunnelsQuery', () => {
   const answered = (body: any) =>
     body.results.map((steps: any[]) => ({ value: steps[0].breakdown_value[0] as string, counts: steps.map((s) => s.count as number) }))
 
-  it.each(['first_touch', 'last_touch'] as const)(
-    "breaks down by the plan of each person's %s event with a plan, furthest first",
-    async (kind) => {
-      const res = await planFunnel(kind === 'first_touch' ? {} : { breakdownAttributionType: kind })
-      expect(res.status, JSON.stringify(res.body)).toBe(200)
-      // The value of the person's earliest (latest) step event that has one, '' when none has.
-      const touched = new Map<string, string>()
-      for (const [person, events] of eventsByPerson()) {
-        const withPlan = events.filter((e) => isStep(e) && planOf(e) !== '')
-        const chosen = kind === 'first_touch' ? withPlan[0] : withPlan.at(-1)
-        touched.set(person, chosen ? planOf(chosen) : '')
-      }
-      const expected = [...new Set(touched.values())]
-        .map((value) => ({
-          value,
-          counts: oracle([is('signup'), is('purchase')], 14 * 86_400, (p) => touched.get(p) === value).map((s) => s.count),
-        }))
-        .filter((row) => row.counts[0]! > 0)
-        .sort(furthestFirst)
-      expect(answered(res.body)).toEqual(expected)
-    },
-  )
+  /** An event's value of `key` as PostHog's funnels break down by it: '' where it has none (or null), other than strings as JSON. */
+  const valueOf = (key: string) => (e: SentEvent) => {
+    const v = e.properties[key]
+    return v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v)
+  }
+
+  // $browser has a column of its own: read from it, the values must be those read from the JSON.
+  it.each([
+    ['first_touch', 'plan'],
+    ['last_touch', 'plan'],
+    ['first_touch', '$browser'],
+  ] as const)("breaks down by the value of each person's %s event with a %s, furthest first", async (kind, key) => {
+    const res = await planFunnel(kind === 'first_touch' ? {} : { breakdownAttributionType: kind }, { breakdown: key })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    // The value of the person's earliest (latest) step event that has one, '' when none has.
+    const touched = new Map<string, string>()
+    for (const [person, events] of eventsByPerson()) {
+      const withValue = events.filter((e) => isStep(e) && valueOf(key)(e) !== '')
+      const chosen = kind === 'first_touch' ? withValue[0] : withValue.at(-1)
+      touched.set(person, chosen ? valueOf(key)(chosen) : '')
+    }
+    const expected = [...new Set(touched.values())]
+      .map((value) => ({
+        value,
+        counts: oracle([is('signup'), is('purchase')], 14 * 86_400, (p) => touched.get(p) === value).map((s) => s.count),
+      }))
+      .filter((row) => row.counts[0]! > 0)
+      .sort(furthestFirst)
+    expect(answered(res.body)).toEqual(expected)
+  })
 
   it("counts a person under every plan its events have, each walked over that plan's events (all_events)", async () => {
     const res = await planFunnel({ breakdownAttributionType: 'all_events' })

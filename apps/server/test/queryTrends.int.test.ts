@@ -34,6 +34,11 @@ function perDay(events: SentEvent[], reduce: (events: SentEvent[]) => number): n
   return DAYS.map((day) => reduce(events.filter((e) => localDay(e.timestamp, TZ) === day)))
 }
 const persons = (events: SentEvent[]) => new Set(events.map((e) => personOf(e.distinct_id))).size
+const browserOf = (e: SentEvent) => {
+  const browser = e.properties.$browser
+  if (browser === undefined || browser === null || browser === '') return '$$_posthog_breakdown_null_$$'
+  return typeof browser === 'string' ? browser : JSON.stringify(browser)
+}
 const planOf = (e: SentEvent) => {
   const plan = e.properties.plan as string | undefined
   return plan === undefined || plan === '' ? '$$_posthog_breakdown_null_$$' : plan
@@ -140,6 +145,26 @@ describe('TrendsQuery', () => {
     expect(body.results.map((r: any) => ({ breakdown_value: r.breakdown_value, data: r.data }))).toEqual(expected)
     expect(body.results.at(-1).label).toBe('Other (i.e. all remaining values)')
     expect(body.hasMore).toBe(true)
+  })
+
+  it('breaks down by a property with a column of its own as by one read from the JSON', async () => {
+    const body = await trends({
+      series: [{ kind: 'EventsNode', event: 'signup' }],
+      breakdownFilter: { breakdown_type: 'event', breakdown: '$browser' },
+    })
+    const events = project.sent.filter(inRange).filter(ofEvent('signup'))
+    const values = [...new Set(events.map(browserOf))]
+    const got = new Map(body.results.map((r: any) => [r.breakdown_value, r.data]))
+    expect([...got.keys()].sort()).toEqual(values.sort())
+    for (const value of values) {
+      expect(got.get(value), value).toEqual(
+        perDay(
+          events.filter((e) => browserOf(e) === value),
+          (es) => es.length,
+        ),
+      )
+    }
+    expect(values).toEqual(expect.arrayContaining(['42', 'Mobile "Safari"', '$$_posthog_breakdown_null_$$']))
   })
 
   it('breaks down persons by a person property', async () => {

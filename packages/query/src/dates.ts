@@ -157,18 +157,38 @@ export function dayLabel(at: DateTime, interval: Interval): string {
  * `zone` and `weekMode` are placeholders of the statement's parameters.
  */
 export function bucketKeySql(interval: Interval, timestamp: string, zone: string, weekStartDay: 0 | 1): string {
+  return bucketKeyOfStartSql(interval, bucketStartSql(interval, timestamp, zone, weekStartDay), zone)
+}
+
+/**
+ * The start of the interval an event's `timestamp` falls in, in the zone: a time or date, one
+ * per interval, cheaper to group by than its text (bucketKeyOfStartSql writes that once per group).
+ */
+export function bucketStartSql(interval: Interval, timestamp: string, zone: string, weekStartDay: 0 | 1): string {
   const local = `toTimeZone(${timestamp}, ${zone})`
-  const fmt = interval === 'hour' ? '%Y-%m-%d %H:%i:%S' : '%Y-%m-%d'
   switch (interval) {
     case 'hour':
-      return `formatDateTime(toStartOfHour(${local}), '${fmt}', ${zone})`
+      return `toStartOfHour(${local})`
     case 'day':
-      return `formatDateTime(toStartOfDay(${local}), '${fmt}', ${zone})`
+      return `toStartOfDay(${local})`
     case 'week':
       // toStartOfWeek's mode 0 starts weeks on Sunday, mode 1 on Monday.
-      return `toString(toStartOfWeek(${local}, ${weekStartDay}))`
+      return `toStartOfWeek(${local}, ${weekStartDay})`
     case 'month':
-      return `toString(toStartOfMonth(${local}))`
+      return `toStartOfMonth(${local})`
+  }
+}
+
+/** A bucketStartSql value as the text dayKey writes. */
+export function bucketKeyOfStartSql(interval: Interval, start: string, zone: string): string {
+  switch (interval) {
+    case 'hour':
+      return `formatDateTime(${start}, '%Y-%m-%d %H:%i:%S', ${zone})`
+    case 'day':
+      return `formatDateTime(${start}, '%Y-%m-%d', ${zone})`
+    case 'week':
+    case 'month':
+      return `toString(${start})`
   }
 }
 

@@ -10,16 +10,34 @@ export interface EventSelection {
   properties: PropertyExpression[]
 }
 
-/** Events of the team in [from, to) that match the selection, as a subquery with the columns runners read. */
-export function eventsSql(params: SqlParams, selection: EventSelection, from: DateTime, toExclusive: DateTime, extraColumns = ''): string {
+/**
+ * Which event properties have a column of their own (property key to column name; see
+ * materializedProperties): filters and breakdowns on those read the short column instead of
+ * parsing every event's JSON.
+ */
+export type PropertyColumns = ReadonlyMap<string, string>
+
+/**
+ * Events of the team in [from, to) that match the selection, as a subquery with the columns
+ * runners read (the property columns too: ClickHouse reads only those the outer query uses).
+ */
+export function eventsSql(
+  params: SqlParams,
+  selection: EventSelection,
+  from: DateTime,
+  toExclusive: DateTime,
+  columns: PropertyColumns,
+  extraColumns = '',
+): string {
   const clauses = [
     `team_id = ${TEAM}`,
     `timestamp >= toDateTime64(${params.add('String', utcText(from))}, 6, 'UTC')`,
     `timestamp < toDateTime64(${params.add('String', utcText(toExclusive))}, 6, 'UTC')`,
   ]
   if (selection.event !== null) clauses.push(`event = ${params.add('String', selection.event)}`)
-  for (const expression of selection.properties) clauses.push(eventPropertiesSql(expression, TEAM, params))
-  return `SELECT timestamp, event, distinct_id, person_id, properties${extraColumns} FROM events WHERE ${clauses.join(' AND ')}`
+  for (const expression of selection.properties) clauses.push(eventPropertiesSql(expression, TEAM, params, columns))
+  const own = [...columns.values()].map((c) => `, \`${c}\``).join('')
+  return `SELECT timestamp, event, distinct_id, person_id, properties${own}${extraColumns} FROM events WHERE ${clauses.join(' AND ')}`
 }
 
 const NIL_UUID = "toUUID('00000000-0000-0000-0000-000000000000')"
@@ -43,9 +61,12 @@ export function personPropertiesJoinSql(actor: string): string {
 /**
  * A property of the JSON text in `column` as PostHog breaks down by it: strings as they are,
  * other values as their JSON; no value, null and '' are `missing` (PostHog's null label in
- * trends; funnels, as PostHog's, give '').
+ * trends; funnels, as PostHog's, give ''). With `own`, the property's own column of the same
+ * row, which is read instead: there a JSON null and the string "null" are one text, and both are
+ * missing, as in PostHog's reads of a materialised property.
  */
-export function breakdownValueSql(column: string, key: string, params: SqlParams, missing: string = BREAKDOWN_NULL): string {
+export function breakdownValueSql(column: string, key: string, params: SqlParams, missing: string = BREAKDOWN_NULL, own?: string): string {
+  if (own !== undefined) return `if(${own} IS NULL OR ${own} IN ('', 'null'), '${missing}', assumeNotNull(${own}))`
   const k = params.add('String', key)
   const text = `if(JSONType(${column}, ${k}) = 'String', JSONExtractString(${column}, ${k}), JSONExtractRaw(${column}, ${k}))`
   return `if(JSONType(${column}, ${k}) = 'Null' OR ${text} = '', '${missing}', ${text})`

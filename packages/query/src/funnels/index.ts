@@ -1,4 +1,4 @@
-import { eventPropertiesSql, SqlParams } from '@burrow/clickhouse'
+import { eventPropertiesSql, materializedColumns, SqlParams } from '@burrow/clickhouse'
 import type { FunnelsQuery } from '@burrow/contracts'
 import type { QueryContext } from '../context'
 import { bucketKeySql, dayKey, dayLabel, isoInZone, resolveRange, utcText } from '../dates'
@@ -67,9 +67,10 @@ export async function runFunnels(ctx: QueryContext, query: FunnelsQuery): Promis
   const windowSeconds = (funnelsFilter?.funnelWindowInterval ?? 14) * UNIT_SECONDS[funnelsFilter?.funnelWindowIntervalUnit ?? 'day']
 
   const params = new SqlParams()
+  const columns = materializedColumns(ctx.ch)
   const conditionOf = (s: EventSelection) => {
     const parts = [s.event === null ? '1' : `event = ${params.add('String', s.event)}`]
-    for (const p of s.properties) parts.push(eventPropertiesSql(p, TEAM, params))
+    for (const p of s.properties) parts.push(eventPropertiesSql(p, TEAM, params, columns))
     return parts.join(' AND ')
   }
   const n = steps.length
@@ -93,14 +94,25 @@ export async function runFunnels(ctx: QueryContext, query: FunnelsQuery): Promis
   ]
   // A strict funnel reads every event of the person: any of them between two steps breaks it.
   if (order !== 'strict') where.push(`(${flagNames.join(' OR ')})`)
-  if (filters) where.push(eventPropertiesSql(filters, TEAM, params))
+  if (filters) where.push(eventPropertiesSql(filters, TEAM, params, columns))
 
   // Each event's breakdown value, '' where it has none (PostHog's funnels, unlike its trends).
   const breakdown = query.breakdownFilter?.breakdown ?? null
   const byPerson = query.breakdownFilter?.breakdown_type === 'person'
   const joins = [personJoinSql(), ...(breakdown !== null && byPerson ? [personPropertiesJoinSql(ACTOR_SQL)] : [])]
-  const valueSql = breakdown === null ? "''" : breakdownValueSql(byPerson ? 'pp.properties' : 'e.properties', String(breakdown), params, '')
-  const eventsSql = `SELECT timestamp, distinct_id, person_id, properties, ${flags.join(', ')} FROM events WHERE ${where.join(' AND ')}`
+  const own = breakdown === null || byPerson ? undefined : columns.get(String(breakdown))
+  const valueSql =
+    breakdown === null
+      ? "''"
+      : breakdownValueSql(
+          byPerson ? 'pp.properties' : 'e.properties',
+          String(breakdown),
+          params,
+          '',
+          own === undefined ? undefined : `e.\`${own}\``,
+        )
+  const ownColumns = own === undefined ? '' : `\`${own}\`, `
+  const eventsSql = `SELECT timestamp, distinct_id, person_id, properties, ${ownColumns}${flags.join(', ')} FROM events WHERE ${where.join(' AND ')}`
   const kind = funnelsFilter?.breakdownAttributionType ?? 'first_touch'
   const attribution: Attribution =
     breakdown === null
@@ -171,14 +183,20 @@ export async function runFunnels(ctx: QueryContext, query: FunnelsQuery): Promis
     })
     .join(', ')
   // PostHog keeps the values that reached furthest (the most persons at the last step, then at
-  // the one before, ...) and puts the others in one Other row.
-  const limit = params.add('UInt32', query.breakdownFilter?.breakdown_limit ?? DEFAULT_BREAKDOWN_LIMIT)
-  const furthestFirst = steps.map((_, i) => `countIf(level >= ${n - i}) DESC`).join(', ')
+  // the one before, ...) and puts the others in one Other row. The persons are walked once: each
+  // person's row carries its value's counts (window functions), which rank the values.
+  let byValue = `SELECT breakdown_value AS value, level, times FROM per_person`
+  if (breakdown !== null) {
+    const limit = params.add('UInt32', query.breakdownFilter?.breakdown_limit ?? DEFAULT_BREAKDOWN_LIMIT)
+    const reached = steps.map((_, i) => `countIf(level >= ${i + 1}) OVER (PARTITION BY breakdown_value) AS reached_${i}`).join(', ')
+    const furthestFirst = steps.map((_, i) => `reached_${n - 1 - i} DESC`).join(', ')
+    byValue = `SELECT if(rank <= ${limit}, breakdown_value, '${FUNNEL_OTHER}') AS value, level, times FROM (
+        SELECT level, times, breakdown_value, dense_rank() OVER (ORDER BY ${furthestFirst}, breakdown_value) AS rank
+        FROM (SELECT level, times, breakdown_value, ${reached} FROM per_person)
+      )`
+  }
   const sql = `WITH per_person AS (${perPerson})
-    SELECT if(breakdown_value IN (SELECT breakdown_value FROM per_person GROUP BY breakdown_value
-        ORDER BY ${furthestFirst}, breakdown_value LIMIT ${limit}), breakdown_value, '${FUNNEL_OTHER}') AS value,
-      ${stepColumns}
-    FROM per_person GROUP BY value`
+    SELECT value, ${stepColumns} FROM (${byValue}) GROUP BY value`
   const rows = await select<Record<string, number | string | null>>(ctx, sql, { ...params.values, ...queryParams })
   const stepsOf = (row: Record<string, number | string | null> | undefined) =>
     query.series.map((node, i) => {

@@ -1,4 +1,4 @@
-import { currentPersonsSql, SqlParams } from '@burrow/clickhouse'
+import { currentPersonsSql, materializedColumns, SqlParams } from '@burrow/clickhouse'
 import { LIFECYCLE_STATUSES, type LifecycleQuery } from '@burrow/contracts'
 import type { QueryContext } from '../context'
 import { bucketKeySql, dayKey, dayLabel, isoInZone, resolveRange } from '../dates'
@@ -34,7 +34,7 @@ export async function runLifecycle(ctx: QueryContext, query: LifecycleQuery): Pr
   const params = new SqlParams()
   const zone = params.add('String', ctx.timezone)
   const keysParam = params.add('Array(String)', keys)
-  const events = eventsSql(params, selection, periods[0]!, last.plus(step))
+  const events = eventsSql(params, selection, periods[0]!, last.plus(step), materializedColumns(ctx.ch))
   const period = (timestamp: string) => `indexOf(${keysParam}, ${bucketKeySql(interval, timestamp, zone, ctx.weekStartDay)})`
   const sql = `SELECT pair.1 AS period, pair.2 AS status, count() AS persons FROM (
       SELECT arraySort(groupUniqArray(period)) AS active,

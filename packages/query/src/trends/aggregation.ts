@@ -1,7 +1,7 @@
 import { SqlParams } from '@burrow/clickhouse'
 import type { BreakdownFilter, Interval, SeriesMath } from '@burrow/contracts'
 import type { DateTime } from 'luxon'
-import { bucketKeySql, utcText } from '../dates'
+import { bucketKeyOfStartSql, bucketStartSql, utcText } from '../dates'
 import {
   ACTOR_SQL,
   breakdownValueSql,
@@ -10,6 +10,7 @@ import {
   personJoinSql,
   personPropertiesJoinSql,
   type EventSelection,
+  type PropertyColumns,
 } from '../events'
 
 export interface SeriesStatement {
@@ -63,6 +64,7 @@ function aggregateSql(math: SeriesMath, mathProperty: string | null | undefined,
 
 export interface SeriesShape {
   selection: EventSelection
+  columns: PropertyColumns
   math: SeriesMath
   mathProperty?: string | null | undefined
   interval: Interval
@@ -91,7 +93,7 @@ export function seriesStatement(shape: SeriesShape): SeriesStatement {
   const zone = params.add('String', shape.zone)
   const window = ACTIVE_WINDOW_DAYS[shape.math]
   const from = window !== undefined ? shape.from.minus({ days: window }) : shape.from
-  const events = eventsSql(params, shape.selection, from, shape.toExclusive)
+  const events = eventsSql(params, shape.selection, from, shape.toExclusive, shape.columns)
   const joins = needsPersons(shape) ? [personJoinSql()] : []
   let breakdown = "''"
   if (shape.breakdown?.breakdown !== undefined && shape.breakdown.breakdown !== null) {
@@ -100,7 +102,8 @@ export function seriesStatement(shape: SeriesShape): SeriesStatement {
       joins.push(personPropertiesJoinSql(ACTOR_SQL))
       breakdown = breakdownValueSql('pp.properties', key, params)
     } else {
-      breakdown = breakdownValueSql('e.properties', key, params)
+      const own = shape.columns.get(key)
+      breakdown = breakdownValueSql('e.properties', key, params, undefined, own === undefined ? undefined : `e.\`${own}\``)
     }
   }
   const source = `(${events}) AS e ${joins.join(' ')}`
@@ -126,16 +129,18 @@ export function seriesStatement(shape: SeriesShape): SeriesStatement {
       ) GROUP BY bucket, breakdown_value`
     return { sql, params: params.values }
   }
-  const bucket = shape.totalValue ? "''" : bucketKeySql(shape.interval, 'e.timestamp', zone, shape.weekStartDay)
+  // Grouped by the bucket's start, written as its key once per group rather than once per event.
+  const start = shape.totalValue ? "''" : bucketStartSql(shape.interval, 'e.timestamp', zone, shape.weekStartDay)
+  const key = shape.totalValue ? 'bucket_start' : bucketKeyOfStartSql(shape.interval, 'bucket_start', zone)
   const perActor = perActorSql(shape.math)
-  if (perActor !== undefined) {
-    const sql = `SELECT bucket, breakdown_value, ${perActor} AS value FROM (
-        SELECT ${bucket} AS bucket, ${breakdown} AS breakdown_value, ${ACTOR_SQL} AS actor, count() AS total
-        FROM ${source} GROUP BY bucket, breakdown_value, actor
-      ) GROUP BY bucket, breakdown_value`
-    return { sql, params: params.values }
-  }
-  const sql = `SELECT ${bucket} AS bucket, ${breakdown} AS breakdown_value, ${aggregateSql(shape.math, shape.mathProperty, params)} AS value
-    FROM ${source} GROUP BY bucket, breakdown_value`
+  const grouped =
+    perActor !== undefined
+      ? `SELECT bucket_start, breakdown_value, ${perActor} AS value FROM (
+        SELECT ${start} AS bucket_start, ${breakdown} AS breakdown_value, ${ACTOR_SQL} AS actor, count() AS total
+        FROM ${source} GROUP BY bucket_start, breakdown_value, actor
+      ) GROUP BY bucket_start, breakdown_value`
+      : `SELECT ${start} AS bucket_start, ${breakdown} AS breakdown_value, ${aggregateSql(shape.math, shape.mathProperty, params)} AS value
+        FROM ${source} GROUP BY bucket_start, breakdown_value`
+  const sql = `SELECT ${key} AS bucket, breakdown_value, value FROM (${grouped})`
   return { sql, params: params.values }
 }

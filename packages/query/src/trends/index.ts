@@ -1,3 +1,4 @@
+import { materializedColumns } from '@burrow/clickhouse'
 import type { TrendsQuery } from '@burrow/contracts'
 import { problems, PROPERTY_MATHS, TOTAL_VALUE_DISPLAYS } from '@burrow/contracts'
 import type { DateTime } from 'luxon'
@@ -32,6 +33,7 @@ export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<
     periods.push({ range: previousRange(current, query.compareFilter.compare_to ?? undefined), compareLabel: 'previous' })
   }
   const filters = await ctx.properties(query.properties, 'properties')
+  const columns = materializedColumns(ctx.ch)
   const breakdown =
     query.breakdownFilter?.breakdown !== undefined && query.breakdownFilter?.breakdown !== null ? query.breakdownFilter : undefined
   const limit = breakdown?.breakdown_limit ?? DEFAULT_BREAKDOWN_LIMIT
@@ -52,6 +54,7 @@ export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<
       const bucketEnds = ACTIVE_WINDOW_DAYS[math] === undefined ? undefined : totalValue ? [toExclusive] : bucketEndsOf(range, toExclusive)
       const statement = seriesStatement({
         selection,
+        columns,
         math,
         mathProperty: node.math_property,
         interval,
