@@ -242,6 +242,12 @@ function touchedValueSql(valueSql: string, attribution: Attribution): string {
  * Ordered funnels without exclusions: per person, the furthest chain from any first step, the
  * earliest such start first. Gives `level`, `times` (0 past the level) and `breakdown_value`
  * (`valueSql` an aggregate over the person's events).
+ *
+ * Starts whose next second step is the same event share the rest of their chain; of those, the
+ * latest has the most room in the window, so only it needs walking (one per second-step event,
+ * not one per first-step event). The answer's start is then the earliest of its group that still
+ * holds the chain in its window; a person whose chains all stop at the first step starts at the
+ * first one.
  */
 function chainedPersonsSql(options: {
   steps: Array<{ event: string | null }>
@@ -255,18 +261,29 @@ function chainedPersonsSql(options: {
     .map((_, i) => `arraySort(groupArrayIf(toUnixTimestamp64Micro(e.timestamp) / 1e6, e.step_${i})) AS s${i}`)
     .join(',\n        ')
   const same = steps.map((s, i) => i > 0 && s.event === steps[i - 1]!.event && s.event !== null)
-  const chains = `arrayMap(t0 -> arrayConcat([t0], ${chainSql(1, n, same)}), s0)`
+  // The starts whose next second step is `hi`, the second step before it being `lo` (0 for none):
+  // (lo, hi], or [lo, hi) when both steps are the same event and a step must follow the start.
+  const inGroup = (t: string, lo: string, hi: string) => (same[1] ? `${t} >= ${lo} AND ${t} < ${hi}` : `${t} > ${lo} AND ${t} <= ${hi}`)
+  const latestStarts = `arrayFilter(t -> t > 0, arrayMap((hi, lo) -> arrayLast(t -> ${inGroup('t', 'lo', 'hi')}, s0), s1, arrayPopBack(arrayPushFront(s1, 0))))`
+  const chains = `arrayMap(t0 -> arrayConcat([t0], ${chainSql(1, n, same)}), ${latestStarts})`
+  const firstOnly = `arrayConcat([s0[1]], arrayWithConstant(${n - 1}, 0.))`
+  const earliestOfGroup = `arrayFirst(t -> ${inGroup('t', 'arrayLast(x -> x < walked[2], s1)', 'walked[2]')} AND t + {window:Float64} >= walked[walked_level], s0)`
   return `SELECT arrayCount(x -> x > 0, best) AS level, best AS times, breakdown_value FROM (
-      SELECT arraySort(c -> (-arrayCount(x -> x > 0, c), c[1]), ${chains}) [1] AS best, breakdown_value
+      SELECT if(empty(walked) OR walked_level <= 1, ${firstOnly}, arrayConcat([${earliestOfGroup}], arrayPopFront(walked))) AS best,
+        breakdown_value
       FROM (
-        SELECT ${ACTOR_SQL} AS actor,
-          ${valueSql} AS breakdown_value,
-          ${stepArrays}
-        FROM (${eventsSql}) AS e
-        ${joins.join(' ')}
-        GROUP BY actor
+        SELECT arraySort(c -> (-arrayCount(x -> x > 0, c), c[1]), ${chains}) [1] AS walked,
+          arrayCount(x -> x > 0, walked) AS walked_level, s0, s1, breakdown_value
+        FROM (
+          SELECT ${ACTOR_SQL} AS actor,
+            ${valueSql} AS breakdown_value,
+            ${stepArrays}
+          FROM (${eventsSql}) AS e
+          ${joins.join(' ')}
+          GROUP BY actor
+        )
+        WHERE length(s0) > 0
       )
-      WHERE length(s0) > 0
     )`
 }
 
