@@ -94,6 +94,8 @@ function oracle(steps: Step[], windowSeconds: number, include: (person: string) 
 interface Walked {
   t: number
   steps: number[]
+  /** The event's breakdown value, where the walk looks at it. */
+  value?: string
 }
 
 interface Exclusion {
@@ -102,21 +104,49 @@ interface Exclusion {
   to: number
 }
 
-function walkedEvents(events: SentEvent[], steps: Step[], exclusions: Exclusion[], everyEvent: boolean): Walked[] {
+/** Arrays compared element by element, a prefix first, as ClickHouse orders them. */
+function compareArrays(a: number[], b: number[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! - b[i]!
+  return a.length - b.length
+}
+
+/**
+ * A person's events numbered for the walk, in time order: those that are a step or an exclusion,
+ * or every event (strict funnels); `value` gives each its breakdown value.
+ */
+function numberedEvents(
+  events: SentEvent[],
+  steps: Step[],
+  exclusions: Exclusion[],
+  everyEvent: boolean,
+  value?: (e: SentEvent) => string,
+): Array<Walked & { event: SentEvent }> {
   const walked = events.map((e) => ({
+    event: e,
     t: seconds(e),
     steps: [
       ...steps.flatMap((step, i) => (step(e) ? [i + 1] : [])),
       ...steps.flatMap((_, i) => (i > 0 && exclusions.some((x) => x.from < i && i <= x.to && x.matches(e)) ? [-(i + 1)] : [])),
     ],
+    ...(value === undefined ? {} : { value: value(e) }),
   }))
   const kept = everyEvent ? walked : walked.filter((w) => w.steps.length > 0)
-  kept.sort((a, b) => a.t - b.t || a.steps.join().localeCompare(b.steps.join()))
-  // PostHog drops an event lying strictly between two events of the same steps.
+  return kept.sort((a, b) => a.t - b.t || compareArrays(a.steps, b.steps))
+}
+
+function walkedEvents(
+  events: SentEvent[],
+  steps: Step[],
+  exclusions: Exclusion[],
+  everyEvent: boolean,
+  value?: (e: SentEvent) => string,
+): Walked[] {
+  const kept = numberedEvents(events, steps, exclusions, everyEvent, value)
+  // PostHog drops an event lying strictly between two events of the same steps (and value).
   return kept.filter((x, i) => {
     const before = kept[(i - 1 + kept.length) % kept.length]!
     const after = kept[(i + 1) % kept.length]!
-    const same = (y: Walked) => y.steps.join() === x.steps.join()
+    const same = (y: Walked) => y.steps.join() === x.steps.join() && y.value === x.value
     return !(x.steps.length <= 1 && same(before) && same(after) && x.t > before.t && x.t < after.t)
   })
 }
@@ -170,8 +200,16 @@ function walkOrdered(events: Walked[], steps: number, windowSeconds: number, str
   return { level: best.level, ...best.attempt }
 }
 
-/** PostHog's walk of an unordered funnel over one person's events, step by step as it is written. */
-function walkUnordered(events: Walked[], steps: number, windowSeconds: number): { level: number; times: number[] } {
+/**
+ * PostHog's walk of an unordered funnel over one person's events, step by step as it is written.
+ * `admits` says whether an event may join an attempt holding that many steps (breakdown attribution).
+ */
+function walkUnordered(
+  events: Walked[],
+  steps: number,
+  windowSeconds: number,
+  admits: (x: Walked, held: number) => boolean = () => true,
+): { level: number; times: number[] } {
   let held: number[][] = Array.from({ length: steps }, () => [])
   let best = { level: 0, times: [] as number[] }
   const count = () => held.filter((d) => d.length > 0).length
@@ -192,7 +230,7 @@ function walkUnordered(events: Walked[], steps: number, windowSeconds: number): 
       const newest = (s: number) => held[s - 1]!.at(-1) ?? 0
       let chosen = 0
       for (const s of x.steps.filter((s) => s > 0)) if (chosen === 0 || newest(s) < newest(chosen)) chosen = s
-      held[chosen - 1]!.push(x.t)
+      if (admits(x, count())) held[chosen - 1]!.push(x.t)
     }
     if (best.level === steps) break
     if (i === events.length - 1) record()
@@ -222,6 +260,154 @@ function walkedPaths(options: {
     }
   }
   return paths
+}
+
+/** An event of a funnel trends walk: numbered as for the steps walk, with the day it falls in. */
+type Dated = Walked & { day: string }
+
+/** What one person counts for in funnel trends: per day entered, 1 converted or -1 entered only. */
+type DayResults = Map<string, 1 | -1>
+
+/**
+ * PostHog's funnel trends walk of an ordered or strict funnel over one person's events (every
+ * step numbered), as it is written: per day entered, when the attempt entered each step, which
+ * steps an exclusion struck, and the furthest step with how exclusions stand against it.
+ */
+function walkOrderedTrends(
+  events: Dated[],
+  options: { steps: number; toStep: number; fromStep: number; windowSeconds: number; strict: boolean },
+): DayResults {
+  const { steps, toStep, fromStep, windowSeconds } = options
+  interface Day {
+    entered: Array<{ t: number; excluded: boolean }>
+    level: number
+    levelT: number
+    levelExcluded: 'not' | 'partial' | 'full'
+  }
+  const open = new Map<string, Day>()
+  const results: DayResults = new Map()
+  const unset = () => ({ t: 0, excluded: false })
+  for (const x of events) {
+    for (const s of [...x.steps].reverse()) {
+      const k = Math.abs(s)
+      if (k === 1) {
+        if (results.has(x.day)) continue
+        const day = open.get(x.day)
+        if (day === undefined || (day.level === 1 && day.levelExcluded !== 'not')) {
+          const entered = Array.from({ length: steps + 1 }, unset)
+          entered[1] = { t: x.t, excluded: false }
+          open.set(x.day, { entered, level: 1, levelT: x.t, levelExcluded: 'not' })
+        } else day.entered[1] = { t: x.t, excluded: false }
+        continue
+      }
+      for (const [key, day] of open) {
+        const previous = day.entered[k - 1]!
+        if (previous.t === 0 || x.t - previous.t > windowSeconds || day.entered[k]!.t === previous.t) continue
+        if (s < 0) {
+          if (previous.excluded) continue
+          day.entered[k - 1] = { ...previous, excluded: true }
+          if (day.level === k - 1 && x.t - day.levelT <= windowSeconds) day.levelExcluded = 'partial'
+          continue
+        }
+        if (!previous.excluded) day.entered[k] = { t: previous.t, excluded: false }
+        if (day.entered[toStep]!.t !== 0) {
+          results.set(key, 1)
+          open.delete(key)
+        } else if (k > day.level || (k === day.level && day.levelExcluded === 'partial')) {
+          Object.assign(day, { level: k, levelT: x.t, levelExcluded: previous.excluded ? 'full' : 'not' })
+        }
+      }
+    }
+    if (options.strict) {
+      for (const day of open.values()) for (let i = 1; i <= steps; i++) if (!x.steps.includes(i)) day.entered[i] = unset()
+    }
+  }
+  if (![...open.values()].some((day) => day.levelExcluded === 'full')) {
+    for (const [key, day] of open) if (day.level >= fromStep && day.levelExcluded !== 'partial') results.set(key, -1)
+  }
+  return results
+}
+
+/**
+ * PostHog's funnel trends walk of an unordered funnel over one person's events, as it is written:
+ * the events held per step; each leaving one (out of the window, every step held, or after the
+ * last event) credits its day with the steps held.
+ */
+function walkUnorderedTrends(
+  events: Dated[],
+  options: { steps: number; toStep: number; fromStep: number; windowSeconds: number },
+  admits: (x: Walked, held: number) => boolean = () => true,
+): DayResults {
+  const { steps, toStep, fromStep, windowSeconds } = options
+  let held: Dated[][] = Array.from({ length: steps }, () => [])
+  const credited = new Map<string, number>()
+  const count = () => held.filter((d) => d.length > 0).length
+  const leave = (t: number, last: boolean) => {
+    for (;;) {
+      let oldest = -1
+      for (let k = 0; k < steps; k++) if (held[k]!.length > 0 && (oldest === -1 || held[k]![0]!.t < held[oldest]![0]!.t)) oldest = k
+      if (oldest === -1) return
+      const front = held[oldest]![0]!
+      if (!(last || count() >= steps || front.t + windowSeconds < t)) return
+      if (count() > (credited.get(front.day) ?? 0)) credited.set(front.day, count())
+      held[oldest]!.shift()
+    }
+  }
+  for (const [i, x] of events.entries()) {
+    leave(x.t, false)
+    if (x.steps.every((s) => s < 0)) held = Array.from({ length: steps }, () => [])
+    else {
+      const newest = (s: number) => held[s - 1]!.at(-1)?.t ?? 0
+      let chosen = 0
+      for (const s of x.steps.filter((s) => s > 0)) if (chosen === 0 || newest(s) < newest(chosen)) chosen = s
+      if (admits(x, count())) held[chosen - 1]!.push(x)
+    }
+    if (i === events.length - 1) leave(x.t, true)
+  }
+  const results: DayResults = new Map()
+  for (const [day, level] of credited) if (level >= fromStep) results.set(day, level >= toStep ? 1 : -1)
+  return results
+}
+
+/** Per day in the range: how many persons entered, and how many of those converted. */
+function perDay(results: Iterable<DayResults>) {
+  const days = new Map(DAYS.map((d) => [d, { entered: 0, converted: 0 }]))
+  for (const person of results) {
+    for (const [day, success] of person) {
+      const counts = days.get(day)!
+      counts.entered++
+      if (success === 1) counts.converted++
+    }
+  }
+  return DAYS.map((d) => days.get(d)!)
+}
+
+interface TrendsWalk {
+  steps: Step[]
+  order: 'ordered' | 'strict' | 'unordered'
+  windowSeconds: number
+  exclusions?: Exclusion[]
+  /** funnelFromStep and funnelToStep. */
+  from?: number
+  to?: number
+}
+
+/** One person's funnel trends answer, its events walked as PostHog walks them (not thinned). */
+function personTrends(
+  events: SentEvent[],
+  walk: TrendsWalk,
+  value?: (e: SentEvent) => string,
+  admits?: (x: Walked, held: number) => boolean,
+) {
+  const n = walk.steps.length
+  const dated = numberedEvents(events, walk.steps, walk.exclusions ?? [], walk.order === 'strict', value).map((w) => ({
+    ...w,
+    day: localDay(w.event.timestamp, TZ),
+  }))
+  const options = { steps: n, toStep: (walk.to ?? n - 1) + 1, fromStep: (walk.from ?? 0) + 1, windowSeconds: walk.windowSeconds }
+  return walk.order === 'unordered'
+    ? walkUnorderedTrends(dated, options, admits)
+    : walkOrderedTrends(dated, { ...options, strict: walk.order === 'strict' })
 }
 
 /** PostHog's time to convert histogram over the counted attempts. */
@@ -476,6 +662,165 @@ describe('FunnelsQuery', () => {
     }
   })
 
+  it('walks funnel trends as the brute force counts them when nothing is excluded (the walk oracle checked)', () => {
+    for (const [names, windowDays] of [
+      [['signup', 'purchase'], 3],
+      [['pageview', 'signup', 'purchase'], 14],
+    ] as const) {
+      const walk: TrendsWalk = { steps: names.map(is), order: 'ordered', windowSeconds: windowDays * 86_400 }
+      const walked = perDay([...eventsByPerson().values()].map((events) => personTrends(events, walk)))
+      expect(walked).toEqual(trendsOracle(names.map(is), windowDays * 86_400))
+    }
+  })
+
+  const chrome = { key: '$browser', value: 'Chrome', operator: 'exact', type: 'event' }
+  const firefox = { key: '$browser', value: 'Firefox', operator: 'exact', type: 'event' }
+  const isPageviewOf = (browser: string) => (e: SentEvent) => e.event === 'pageview' && e.properties.$browser === browser
+  it.each([
+    { label: 'ordered, excluding pageviews', order: 'ordered', names: ['signup', 'purchase'], hours: 24, excluded: [0, 1] },
+    { label: 'strict, excluding pageviews', order: 'strict', names: ['signup', 'purchase'], hours: 24, excluded: [0, 1] },
+    {
+      label: 'ordered to step 1, excluding pageviews',
+      order: 'ordered',
+      names: ['signup', 'purchase', 'signup'],
+      hours: 48,
+      excluded: [0, 1],
+      to: 1,
+    },
+    {
+      label: 'ordered from step 1, excluding pageviews after step 1',
+      order: 'ordered',
+      names: ['signup', 'purchase', 'signup'],
+      hours: 72,
+      excluded: [1, 2],
+      from: 1,
+    },
+    { label: 'unordered', order: 'unordered', names: ['signup', 'purchase', 'pageview'], hours: 12 },
+    { label: 'unordered from step 1', order: 'unordered', names: ['signup', 'purchase', 'pageview'], hours: 12, from: 1 },
+    { label: 'unordered to step 1', order: 'unordered', names: ['signup', 'purchase', 'pageview'], hours: 12, to: 1 },
+    { label: 'unordered, excluding pageviews', order: 'unordered', names: ['signup', 'purchase'], hours: 24, excluded: [0, 1] },
+  ] as const)('answers funnel trends $label over random events, per day as PostHog walks them', async (c) => {
+    const from = 'from' in c ? c.from : undefined
+    const to = 'to' in c ? c.to : undefined
+    // Pageviews excluded between these steps.
+    const range = 'excluded' in c ? c.excluded : undefined
+    const res = await funnel(
+      c.names.map((event) => ({ kind: 'EventsNode', event })),
+      {
+        funnelVizType: 'trends',
+        funnelOrderType: c.order,
+        funnelWindowInterval: c.hours,
+        funnelWindowIntervalUnit: 'hour',
+        ...(range === undefined
+          ? {}
+          : { exclusions: [{ kind: 'EventsNode', event: 'pageview', funnelFromStep: range[0], funnelToStep: range[1] }] }),
+        ...(from === undefined ? {} : { funnelFromStep: from }),
+        ...(to === undefined ? {} : { funnelToStep: to }),
+      },
+    )
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    const walk: TrendsWalk = { steps: c.names.map(is), order: c.order, windowSeconds: c.hours * 3600, from, to }
+    const excluded = range === undefined ? [] : [{ matches: is('pageview'), from: range[0], to: range[1] }]
+    const expected = perDay([...eventsByPerson().values()].map((events) => personTrends(events, { ...walk, exclusions: excluded })))
+    expect(expected.some((d) => d.converted > 0 && d.converted < d.entered)).toBe(true)
+    const [row] = res.body.results
+    expect(row.days).toEqual(DAYS)
+    row.data.forEach((rate: number, i: number) => expect(rate, DAYS[i]).toBeCloseTo(rateOf(expected[i]!), 2))
+    if (range !== undefined) {
+      // The exclusion changes the answer: the random events put pageviews inside many attempts.
+      const without = perDay([...eventsByPerson().values()].map((events) => personTrends(events, walk)))
+      expect(without).not.toEqual(expected)
+    }
+  })
+
+  it('answers unordered funnel trends with a partial exclusion, which ends an attempt wherever it falls', async () => {
+    const series = [
+      { kind: 'EventsNode', event: 'signup' },
+      { kind: 'EventsNode', event: 'purchase' },
+      { kind: 'EventsNode', event: 'pageview', properties: [chrome] },
+    ]
+    const exclusions = [{ kind: 'EventsNode', event: 'pageview', properties: [firefox], funnelFromStep: 0, funnelToStep: 1 }]
+    const res = await funnel(series, {
+      funnelVizType: 'trends',
+      funnelOrderType: 'unordered',
+      exclusions,
+      funnelWindowInterval: 1,
+      funnelWindowIntervalUnit: 'day',
+    })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    const walk: TrendsWalk = {
+      steps: [is('signup'), is('purchase'), isPageviewOf('Chrome')],
+      order: 'unordered',
+      windowSeconds: 86_400,
+      exclusions: [{ matches: isPageviewOf('Firefox'), from: 0, to: 1 }],
+    }
+    const expected = perDay([...eventsByPerson().values()].map((events) => personTrends(events, walk)))
+    expect(expected.some((d) => d.converted > 0)).toBe(true)
+    res.body.results[0].data.forEach((rate: number, i: number) => expect(rate, DAYS[i]).toBeCloseTo(rateOf(expected[i]!), 2))
+  })
+
+  /** Each person's plans as an unordered funnel signup, purchase attributes them to a step: those of any of its step events. */
+  const stepPlans = () => {
+    const plans = new Map<string, Set<string>>()
+    for (const [person, events] of eventsByPerson()) plans.set(person, new Set(events.filter(isStep).map(planOf)))
+    return plans
+  }
+  /** In an unordered walk for `value`, an event joining an attempt holding `step` steps must have it. */
+  const admitsAt = (step: number, value: string) => (x: Walked, held: number) => held !== step || x.value === value
+
+  it('counts a person of an unordered funnel under each plan, the first event of its attempt having that plan (step 0)', async () => {
+    const res = await planFunnel({ funnelOrderType: 'unordered', breakdownAttributionType: 'step', breakdownAttributionValue: 0 })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    const plans = stepPlans()
+    const persons = eventsByPerson()
+    const expected = [...new Set([...plans.values()].flatMap((set) => [...set]))]
+      .map((value) => {
+        const paths: Paths = []
+        for (const [person, events] of persons) {
+          if (!plans.get(person)!.has(value)) continue
+          const walked = walkedEvents(events, [is('signup'), is('purchase')], [], false, planOf)
+          const result = walkUnordered(walked, 2, 14 * 86_400, admitsAt(0, value))
+          if (result.level > 0) paths.push(result.times)
+        }
+        return { value, counts: aggregate(paths, 2).map((s) => s.count) }
+      })
+      .filter((row) => row.counts[0]! > 0)
+      .sort(furthestFirst)
+    expect(answered(res.body)).toEqual(expected)
+  })
+
+  it.each([0, 1])(
+    'breaks unordered funnel trends down by each plan, the event joining an attempt holding %i steps having it',
+    async (step) => {
+      const res = await planFunnel({
+        funnelVizType: 'trends',
+        funnelOrderType: 'unordered',
+        breakdownAttributionType: 'step',
+        breakdownAttributionValue: step,
+      })
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      const plans = stepPlans()
+      const persons = eventsByPerson()
+      const walk: TrendsWalk = { steps: [is('signup'), is('purchase')], order: 'unordered', windowSeconds: 14 * 86_400 }
+      const byValue = new Map(
+        [...new Set([...plans.values()].flatMap((set) => [...set]))].map((value) => [
+          value,
+          perDay(
+            [...persons]
+              .filter(([person]) => plans.get(person)!.has(value))
+              .map(([, events]) => personTrends(events, walk, planOf, admitsAt(step, value))),
+          ),
+        ]),
+      )
+      const values = [...byValue].filter(([, days]) => days.some((d) => d.entered > 0)).map(([value]) => value)
+      expect(res.body.results.map((r: any) => r.breakdown_value)).toEqual(values.sort(byBytes).map((v) => [v]))
+      for (const row of res.body.results) {
+        const expected = byValue.get(row.breakdown_value[0])!
+        row.data.forEach((rate: number, i: number) => expect(rate, DAYS[i]).toBeCloseTo(rateOf(expected[i]!), 2))
+      }
+    },
+  )
+
   it('counts a merged person once across its distinct ids', async () => {
     const res = await project.query({
       query: {
@@ -675,6 +1020,16 @@ describe('FunnelsQuery', () => {
       'Partial Exclusions not allowed in unordered funnels',
     ],
     [
+      'a breakdown attributed to a later step than the first in an unordered funnel',
+      { funnelOrderType: 'unordered', breakdownAttributionType: 'step', breakdownAttributionValue: 1 },
+      'Only the first step can be used for breakdown attribution in unordered funnels',
+    ],
+    [
+      'the same in the time to convert of an unordered funnel',
+      { funnelOrderType: 'unordered', funnelVizType: 'time_to_convert', breakdownAttributionType: 'step', breakdownAttributionValue: 2 },
+      'Only the first step can be used for breakdown attribution in unordered funnels',
+    ],
+    [
       'a funnelToStep past the last step',
       { funnelVizType: 'time_to_convert', funnelToStep: 3 },
       'funnelToStep is out of bounds. It must be between 1 and 2.',
@@ -699,18 +1054,16 @@ describe('FunnelsQuery', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200)
   })
 
-  it.each([
-    [{ funnelVizType: 'trends', funnelOrderType: 'unordered' }, 'funnelOrderType'],
-    [{ funnelVizType: 'trends', exclusions: [{ event: 'x', funnelFromStep: 0, funnelToStep: 1 }] }, 'exclusions'],
-    [{ breakdownAttributionType: 'step', breakdownAttributionValue: 3 }, 'breakdownAttributionValue'],
-    [{ breakdownAttributionType: 'step', breakdownAttributionValue: 0, funnelOrderType: 'unordered' }, 'breakdownAttributionType'],
-    [{ breakdownAttributionType: 'step', breakdownAttributionValue: 1, funnelOrderType: 'unordered' }, null],
-  ])('answers 400 for what it does not compute %#', async (funnelsFilter, attr) => {
+  it('answers 400 for a breakdown attributed to a step past the last', async () => {
     const res = await project.query({
-      query: { kind: 'FunnelsQuery', series: [{ event: 'a' }, { event: 'b' }], funnelsFilter },
+      query: {
+        kind: 'FunnelsQuery',
+        series: [{ event: 'a' }, { event: 'b' }],
+        funnelsFilter: { breakdownAttributionType: 'step', breakdownAttributionValue: 3 },
+      },
     })
     expect(res.status).toBe(400)
-    expect(res.body).toMatchObject({ type: 'validation_error', attr })
+    expect(res.body).toMatchObject({ type: 'validation_error', attr: 'breakdownAttributionValue' })
   })
 
   it('needs two steps at least', async () => {

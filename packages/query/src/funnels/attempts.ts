@@ -15,7 +15,7 @@ const RESULT = 'Tuple(UInt8, UInt8, Array(Float64))'
 const at = (tuple: string, i: number) => `tupleElement(${tuple}, ${i})`
 
 /** `body` with `name` bound to the value of `value`: ClickHouse has no let inside a lambda. */
-const bind = (name: string, value: string, body: string) => `arrayMap(${name} -> ${body}, [${value}])[1]`
+export const bind = (name: string, value: string, body: string) => `arrayMap(${name} -> ${body}, [${value}])[1]`
 
 /**
  * PostHog drops an event between two events of the same steps (and breakdown value) before it
@@ -83,9 +83,10 @@ export function orderedAttemptSql(options: { events: string; steps: number; wind
  * an event goes to the step it matches whose newest event is oldest. Before events leave (out of
  * the window, or once every step is held), the number of steps held is recorded, with the first
  * event of each as the times; an exclusion empties everything without recording. The walk stops
- * once every step was recorded, and records once more after the last event.
+ * once every step was recorded, and records once more after the last event. With
+ * `attributedStep`, events are `(seconds, steps, value)` walked for `breakdown_value`.
  */
-export function unorderedAttemptSql(options: { events: string; steps: number; windowSeconds: string }): string {
+export function unorderedAttemptSql(options: { events: string; steps: number; windowSeconds: string; attributedStep?: number }): string {
   const { events, steps: n, windowSeconds: W } = options
   const state = 'Tuple(Array(Array(Float64)), UInt8, Array(Float64), UInt8)'
   const held = (s: string) => `arrayCount(d -> notEmpty(d), ${s})`
@@ -102,10 +103,13 @@ export function unorderedAttemptSql(options: { events: string; steps: number; wi
     newest,
     `arrayFirst(k -> ends[k] = arrayMin(arrayMap(k2 -> ends[k2], arrayFilter(s -> s > 0, x.2))), arrayFilter(s -> s > 0, x.2))`,
   )
+  // Breakdown attribution to a step: while the attempt holds that many steps, only an event with
+  // the value being walked can join it.
+  const passedOver = options.attributedStep === undefined ? '0' : `(${held('s2')} = ${options.attributedStep} AND x.3 != breakdown_value)`
   const pushed = bind(
     's2',
     inWindow,
-    `if(arrayAll(s -> s < 0, x.2), ${empty}, arrayMap((d, k) -> if(k = ${chosen}, arrayPushBack(d, x.1), d), s2, arrayEnumerate(s2)))`,
+    `multiIf(arrayAll(s -> s < 0, x.2), ${empty}, ${passedOver}, s2, arrayMap((d, k) -> if(k = ${chosen}, arrayPushBack(d, x.1), d), s2, arrayEnumerate(s2)))`,
   )
   const step = bind(
     's0',

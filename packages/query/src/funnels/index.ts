@@ -9,7 +9,7 @@ import { earliestOf, selectionOf } from '../series'
 import { num, select, TEAM } from '../sql'
 import { orderedAttemptSql, thinnedEventsSql, unorderedAttemptSql } from './attempts'
 import { timeToConvertResult, timeToConvertSql, type Histogram } from './timeToConvert'
-import { funnelTrendsResult, funnelTrendsWalkSql } from './trends'
+import { funnelTrendsResult, funnelTrendsWalkSql, unorderedTrendsWalkSql } from './trends'
 import { validateFunnel } from './validate'
 
 const UNIT_SECONDS = { second: 1, minute: 60, hour: 3600, day: 86_400, week: 7 * 86_400, month: 30 * 86_400 } as const
@@ -138,14 +138,31 @@ export async function runFunnels(ctx: QueryContext, query: FunnelsQuery): Promis
       range.buckets.map((b) => dayKey(b, interval)),
     )
     const period = `indexOf(${keys}, ${bucketKeySql(interval, 'e.timestamp', zone, ctx.weekStartDay)})`
-    const person = personEventsSql({ steps: toStep, order, eventsSql, joins, valueSql, guarded: [], attribution, period })
-    const walk = funnelTrendsWalkSql({
-      events: person.events,
-      toStep,
-      fromStep: funnelsFilter.funnelFromStep ?? 0,
-      windowSeconds: '{window:Float64}',
-      strict: order === 'strict',
+    const fromStep = funnelsFilter.funnelFromStep ?? 0
+    // An unordered attempt is complete only with every step, so all are walked; an ordered one
+    // cannot go past toStep, nor meet an exclusion guarding a step after it.
+    const walkedSteps = order === 'unordered' ? n : toStep
+    const person = personEventsSql({
+      steps: walkedSteps,
+      order,
+      eventsSql,
+      joins,
+      valueSql,
+      guarded: guarded.slice(0, walkedSteps),
+      attribution,
+      period,
     })
+    const walk =
+      order === 'unordered'
+        ? unorderedTrendsWalkSql({
+            events: person.events,
+            steps: n,
+            toStep,
+            fromStep,
+            windowSeconds: '{window:Float64}',
+            attributedStep: attribution.kind === 'step' ? attribution.step : undefined,
+          })
+        : funnelTrendsWalkSql({ events: person.events, toStep, fromStep, windowSeconds: '{window:Float64}', strict: order === 'strict' })
     const sql = `SELECT breakdown_value, r.1 AS period, countIf(r.2 != 0) AS reached_from, countIf(r.2 = 1) AS reached_to,
         if(reached_from > 0, round(reached_to / reached_from * 100, 2), 0) AS rate
       FROM (SELECT arrayJoin(${walk}) AS r, breakdown_value FROM (${person.rows}))
@@ -325,21 +342,24 @@ function personEventsSql(
   const starts = order === 'unordered' ? `arrayExists(x -> x > 0, ${stepsOf})` : 'e.step_0'
   const thinned = options.period === undefined ? thinnedEventsSql('raw') : 'raw'
   const period = options.period === undefined ? '' : `, ${options.period}`
-  const events =
-    attribution.kind === 'step'
-      ? `arrayMap(x -> (x.1, if(x.3 = breakdown_value, x.2, arrayFilter(s -> s != ${attribution.step + 1}, x.2)), x.3${
-          options.period === undefined ? '' : ', x.4'
-        }), ${thinned})`
-      : thinned
+  // In an unordered funnel the attributed step is whichever the attempt takes first, so the walk,
+  // not the events, decides which events an attributed value admits.
+  const stepFiltered = attribution.kind === 'step' && order !== 'unordered'
+  const events = stepFiltered
+    ? `arrayMap(x -> (x.1, if(x.3 = breakdown_value, x.2, arrayFilter(s -> s != ${attribution.step + 1}, x.2)), x.3${
+        options.period === undefined ? '' : ', x.4'
+      }), ${thinned})`
+    : thinned
   const raw = `arraySort(x -> (x.1, x.2), groupArray((toUnixTimestamp64Micro(e.timestamp) / 1e6, ${stepsOf}, ${valueSql}${period}))) AS raw`
   const value =
     attribution.kind === 'all_events'
       ? `${valueSql} AS breakdown_value`
       : attribution.kind === 'step'
-        ? `groupUniqArrayIf(${valueSql}, e.step_${attribution.step}) AS step_values`
+        ? `${stepFiltered ? `groupUniqArrayIf(${valueSql}, e.step_${attribution.step})` : `groupUniqArray(${valueSql})`} AS step_values`
         : `${touchedValueSql(valueSql, attribution)} AS breakdown_value`
   // Every value walked on its own: the person's events with that value (all_events) or each
-  // value its step events have (step; a person without one of those is not counted).
+  // value its step events have (step; a person without one of those is not counted), in an
+  // unordered funnel each value any of its events has.
   const groupBy = attribution.kind === 'all_events' ? 'actor, breakdown_value' : 'actor'
   const perPerson = `SELECT ${ACTOR_SQL} AS actor, ${value}, ${raw}
         FROM (${eventsSql}) AS e
@@ -360,7 +380,12 @@ function walkedPersonsSql(options: WalkInputs & { n: number }): string {
   const { rows, events } = personEventsSql({ ...options, steps: n })
   const attempt =
     order === 'unordered'
-      ? unorderedAttemptSql({ events, steps: n, windowSeconds: '{window:Float64}' })
+      ? unorderedAttemptSql({
+          events,
+          steps: n,
+          windowSeconds: '{window:Float64}',
+          attributedStep: options.attribution.kind === 'step' ? options.attribution.step : undefined,
+        })
       : orderedAttemptSql({ events, steps: n, windowSeconds: '{window:Float64}', strict: order === 'strict' })
   return `SELECT tupleElement(attempt, 1) AS level, tupleElement(attempt, 3) AS times, breakdown_value FROM (
       SELECT ${attempt} AS attempt, breakdown_value

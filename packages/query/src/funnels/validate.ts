@@ -2,7 +2,11 @@ import { INTERVALS, problems, type EventsNode, type FunnelsQuery, type Interval 
 
 type Exclusion = NonNullable<NonNullable<FunnelsQuery['funnelsFilter']>['exclusions']>[number]
 
-/** Breakdown attribution to a step: a step of the funnel, and in an unordered funnel what PostHog allows. */
+/**
+ * Breakdown attribution to a step: a step of the funnel, and in an unordered funnel what PostHog
+ * allows. PostHog checks the unordered rule when it counts steps, not in funnel trends, whose walk
+ * takes any step.
+ */
 function validateAttribution(query: FunnelsQuery): void {
   const filter = query.funnelsFilter
   if (filter?.breakdownAttributionType !== 'step') return
@@ -13,10 +17,8 @@ function validateAttribution(query: FunnelsQuery): void {
       `The breakdown attribution step is out of bounds. It must be between 0 and ${query.series.length - 1}.`,
     )
   }
-  if (filter.funnelOrderType === 'unordered') {
-    if (step !== 0) throw problems.validation(null, 'Only the first step can be used for breakdown attribution in unordered funnels')
-    // Refused by name rather than answered wrongly: the unordered walk has no per-value first step yet.
-    throw problems.validation('breakdownAttributionType', 'Breakdown attribution by step is not supported in unordered funnels yet.')
+  if (filter.funnelOrderType === 'unordered' && filter.funnelVizType !== 'trends' && step !== 0) {
+    throw problems.validation(null, 'Only the first step can be used for breakdown attribution in unordered funnels')
   }
 }
 
@@ -59,21 +61,11 @@ function stepCoversExclusion(step: EventsNode, exclusion: Exclusion): boolean {
   return true
 }
 
-/**
- * Funnel trends: their interval (PostHog's default a day), and what they do not compute yet,
- * refused by name rather than answered wrongly.
- */
+/** The interval funnel trends are computed by: PostHog's default a day. */
 function trendsInterval(query: FunnelsQuery): Interval {
   const interval = query.interval ?? 'day'
   if (!(INTERVALS as readonly string[]).includes(interval)) {
     throw problems.validation('interval', `"${interval}" is not a valid interval: use one of ${INTERVALS.join(', ')}.`)
-  }
-  const filter = query.funnelsFilter
-  if ((filter?.exclusions ?? []).length > 0) {
-    throw problems.validation('exclusions', 'Exclusions are not supported in funnel trends yet.')
-  }
-  if (filter?.funnelOrderType === 'unordered') {
-    throw problems.validation('funnelOrderType', 'Unordered funnel trends are not supported yet.')
   }
   return interval as Interval
 }
@@ -98,7 +90,8 @@ export function validateFunnel(query: FunnelsQuery): Interval {
     }
   }
   const exclusions = filter.exclusions ?? []
-  if (filter.funnelOrderType === 'unordered') {
+  // Checked where PostHog counts steps; its unordered trends walk drops an attempt at any exclusion.
+  if (filter.funnelOrderType === 'unordered' && filter.funnelVizType !== 'trends') {
     for (const exclusion of exclusions) {
       if (exclusion.funnelFromStep !== 0 || exclusion.funnelToStep !== maxIndex) {
         throw problems.validation(null, 'Partial Exclusions not allowed in unordered funnels')
