@@ -11,6 +11,23 @@ import { benchRowToEncode } from './events'
 const ROWS = 100
 const BATCHES = Number(process.env.STAGE_BATCHES ?? 2_000)
 
+/** The event properties capture copies to the person, of those a bench event has. */
+const PERSON_INITIAL_KEYS = ['$browser', '$browser_version', '$device_type', '$current_url', '$os', '$screen_width']
+
+/**
+ * The properties as capture stores them: the person-initial ones also in `$set` and, as
+ * `$initial_*`, in `$set_once`, which is what GeoIP adds its keys to.
+ */
+function asCaptured(properties: Record<string, unknown>): Record<string, unknown> {
+  const set: Record<string, unknown> = {}
+  const setOnce: Record<string, unknown> = {}
+  for (const key of PERSON_INITIAL_KEYS) {
+    set[key] = properties[key]
+    setOnce[`$initial_${key.slice(1)}`] = properties[key]
+  }
+  return { ...properties, $set: set, $set_once: setOnce }
+}
+
 function frames(): FrameContent[] {
   const lines = Array.from({ length: ROWS }, (_, i) => {
     const row = benchRowToEncode(i)
@@ -18,7 +35,7 @@ function frames(): FrameContent[] {
     return eventsTable.encodeEventRow({
       ...row,
       event: i % 2 === 0 ? row.event : 'dashboard viewed',
-      properties: { ...row.properties, $ip: ips[i % ips.length] },
+      properties: asCaptured({ ...row.properties, $ip: ips[i % ips.length] }),
     })
   })
   return [

@@ -89,6 +89,37 @@ describe('persons from events', () => {
     expect(later.name).toBe('again@example.com')
   })
 
+  it('leaves a person as it is when an event sets only what it already holds', async () => {
+    const versionOf = async (uuid: string) => {
+      const [row] = await service.app.deps.sql<{ version: number; properties_updated_at: Date }[]>`
+        select version::int as version, properties_updated_at from persons where uuid = ${uuid}`
+      return row
+    }
+    const visit = (browser: string, setOnce: string) => ({
+      event: 'visit',
+      distinct_id: 'steady',
+      properties: { $browser: browser, $set: { plan: 'pro' }, $set_once: { source: setOnce } },
+    })
+    await send(account, [visit('Chrome', 'ad')])
+    const person = await personOf(account, 'steady', (p) => p.properties.plan === 'pro')
+    const before = await versionOf(person.uuid)
+
+    // The same $set, a $set_once of a key it has, and a device property that alone changes no person (as in PostHog).
+    await send(account, [visit('Firefox', 'newsletter'), visit('Chrome', 'newsletter')])
+    await service.eventsOf(account, 3, '&distinct_id=steady')
+    expect(await versionOf(person.uuid)).toEqual(before)
+    expect((await personOf(account, 'steady')).properties).toEqual({
+      plan: 'pro',
+      source: 'ad',
+      $browser: 'Chrome',
+      $initial_browser: 'Chrome',
+    })
+
+    await send(account, [{ event: 'upgrade', distinct_id: 'steady', properties: { $set: { plan: 'team' } } }])
+    await personOf(account, 'steady', (p) => p.properties.plan === 'team')
+    expect((await versionOf(person.uuid))?.version).toBe(before!.version + 1)
+  })
+
   it('merges the anonymous person into the identified one on $identify, keeping both histories', async () => {
     await send(account, [
       {

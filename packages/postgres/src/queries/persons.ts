@@ -137,6 +137,12 @@ export async function createPersons(
  * keep their version. Answers the changed persons and the ids it did not find (merged away or
  * deleted meanwhile) so the caller can look their distinct ids up again.
  *
+ * Whether a person would change is first read from the statement's snapshot, without a lock:
+ * most events set what their person already holds, and a person left as it is needs neither a
+ * row lock nor a transaction to commit. A change another server commits after the snapshot
+ * simply comes after this statement. The persons that do change are locked and compared again
+ * as locked.
+ *
  * Found means locked: a person deleted by a merge this statement waited for is still in the
  * statement's snapshot, so reading `persons` again would count it found and drop its change.
  */
@@ -150,18 +156,24 @@ export async function updatePersonProperties(
     const change = changes.get(id)!
     return { id, set: { ...change.set }, set_once: { ...change.setOnce }, unset: change.unset, soft_set: { ...change.softSet } }
   })
+  // What the person becomes without the soft values of keys it has: unchanged, nothing is written.
+  const needed = sql.unsafe(`((i.set_once || p.properties) || i.set
+    || coalesce((select jsonb_object_agg(k, v) from jsonb_each(i.soft_set) as s(k, v) where not p.properties ? k), '{}'))
+    - array(select jsonb_array_elements_text(i.unset))`)
   const rows = await sql<(PersonRow & { changed: boolean })[]>`
     with input as (
       select * from jsonb_to_recordset(${sql.json(input as never)}) as t(id bigint, set_once jsonb, set jsonb, unset jsonb, soft_set jsonb)
     ),
+    seen as (
+      select p.id, ${needed} is distinct from p.properties as changes
+      from persons p join input i on i.id = p.id
+    ),
     target as (
       select p.id,
         ((i.set_once || p.properties) || i.set || i.soft_set) - array(select jsonb_array_elements_text(i.unset)) as properties,
-        -- What the person becomes without the soft values of keys it has: unchanged, nothing is written.
-        ((i.set_once || p.properties) || i.set
-          || coalesce((select jsonb_object_agg(k, v) from jsonb_each(i.soft_set) as s(k, v) where not p.properties ? k), '{}'))
-          - array(select jsonb_array_elements_text(i.unset)) as needed
+        ${needed} as needed
       from persons p join input i on i.id = p.id
+      where p.id in (select id from seen where changes)
       order by p.id
       for update of p
     ),
@@ -172,8 +184,9 @@ export async function updatePersonProperties(
     )
     select ${sql.unsafe(PERSON_COLUMNS)}, true as changed from changed p
     union all
-    select ${sql.unsafe(PERSON_COLUMNS)}, false as changed from persons p
-      where p.id in (select id from target) and p.id not in (select id from changed)`
+    select id::int, null, null, null, null, null, null, false from seen where not changes
+    union all
+    select id::int, null, null, null, null, null, null, false from target where id not in (select id from changed)`
   const found = new Set(rows.map((r) => r.id))
   return {
     updated: rows.filter((r) => r.changed).map(({ changed: _, ...person }) => person),

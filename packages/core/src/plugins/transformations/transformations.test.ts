@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import type { CityResponse } from 'maxmind'
 import type { PluginEvent } from './event'
+import { geoIp } from './geoip'
 import { propertyFilter } from './propertyFilter'
 import { runTransformations, type LoadedTransformation } from './runner'
 import { taxonomyStandardizer, toConvention } from './taxonomyStandardizer'
@@ -36,6 +38,40 @@ describe('Taxonomy Standardizer', () => {
     const run = taxonomyStandardizer({ defaultNamingConvention: 'snake_case' })
     expect(run(event({}, '$pageview'))?.event).toBe('$pageview')
     expect(run(event({}, 'survey sent'))?.event).toBe('survey sent')
+  })
+})
+
+describe('GeoIP', () => {
+  const london = { city: { names: { en: 'London' } }, country: { names: { en: 'United Kingdom' }, iso_code: 'GB' } } as CityResponse
+  const run = geoIp(() => (ip) => (ip === '81.2.69.142' ? london : undefined))
+
+  it('adds the location to $set and $set_once beside what the event sets, which wins', () => {
+    const out = run(event({ $ip: '81.2.69.142', $set: { plan: 'pro', $geoip_city_name: 'Chosen' }, $set_once: { source: 'ad' } }))
+    expect(out?.properties.$geoip_city_name).toBe('London')
+    expect(out?.properties.$set).toMatchObject({
+      plan: 'pro',
+      $geoip_city_name: 'Chosen',
+      $geoip_country_code: 'GB',
+      $geoip_postal_code: null,
+    })
+    expect(out?.properties.$set_once).toMatchObject({ source: 'ad', $initial_geoip_city_name: 'London' })
+  })
+
+  it('replaces a $set that is not an object, and keeps a key named __proto__ as an ordinary key', () => {
+    const properties = JSON.parse('{"$ip": "81.2.69.142", "$set": "text", "$set_once": {"__proto__": {"polluted": true}}}') as Record<
+      string,
+      unknown
+    >
+    const out = run(event(properties))
+    expect(out?.properties.$set).toMatchObject({ $geoip_city_name: 'London' })
+    const setOnce = out?.properties.$set_once as Record<string, unknown>
+    expect(Object.hasOwn(setOnce, '__proto__')).toBe(true)
+    expect(Object.getPrototypeOf(setOnce)).toBe(Object.prototype)
+    expect(setOnce.$initial_geoip_country_code).toBe('GB')
+  })
+
+  it('leaves an event whose address it does not know as it was', () => {
+    expect(run(event({ $ip: '10.0.0.1' }))?.properties).toEqual({ $ip: '10.0.0.1' })
   })
 })
 
