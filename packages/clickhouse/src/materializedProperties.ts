@@ -46,34 +46,57 @@ export async function ensureMaterializedProperties(ch: ClickHouse, keys: readonl
     if (!MATERIALIZABLE_KEY.test(key))
       throw new Error(`cannot materialise the property ${JSON.stringify(key)}: use letters, digits, _ $ . - and spaces`)
     const column = `\`${materializedColumnName(key)}\``
-    const literal = `'${key}'`
     // On a cluster, the shards' tables and the Distributed one in front of them: the column is
     // computed where the rows are, and read through the Distributed table.
     for (const target of ch.layout.columnTargets('events')) {
       await ch.writer.command({
         query: `ALTER TABLE ${target} ADD COLUMN IF NOT EXISTS ${column} Nullable(String)
-          MATERIALIZED if(JSONHas(properties, ${literal}),
-            if(JSONType(properties, ${literal}) = 'String', JSONExtractString(properties, ${literal}), JSONExtractRaw(properties, ${literal})),
-            NULL)
+          MATERIALIZED ${propertyTextSql(key)}
           COMMENT '${COMMENT_PREFIX}${key}'`,
       })
     }
     if (stored) await ch.writer.command({ query: `ALTER TABLE ${ch.layout.alterTarget('events')} MATERIALIZE COLUMN ${column}` })
     added.push(key)
   }
-  columnsOf.set(ch, await readMaterializedColumns(ch))
+  // Columns made before their expression parsed the JSON once: the same values, at a third of
+  // the cost to every insert (rows already stored keep theirs).
+  for (const [key, { name, expression }] of existing) {
+    if (!expression.includes('JSONHas')) continue
+    for (const target of ch.layout.columnTargets('events')) {
+      await ch.writer.command({
+        query: `ALTER TABLE ${target} MODIFY COLUMN \`${name}\` Nullable(String) MATERIALIZED ${propertyTextSql(key)} COMMENT '${COMMENT_PREFIX}${key}'`,
+      })
+    }
+  }
+  columnsOf.set(ch, new Map([...(await readMaterializedColumns(ch))].map(([key, column]) => [key, column.name])))
   return added
 }
 
-async function readMaterializedColumns(ch: ClickHouse): Promise<Map<string, string>> {
+/**
+ * A property of `properties` as its column holds it: NULL where it is missing, a string's
+ * unescaped text, any other value's JSON. The JSON of the whole event is parsed once (ClickHouse
+ * computes the repeated JSONExtractRaw once); only the property's own text is parsed again.
+ */
+function propertyTextSql(key: string): string {
+  const raw = `JSONExtractRaw(properties, '${key}')`
+  return `if(${raw} = '', NULL, if(startsWith(${raw}, '"'), JSONExtractString(${raw}), ${raw}))`
+}
+
+interface PropertyColumn {
+  name: string
+  /** The column's MATERIALIZED expression, as the server writes it. */
+  expression: string
+}
+
+async function readMaterializedColumns(ch: ClickHouse): Promise<Map<string, PropertyColumn>> {
   const result = await ch.reader.query({
-    query: `SELECT name, comment FROM system.columns
+    query: `SELECT name, comment, default_expression AS expression FROM system.columns
       WHERE database = currentDatabase() AND table = 'events' AND startsWith(comment, {prefix:String})`,
     query_params: { prefix: COMMENT_PREFIX },
     format: 'JSONEachRow',
   })
-  const rows = await result.json<{ name: string; comment: string }>()
-  return new Map(rows.map((r) => [r.comment.slice(COMMENT_PREFIX.length), r.name]))
+  const rows = await result.json<{ name: string; comment: string; expression: string }>()
+  return new Map(rows.map((r) => [r.comment.slice(COMMENT_PREFIX.length), { name: r.name, expression: r.expression }]))
 }
 
 /** The property columns this connection's reads may use (none until ensureMaterializedProperties ran). */

@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { suiteClickHouseOptions } from '../test/suiteClickHouse'
+import { connectClickHouse, type ClickHouse } from './connect'
+import { toClickHouseDateTimeUs } from './datetime'
+import { ensureMaterializedProperties, materializedColumnName, materializedColumns } from './materializedProperties'
+import { migrateClickHouse } from './migrate'
+import { encodeEventRow, insertEncodedEvents, NIL_UUID } from './tables/events'
+
+let ch: ClickHouse
+const root = mkdtempSync(path.join(tmpdir(), 'burrow-property-columns-'))
+
+beforeAll(async () => {
+  ch = await connectClickHouse(suiteClickHouseOptions(root))
+  await migrateClickHouse(ch)
+})
+afterAll(async () => {
+  await ch.close()
+  rmSync(root, { recursive: true, force: true })
+})
+
+const rows = async <T>(query: string) => (await ch.reader.query({ query, format: 'JSONEachRow' })).json<T>()
+
+/** Events numbered from `first` (property `i`), one per value. */
+async function insert(team: number, values: unknown[], first = 0): Promise<void> {
+  const now = toClickHouseDateTimeUs(Date.now() * 1000)
+  const encoded = values.map((value, k) => {
+    const i = first + k
+    return encodeEventRow({
+      uuid: randomUUID(),
+      event: 'e',
+      // `undefined`: the event does not have the property at all.
+      properties: value === undefined ? { i } : { i, plan: value, tier: value },
+      timestamp: now,
+      team_id: team,
+      distinct_id: `d${i}`,
+      elements_chain: '',
+      created_at: now,
+      person_id: NIL_UUID,
+    })
+  })
+  await insertEncodedEvents(ch, Buffer.from(encoded.join('')), { deduplicationToken: randomUUID() })
+}
+
+/** What a column holds for each value, in the order inserted. */
+const VALUES: Array<[unknown, string | null]> = [
+  ['pro', 'pro'],
+  ['', ''],
+  ['say "hi" \\ é', 'say "hi" \\ é'],
+  [42, '42'],
+  [1.5, '1.5'],
+  [true, 'true'],
+  [null, 'null'],
+  [{ a: [1, 'b'] }, '{"a":[1,"b"]}'],
+  [undefined, null],
+]
+
+describe('property columns', () => {
+  it('hold a string unescaped, any other value as its JSON, and NULL where the event lacks the property', async () => {
+    await insert(1, [VALUES[0]![0]])
+    expect(await ensureMaterializedProperties(ch, ['plan'])).toEqual(['plan'])
+    await insert(
+      1,
+      VALUES.slice(1).map(([value]) => value),
+      1,
+    )
+    const got = await rows<{ value: string | null }>(
+      `SELECT ${materializedColumnName('plan')} AS value FROM events WHERE team_id = 1 ORDER BY JSONExtractInt(properties, 'i'), distinct_id`,
+    )
+    // The first row was stored before the column existed: ClickHouse fills it from the same expression.
+    expect(got.map((r) => r.value)).toEqual(VALUES.map(([, expected]) => expected))
+  })
+
+  it('made with an older expression are brought to the current one and keep their name', async () => {
+    // The expression columns were made with before: the same values, with the JSON parsed three times.
+    const column = materializedColumnName('tier')
+    for (const target of ch.layout.columnTargets('events')) {
+      await ch.writer.command({
+        query: `ALTER TABLE ${target} ADD COLUMN ${column} Nullable(String)
+          MATERIALIZED if(JSONHas(properties, 'tier'), if(JSONType(properties, 'tier') = 'String',
+            JSONExtractString(properties, 'tier'), JSONExtractRaw(properties, 'tier')), NULL)
+          COMMENT 'property:tier'`,
+      })
+    }
+    expect(await ensureMaterializedProperties(ch, ['tier'])).toEqual([])
+    expect(materializedColumns(ch).get('tier')).toBe(column)
+    const [definition] = await rows<{ expression: string }>(
+      `SELECT default_expression AS expression FROM system.columns WHERE database = currentDatabase() AND table = 'events' AND name = '${column}'`,
+    )
+    expect(definition?.expression).not.toContain('JSONHas')
+    await insert(
+      2,
+      VALUES.map(([value]) => value),
+    )
+    const got = await rows<{ value: string | null }>(
+      `SELECT ${column} AS value FROM events WHERE team_id = 2 ORDER BY JSONExtractInt(properties, 'i'), distinct_id`,
+    )
+    expect(got.map((r) => r.value)).toEqual(VALUES.map(([, expected]) => expected))
+  })
+})
