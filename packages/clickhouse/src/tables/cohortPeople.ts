@@ -40,10 +40,23 @@ export async function countMembers(ch: ClickHouse, v: MembersVersion): Promise<n
   return Number(row?.n ?? 0)
 }
 
-/** Drops the members of calculations older than `v.version`, which no reader uses any more. */
+/**
+ * Drops the members of calculations older than `v.version`, which no reader uses any more.
+ * The delete is a mutation of every part of the table, and one that waits for it can wait
+ * behind a merge for a second (the embedded engine waits by default): calculations run one at
+ * a time, so the next cohort's would wait with it. So a cohort's first calculation, which has
+ * nothing older, runs none, and the rest leave it to the engine's background.
+ */
 export async function removeOlderMembers(ch: ClickHouse, v: MembersVersion): Promise<void> {
+  const where = `team_id = ${TEAM} AND cohort_id = {cohort_id:Int64} AND version < {version:UInt64}`
+  const older = await ch.reader.query({
+    query: `SELECT 1 FROM cohortpeople WHERE ${where} LIMIT 1`,
+    query_params: versionParams(v),
+    format: 'JSONEachRow',
+  })
+  if ((await older.json()).length === 0) return
   await ch.writer.command({
-    query: `ALTER TABLE ${ch.layout.alterTarget('cohortpeople')} DELETE WHERE team_id = ${TEAM} AND cohort_id = {cohort_id:Int64} AND version < {version:UInt64}`,
+    query: `ALTER TABLE ${ch.layout.alterTarget('cohortpeople')} DELETE WHERE ${where} SETTINGS mutations_sync = 0`,
     query_params: versionParams(v),
   })
 }
