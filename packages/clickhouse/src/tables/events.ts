@@ -198,7 +198,12 @@ export async function queryEvents(ch: ClickHouse, q: EventsQuery): Promise<Event
       query: `SELECT ${STORED_EVENT_COLUMNS}
         FROM ${EVENTS} ${windowed}
         ORDER BY timestamp DESC, uuid DESC
-        LIMIT {limit:UInt32} OFFSET {offset:UInt64}${settingsSql({ ...READ_SETTINGS, query_plan_max_limit_for_lazy_materialization: 200_000 })}`,
+        LIMIT {limit:UInt32} OFFSET {offset:UInt64}${settingsSql({
+          ...READ_SETTINGS,
+          query_plan_max_limit_for_lazy_materialization: 200_000,
+          // The events in time order (schema 011), where ClickHouse finds them in fewer marks.
+          optimize_use_projections: 1,
+        })}`,
       query_params: { ...windowParams, limit: q.limit + 1, offset: q.offset },
       format: 'JSONEachRow',
       // The properties are read for the rows of the page only, after the sort (ClickHouse's lazy materialisation).
