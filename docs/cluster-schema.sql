@@ -194,13 +194,3 @@ INSERT INTO event_daily_counts
 SELECT team_id, event, toDate(timestamp) AS day, count() AS events, max(timestamp) AS last_seen
 FROM events
 GROUP BY team_id, event, day;
-
-ALTER TABLE events_local ON CLUSTER burrow MODIFY SETTING deduplicate_merge_projection_mode = 'rebuild', lightweight_mutation_projection_mode = 'rebuild';
-
-ALTER TABLE events_local ON CLUSTER burrow ADD PROJECTION IF NOT EXISTS events_by_time
-(
-    SELECT team_id, timestamp, uuid, event, properties, distinct_id, elements_chain, person_id
-    ORDER BY team_id, timestamp, uuid
-);
-
-ALTER TABLE events_local ON CLUSTER burrow MATERIALIZE PROJECTION events_by_time SETTINGS mutations_sync = 0;

@@ -60,14 +60,6 @@ export interface ClickHouseOptions {
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000
 
-/**
- * Settings of every statement. The events' time-ordered projection (schema 011) serves the
- * newest-first events page, which asks for it in its own SETTINGS; left to choose, ClickHouse also
- * reads it for aggregates over a time range, where the table's parts, ordered by event within a
- * day, read about a third faster.
- */
-const STATEMENT_DEFAULTS = { optimize_use_projections: 0 as const }
-
 export async function connectClickHouse(options: ClickHouseOptions): Promise<ClickHouse> {
   if (options.url) return connectServer(options.url, options)
   return connectEmbedded(path.resolve(options.dataDir, 'clickhouse'), options.cluster)
@@ -91,7 +83,7 @@ async function connectServer(url: string, options: ClickHouseOptions): Promise<C
       database: db,
       request_timeout: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       compression: { request: false, response: true },
-      clickhouse_settings: { ...STATEMENT_DEFAULTS, ...layout.readSettings() },
+      clickhouse_settings: layout.readSettings(),
       // Failures reach the callers, which log them with what they were doing.
       log: { level: ClickHouseLogLevel.OFF },
     })
@@ -162,11 +154,7 @@ async function connectEmbedded(dir: string, cluster: string | undefined): Promis
   // Over Distributed tables, this engine's lazy reading of columns after ORDER BY ... LIMIT loses
   // a column that a subquery renames to its own name (NOT_FOUND_COLUMN_IN_BLOCK; HogQL's events
   // view does so with timestamp). Reading them eagerly answers the same.
-  const clickhouse_settings = {
-    ...STATEMENT_DEFAULTS,
-    ...layout.readSettings(),
-    ...(cluster ? { query_plan_optimize_lazy_materialization: 0 } : {}),
-  }
+  const clickhouse_settings = { ...layout.readSettings(), ...(cluster ? { query_plan_optimize_lazy_materialization: 0 } : {}) }
   const writer = createClient({ connection: writerConnection, clickhouse_settings } as never)
   const reader = createClient({ connection: createChdbConnection({ path: dir }), clickhouse_settings } as never)
   return {

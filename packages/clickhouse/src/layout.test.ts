@@ -62,12 +62,6 @@ describe('the cluster schema', () => {
     expect(view).toMatch(/\bFROM events_local\b/)
   })
 
-  it("keeps the events' time-ordered projection, and what merges and deletes do to it, on each shard's rows", async () => {
-    const alters = (await schemaStatements(cluster)).filter((s) => /PROJECTION|_projection_mode/.test(s))
-    expect(alters.length).toBeGreaterThan(0)
-    for (const statement of alters) expect(statement).toMatch(/^ALTER TABLE events_local ON CLUSTER burrow /)
-  })
-
   it('refuses a statement of a form it was not taught, instead of sending it half-translated', () => {
     expect(() => cluster.statements('RENAME TABLE events TO old_events')).toThrow(/teach packages\/clickhouse\/src\/layout\.ts/)
     expect(() => cluster.statements('CREATE MATERIALIZED VIEW IF NOT EXISTS v TO events AS SELECT * FROM person')).toThrow(/not split/)

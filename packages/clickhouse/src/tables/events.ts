@@ -175,9 +175,6 @@ export interface EventsPage {
  * bound (`before`, or now), widened until it holds the page or reaches `after` (or the first
  * event), so that the newest events of a large project are found by reading its newest parts
  * only: the cost of a page is that of the rows it needs, not of all the project's events.
- * Within those parts ClickHouse reads the events' time-ordered projection (schema 011) where that
- * takes fewer marks, as for the latest events: there a page's rows are the last granules of each
- * part, not rows spread over all the granules of their day.
  */
 export async function queryEvents(ch: ClickHouse, q: EventsQuery): Promise<EventsPage> {
   const filter = eventsWhere(ch, q)
@@ -198,12 +195,7 @@ export async function queryEvents(ch: ClickHouse, q: EventsQuery): Promise<Event
       query: `SELECT ${STORED_EVENT_COLUMNS}
         FROM ${EVENTS} ${windowed}
         ORDER BY timestamp DESC, uuid DESC
-        LIMIT {limit:UInt32} OFFSET {offset:UInt64}${settingsSql({
-          ...READ_SETTINGS,
-          query_plan_max_limit_for_lazy_materialization: 200_000,
-          // The events in time order (schema 011), where ClickHouse finds them in fewer marks.
-          optimize_use_projections: 1,
-        })}`,
+        LIMIT {limit:UInt32} OFFSET {offset:UInt64}${settingsSql({ ...READ_SETTINGS, query_plan_max_limit_for_lazy_materialization: 200_000 })}`,
       query_params: { ...windowParams, limit: q.limit + 1, offset: q.offset },
       format: 'JSONEachRow',
       // The properties are read for the rows of the page only, after the sort (ClickHouse's lazy materialisation).
