@@ -36,8 +36,7 @@ export function eventsSql(
   ]
   if (selection.event !== null) clauses.push(`event = ${params.add('String', selection.event)}`)
   for (const expression of selection.properties) clauses.push(eventPropertiesSql(expression, TEAM, params, columns))
-  const own = [...columns.values()].map((c) => `, \`${c}\``).join('')
-  return `SELECT timestamp, event, distinct_id, person_id, properties${own}${extraColumns} FROM events WHERE ${clauses.join(' AND ')}`
+  return `SELECT timestamp, event, distinct_id, person_id, properties${ownColumnsSelectSql(columns)}${extraColumns} FROM events WHERE ${clauses.join(' AND ')}`
 }
 
 const NIL_UUID = "toUUID('00000000-0000-0000-0000-000000000000')"
@@ -56,6 +55,17 @@ export const ACTOR_SQL = `if(pdi.person_id = ${NIL_UUID}, e.person_id, pdi.perso
 /** A join giving each event's actor its current properties as `pp.properties`. */
 export function personPropertiesJoinSql(actor: string): string {
   return `LEFT JOIN (SELECT id, properties FROM (${currentPersonsSql(TEAM)})) AS pp ON pp.id = ${actor}`
+}
+
+/** The property columns as more columns of a subquery's SELECT list (ClickHouse reads only those used). */
+export function ownColumnsSelectSql(columns: PropertyColumns): string {
+  return [...columns.values()].map((c) => `, \`${c}\``).join('')
+}
+
+/** The property's own column of the events subquery `e`, when it has one. */
+export function ownColumnSql(columns: PropertyColumns, key: string): string | undefined {
+  const column = columns.get(key)
+  return column === undefined ? undefined : `e.\`${column}\``
 }
 
 /**

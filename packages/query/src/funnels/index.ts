@@ -2,7 +2,15 @@ import { eventPropertiesSql, materializedColumns, SqlParams } from '@burrow/clic
 import type { FunnelsQuery } from '@burrow/contracts'
 import type { QueryContext } from '../context'
 import { bucketKeySql, dayKey, dayLabel, isoInZone, resolveRange, utcText } from '../dates'
-import { ACTOR_SQL, breakdownValueSql, personJoinSql, personPropertiesJoinSql, type EventSelection } from '../events'
+import {
+  ACTOR_SQL,
+  breakdownValueSql,
+  ownColumnSql,
+  ownColumnsSelectSql,
+  personJoinSql,
+  personPropertiesJoinSql,
+  type EventSelection,
+} from '../events'
 import { DEFAULT_BREAKDOWN_LIMIT } from '../trends/breakdownLimit'
 import type { RunnerOutput } from '../runnerOutput'
 import { earliestOf, selectionOf } from '../series'
@@ -100,19 +108,13 @@ export async function runFunnels(ctx: QueryContext, query: FunnelsQuery): Promis
   const breakdown = query.breakdownFilter?.breakdown ?? null
   const byPerson = query.breakdownFilter?.breakdown_type === 'person'
   const joins = [personJoinSql(), ...(breakdown !== null && byPerson ? [personPropertiesJoinSql(ACTOR_SQL)] : [])]
-  const own = breakdown === null || byPerson ? undefined : columns.get(String(breakdown))
   const valueSql =
     breakdown === null
       ? "''"
-      : breakdownValueSql(
-          byPerson ? 'pp.properties' : 'e.properties',
-          String(breakdown),
-          params,
-          '',
-          own === undefined ? undefined : `e.\`${own}\``,
-        )
-  const ownColumns = own === undefined ? '' : `\`${own}\`, `
-  const eventsSql = `SELECT timestamp, distinct_id, person_id, properties, ${ownColumns}${flags.join(', ')} FROM events WHERE ${where.join(' AND ')}`
+      : byPerson
+        ? breakdownValueSql('pp.properties', String(breakdown), params, '')
+        : breakdownValueSql('e.properties', String(breakdown), params, '', ownColumnSql(columns, String(breakdown)))
+  const eventsSql = `SELECT timestamp, distinct_id, person_id, properties${ownColumnsSelectSql(columns)}, ${flags.join(', ')} FROM events WHERE ${where.join(' AND ')}`
   const kind = funnelsFilter?.breakdownAttributionType ?? 'first_touch'
   const attribution: Attribution =
     breakdown === null

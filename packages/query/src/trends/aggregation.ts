@@ -4,9 +4,11 @@ import type { DateTime } from 'luxon'
 import { bucketKeyOfStartSql, bucketStartSql, utcText } from '../dates'
 import {
   ACTOR_SQL,
+  BREAKDOWN_NULL,
   breakdownValueSql,
   eventsSql,
   numericPropertySql,
+  ownColumnSql,
   personJoinSql,
   personPropertiesJoinSql,
   type EventSelection,
@@ -102,8 +104,7 @@ export function seriesStatement(shape: SeriesShape): SeriesStatement {
       joins.push(personPropertiesJoinSql(ACTOR_SQL))
       breakdown = breakdownValueSql('pp.properties', key, params)
     } else {
-      const own = shape.columns.get(key)
-      breakdown = breakdownValueSql('e.properties', key, params, undefined, own === undefined ? undefined : `e.\`${own}\``)
+      breakdown = breakdownValueSql('e.properties', key, params, BREAKDOWN_NULL, ownColumnSql(shape.columns, key))
     }
   }
   const source = `(${events}) AS e ${joins.join(' ')}`
