@@ -1,28 +1,13 @@
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { suiteClickHouseOptions } from '../test/suiteClickHouse'
-import { connectClickHouse, type ClickHouse } from './connect'
+import { describe, expect, it } from 'vitest'
+import { useSuiteClickHouse } from '../test/suiteClickHouse'
 import { toClickHouseDateTimeUs } from './datetime'
 import { ensureMaterializedProperties, materializedColumnName, materializedColumns } from './materializedProperties'
-import { migrateClickHouse } from './migrate'
 import { encodeEventRow, insertEncodedEvents, NIL_UUID } from './tables/events'
 
-let ch: ClickHouse
-const root = mkdtempSync(path.join(tmpdir(), 'burrow-property-columns-'))
+const suite = useSuiteClickHouse('burrow-property-columns-')
 
-beforeAll(async () => {
-  ch = await connectClickHouse(suiteClickHouseOptions(root))
-  await migrateClickHouse(ch)
-})
-afterAll(async () => {
-  await ch.close()
-  rmSync(root, { recursive: true, force: true })
-})
-
-const rows = async <T>(query: string) => (await ch.reader.query({ query, format: 'JSONEachRow' })).json<T>()
+const rows = async <T>(query: string) => (await suite.ch.reader.query({ query, format: 'JSONEachRow' })).json<T>()
 
 /** Events numbered from `first` (property `i`), one per value. */
 async function insert(team: number, values: unknown[], first = 0): Promise<void> {
@@ -42,7 +27,7 @@ async function insert(team: number, values: unknown[], first = 0): Promise<void>
       person_id: NIL_UUID,
     })
   })
-  await insertEncodedEvents(ch, Buffer.from(encoded.join('')), { deduplicationToken: randomUUID() })
+  await insertEncodedEvents(suite.ch, Buffer.from(encoded.join('')), { deduplicationToken: randomUUID() })
 }
 
 /** What a column holds for each value, in the order inserted. */
@@ -61,7 +46,7 @@ const VALUES: Array<[unknown, string | null]> = [
 describe('property columns', () => {
   it('hold a string unescaped, any other value as its JSON, and NULL where the event lacks the property', async () => {
     await insert(1, [VALUES[0]![0]])
-    expect(await ensureMaterializedProperties(ch, ['plan'])).toEqual(['plan'])
+    expect(await ensureMaterializedProperties(suite.ch, ['plan'])).toEqual(['plan'])
     await insert(
       1,
       VALUES.slice(1).map(([value]) => value),
@@ -77,16 +62,16 @@ describe('property columns', () => {
   it('made with an older expression are brought to the current one and keep their name', async () => {
     // The expression columns were made with before: the same values, with the JSON parsed three times.
     const column = materializedColumnName('tier')
-    for (const target of ch.layout.columnTargets('events')) {
-      await ch.writer.command({
+    for (const target of suite.ch.layout.columnTargets('events')) {
+      await suite.ch.writer.command({
         query: `ALTER TABLE ${target} ADD COLUMN ${column} Nullable(String)
           MATERIALIZED if(JSONHas(properties, 'tier'), if(JSONType(properties, 'tier') = 'String',
             JSONExtractString(properties, 'tier'), JSONExtractRaw(properties, 'tier')), NULL)
           COMMENT 'property:tier'`,
       })
     }
-    expect(await ensureMaterializedProperties(ch, ['tier'])).toEqual([])
-    expect(materializedColumns(ch).get('tier')).toBe(column)
+    expect(await ensureMaterializedProperties(suite.ch, ['tier'])).toEqual([])
+    expect(materializedColumns(suite.ch).get('tier')).toBe(column)
     const [definition] = await rows<{ expression: string }>(
       `SELECT default_expression AS expression FROM system.columns WHERE database = currentDatabase() AND table = 'events' AND name = '${column}'`,
     )
