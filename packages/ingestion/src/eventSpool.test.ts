@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { createSpoolMetrics, encodeFrame, SpoolFormatError, type Frame } from '@burrow/spool'
+import { createSpoolMetrics, encodeFrame, SpoolFormatError, type Frame, type FrameContent } from '@burrow/spool'
 import { Registry } from 'prom-client'
 import { afterAll, afterEach, beforeEach, expect, it, vi } from 'vitest'
 import { SinkGaveUp } from './eventSink'
@@ -48,9 +48,23 @@ class RecordingSink {
   unavailable = false
   private readonly stopped: Array<() => void> = []
   private gaveUp = false
+  /** While set, each insert waits for release() (a slow ClickHouse). */
+  private held: Array<() => void> | undefined
+
+  hold(): void {
+    this.held ??= []
+  }
+
+  release(): void {
+    const held = this.held ?? []
+    this.held = undefined
+    for (const go of held) go()
+  }
 
   async insert(body: Buffer, rows: number): Promise<void> {
     this.tries++
+    const held = this.held
+    if (held) await new Promise<void>((resolve) => held.push(resolve))
     if (this.unavailable) {
       if (!this.gaveUp) await new Promise<void>((resolve) => this.stopped.push(resolve))
       throw new SinkGaveUp(new Error('ClickHouse is unavailable'))
@@ -230,6 +244,127 @@ it('counts each failed attempt by the step that failed: a PostgreSQL outage duri
     expect.stringMatching(/^storing events recovered after 0\.6 s and 2 failure\(s\)$/),
   ])
   expect((logged[0]!.err as Error).message).toBe('connect ECONNREFUSED 127.0.0.1:5432')
+  await spool.close(5_000)
+})
+
+/**
+ * A beforeInsert that records the ids of each batch it prepares and how many it prepared at once;
+ * it fails the calls `fail` names, and holds the calls `hold` names until release().
+ */
+function recordingPreparer(options: { fail?: (call: number) => boolean; hold?: (call: number) => boolean } = {}) {
+  const calls: string[][] = []
+  let running = 0
+  let mostAtOnce = 0
+  const held: Array<() => void> = []
+  const beforeInsert = async (frames: FrameContent[]) => {
+    const ids = frames.map((f) => (JSON.parse(f.body.toString()) as { id: string }).id)
+    calls.push(ids)
+    const call = calls.length
+    mostAtOnce = Math.max(mostAtOnce, ++running)
+    try {
+      await new Promise((resolve) => setImmediate(resolve))
+      if (options.hold?.(call)) await new Promise<void>((resolve) => held.push(resolve))
+      if (options.fail?.(call)) throw new Error('connect ECONNREFUSED 127.0.0.1:5432')
+      return frames
+    } finally {
+      running--
+    }
+  }
+  const release = () => {
+    for (const go of held.splice(0)) go()
+  }
+  return { calls, beforeInsert, release, mostAtOnce: () => mostAtOnce }
+}
+
+/** A spool with a backlog of three full batches (maxRows 2) whose first insert is held. */
+async function spoolWithBacklog(sink: RecordingSink, preparer: ReturnType<typeof recordingPreparer>, dir = newDir()) {
+  sink.hold()
+  const spool = await EventSpool.open(options(dir, sink, { maxRows: 2, beforeInsert: preparer.beforeInsert }))
+  await Promise.all(['a', 'b', 'c', 'd', 'e', 'f'].map((id) => spool.append(frameOf(id))))
+  await turnUntil(() => sink.tries === 1)
+  await settle()
+  return spool
+}
+
+it('under a backlog, prepares the next batch while one is inserted, one preparation at a time, and stores each row once in order', async () => {
+  const sink = new RecordingSink()
+  const preparer = recordingPreparer()
+  const spool = await spoolWithBacklog(sink, preparer)
+  // The first insert is held; the batch after it is prepared meanwhile, not the one after that.
+  expect(sink.inserts).toEqual([])
+  expect(preparer.calls).toEqual([
+    ['a', 'b'],
+    ['c', 'd'],
+  ])
+  sink.release()
+  await turnUntil(() => sink.inserts.length === 3)
+  expect(sink.inserts).toEqual([
+    ['a', 'b'],
+    ['c', 'd'],
+    ['e', 'f'],
+  ])
+  expect(preparer.calls).toEqual(sink.inserts)
+  expect(preparer.mostAtOnce()).toBe(1)
+  await spool.close(5_000)
+})
+
+it('drops the batch prepared ahead when the insert before it fails, then stores each row once', async () => {
+  const sink = new RecordingSink()
+  // The batch ahead is still being prepared when the insert before it fails.
+  const preparer = recordingPreparer({ hold: (call) => call === 2 })
+  const spool = await spoolWithBacklog(sink, preparer)
+  sink.failNext = 1
+  sink.release()
+  await settle()
+  // The failed batch is tried again only once the one ahead has been dropped: never two preparations at once.
+  await vi.advanceTimersByTimeAsync(200)
+  await settle()
+  preparer.release()
+  await settle()
+  await vi.advanceTimersByTimeAsync(200)
+  await turnUntil(() => sink.inserts.length === 3)
+  expect(sink.inserts).toEqual([
+    ['a', 'b'],
+    ['c', 'd'],
+    ['e', 'f'],
+  ])
+  // The failed batch and the one prepared ahead of its turn are prepared again, in order.
+  expect(preparer.calls.slice(0, 3)).toEqual([
+    ['a', 'b'],
+    ['c', 'd'],
+    ['a', 'b'],
+  ])
+  expect(preparer.mostAtOnce()).toBe(1)
+  await spool.close(5_000)
+})
+
+it('prepares a batch again when its preparation ahead of its turn failed, and stores it once', async () => {
+  const sink = new RecordingSink()
+  const preparer = recordingPreparer({ fail: (call) => call === 2 })
+  const spool = await spoolWithBacklog(sink, preparer)
+  sink.release()
+  await turnUntil(() => sink.inserts.length === 3)
+  expect(sink.inserts.flat()).toEqual(['a', 'b', 'c', 'd', 'e', 'f'])
+  expect(preparer.calls.filter((ids) => ids[0] === 'c')).toHaveLength(2)
+  await spool.close(5_000)
+})
+
+it('stores nothing of a batch prepared ahead while paused: the pause comes once the batch under way is stored', async () => {
+  const sink = new RecordingSink()
+  const preparer = recordingPreparer()
+  const dir = newDir()
+  const spool = await spoolWithBacklog(sink, preparer, dir)
+  let insertsInside: string[][] = []
+  const paused = spool.whilePaused(async () => {
+    await settle()
+    insertsInside = sink.inserts.map((ids) => [...ids])
+    expect(readFileSync(path.join(dir, 'position.json'), 'utf8')).not.toContain('inserting')
+  }, 5_000)
+  sink.release()
+  await paused
+  expect(insertsInside).toEqual([['a', 'b']])
+  await turnUntil(() => sink.inserts.length === 3)
+  expect(sink.inserts.flat()).toEqual(['a', 'b', 'c', 'd', 'e', 'f'])
   await spool.close(5_000)
 })
 

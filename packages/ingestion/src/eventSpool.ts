@@ -101,6 +101,12 @@ interface Batch {
   end: SpoolPosition
 }
 
+/** A batch read and prepared ahead of its turn; `read` settles once its frames are taken, `prepared` never fails (undefined instead). */
+interface Ahead {
+  read: Promise<void>
+  prepared: Promise<{ batch: Batch; frames: FrameContent[] } | undefined>
+}
+
 /** Bytes read from a segment at a time when looking for frames. */
 const READ_CHUNK = 1 << 20
 /** Bound on one insert's body besides maxRows. */
@@ -392,43 +398,61 @@ export class EventSpool {
 
   private async consume(): Promise<void> {
     let failures = 0
+    // The next batch, read and prepared while the one before it was inserted (under a backlog only).
+    let ahead: Ahead | undefined
     for (;;) {
+      const prepared = ahead && (await ahead.prepared)
+      ahead = undefined
       if (this.giveUp) return
-      // Paused only between batches: a batch recorded as being inserted is stored first.
+      // Paused only between batches: a batch recorded as being inserted is stored first. A batch
+      // prepared ahead is not recorded yet; it is prepared again after the pause.
       if (this.gate && !this.inserting) {
         const gate = this.gate
         gate.reached()
         await gate.opened
         continue
       }
-      if (!this.shouldInsert()) {
+      if (!prepared && !this.shouldInsert()) {
         if (this.draining) return
         await new Promise<void>((resolve) => (this.wake = resolve))
         continue
       }
       let stage: ConsumerStage = 'read'
       try {
-        const batch = await this.readBatch(this.inserting?.end)
+        let batch: Batch
+        let frames: FrameContent[]
+        if (prepared) ({ batch, frames } = prepared)
+        else {
+          batch = await this.readBatch(this.position, this.inserting?.end)
+          stage = 'prepare'
+          frames = await this.prepare(batch)
+        }
         if (batch.rows > 0 && !this.inserting) {
+          stage = 'read'
           this.inserting = { end: batch.end, token: randomUUID() }
           await writePosition(this.options.dir, { ...this.position, inserting: this.inserting }, { sync: true })
         }
-        stage = 'prepare'
-        const frames = batch.rows > 0 && this.options.beforeInsert ? await this.options.beforeInsert(batch.frames) : batch.frames
         const rows = frames.reduce((sum, f) => sum + f.rows, 0)
         if (rows > 0 && this.inserting) {
           stage = 'insert'
-          await this.options.sink.insert(await concatInSlices(frames.map((f) => f.body)), rows, this.inserting.token)
+          const body = await concatInSlices(frames.map((f) => f.body))
+          ahead = this.prepareAhead(batch)
+          await this.options.sink.insert(body, rows, this.inserting.token)
           stage = 'handoff'
           await this.options.afterInsert?.(frames)
           const sightings = frames.flatMap((f) => f.sightings)
           await this.options.onStored?.(sightings).catch((err) => this.options.log('after-store hook failed', err))
         }
         stage = 'advance'
+        // The batch ahead holds its place in the kept frames until it is read; moving on forgets those before it.
+        await ahead?.read
         await this.advance(batch)
         failures = 0
         this.outage.succeeded()
       } catch (err) {
+        // A batch prepared ahead of one that failed is dropped: that one is read and stored again first.
+        await ahead?.prepared
+        ahead = undefined
         if (err instanceof SinkGaveUp || this.giveUp) return
         // Backs off while a dependency (PostgreSQL for persons, the disk) stays unavailable.
         this.options.metrics.consumerFailures.inc({ stage })
@@ -443,6 +467,31 @@ export class EventSpool {
         })
         this.interruptWait = undefined
       }
+    }
+  }
+
+  /** A batch's frames as they are to be stored (see EventSpoolOptions.beforeInsert). */
+  private prepare(batch: Batch): Promise<FrameContent[]> {
+    return batch.rows > 0 && this.options.beforeInsert ? this.options.beforeInsert(batch.frames) : Promise.resolve(batch.frames)
+  }
+
+  /**
+   * While `current` is being inserted, reads and prepares the batch after it, when a full one is
+   * already waiting (or an earlier run left more): the event loop's work on one batch then
+   * overlaps ClickHouse's on the other. Nothing of it is recorded until `current` is stored; if
+   * anything fails, it is dropped (undefined) and that batch is read and prepared again.
+   */
+  private prepareAhead(current: Batch): Ahead | undefined {
+    const backlog = this.waitingRows() - current.liveRows >= this.options.maxRows || current.end.seq < this.writerFirstSeq
+    if (!backlog || this.gate || this.draining) return undefined
+    const read = this.readBatch(current.end)
+    const prepared = read.then(async (batch) => (batch.rows > 0 ? { batch, frames: await this.prepare(batch) } : undefined))
+    return {
+      read: read.then(
+        () => undefined,
+        () => undefined,
+      ),
+      prepared: prepared.catch(() => undefined),
     }
   }
 
@@ -471,12 +520,12 @@ export class EventSpool {
   }
 
   /**
-   * Frames from the position on, up to the batch bounds, across segment ends: the kept ones
+   * Frames from `from` on, up to the batch bounds, across segment ends: the kept ones
    * from memory, the others (an earlier run's, those beyond the memory bound) from disk.
    * With `until`, exactly the frames up to there (a recorded batch, read again whatever the bounds are now).
    */
-  private async readBatch(until?: SpoolPosition): Promise<Batch> {
-    const batch: Batch = { frames: [], rows: 0, liveRows: 0, end: { ...this.position } }
+  private async readBatch(from: SpoolPosition, until?: SpoolPosition): Promise<Batch> {
+    const batch: Batch = { frames: [], rows: 0, liveRows: 0, end: { ...from } }
     let bytes = 0
     let k = this.keptHead
     let taken = 0
