@@ -60,7 +60,7 @@ describe('property columns', () => {
   })
 
   it('made with an older expression are brought to the current one and keep their name', async () => {
-    // The expression columns were made with before: the same values, with the JSON parsed three times.
+    // An expression columns were made with before: the same values, with the JSON parsed three times per column.
     const column = materializedColumnName('tier')
     for (const target of suite.ch.layout.columnTargets('events')) {
       await suite.ch.writer.command({
@@ -84,5 +84,35 @@ describe('property columns', () => {
       `SELECT ${column} AS value FROM events WHERE team_id = 2 ORDER BY JSONExtractInt(properties, 'i'), distinct_id`,
     )
     expect(got.map((r) => r.value)).toEqual(VALUES.map(([, expected]) => expected))
+  })
+
+  it('keep their values when another key gets a column, the older ones for the rows inserted after it as well', async () => {
+    // 'plan' and 'tier' have columns from the tests before; the events of team 3 have all three keys.
+    expect(await ensureMaterializedProperties(suite.ch, ['plan', 'level'])).toEqual(['level'])
+    const now = toClickHouseDateTimeUs(Date.now() * 1000)
+    const encoded = VALUES.map(([value], i) =>
+      encodeEventRow({
+        uuid: randomUUID(),
+        event: 'e',
+        properties: value === undefined ? { i } : { i, plan: value, tier: value, level: value },
+        timestamp: now,
+        team_id: 3,
+        distinct_id: `d${i}`,
+        elements_chain: '',
+        created_at: now,
+        person_id: NIL_UUID,
+      }),
+    )
+    await insertEncodedEvents(suite.ch, Buffer.from(encoded.join('')), { deduplicationToken: randomUUID() })
+    const columns = ['plan', 'tier', 'level'].map(materializedColumnName)
+    const got = await rows<Record<string, string | null>>(
+      `SELECT ${columns.join(', ')} FROM events WHERE team_id = 3 ORDER BY JSONExtractInt(properties, 'i')`,
+    )
+    for (const column of columns) expect(got.map((r) => r[column])).toEqual(VALUES.map(([, expected]) => expected))
+    // The rows of team 1, stored before, keep what their columns held.
+    const before = await rows<{ value: string | null }>(
+      `SELECT ${materializedColumnName('plan')} AS value FROM events WHERE team_id = 1 ORDER BY JSONExtractInt(properties, 'i'), distinct_id`,
+    )
+    expect(before.map((r) => r.value)).toEqual(VALUES.map(([, expected]) => expected))
   })
 })

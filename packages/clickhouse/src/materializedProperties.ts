@@ -38,48 +38,63 @@ export const materializedColumnName = (key: string) => `mat_${key.replace(/[^\w$
  */
 export async function ensureMaterializedProperties(ch: ClickHouse, keys: readonly string[]): Promise<string[]> {
   const existing = await readMaterializedColumns(ch)
-  const added: string[] = []
-  const rows = await ch.reader.query({ query: 'SELECT count() AS n FROM events', format: 'JSONEachRow' })
-  const stored = Number((await rows.json<{ n: string }>())[0]?.n ?? 0) > 0
   for (const key of keys) {
-    if (existing.has(key)) continue
     if (!MATERIALIZABLE_KEY.test(key))
       throw new Error(`cannot materialise the property ${JSON.stringify(key)}: use letters, digits, _ $ . - and spaces`)
-    const column = `\`${materializedColumnName(key)}\``
-    // On a cluster, the shards' tables and the Distributed one in front of them: the column is
-    // computed where the rows are, and read through the Distributed table.
-    for (const target of ch.layout.columnTargets('events')) {
-      await ch.writer.command({
-        query: `ALTER TABLE ${target} ADD COLUMN IF NOT EXISTS ${column} Nullable(String)
-          MATERIALIZED ${propertyTextSql(key)}
-          COMMENT '${COMMENT_PREFIX}${key}'`,
-      })
-    }
-    if (stored) await ch.writer.command({ query: `ALTER TABLE ${ch.layout.alterTarget('events')} MATERIALIZE COLUMN ${column}` })
-    added.push(key)
   }
-  // Columns made before their expression parsed the JSON once: the same values, at a third of
-  // the cost to every insert (rows already stored keep theirs).
+  const added = [...new Set(keys.filter((key) => !existing.has(key)))]
+  const extraction = new SharedExtraction([...existing.keys(), ...added])
+  const rows = await ch.reader.query({ query: 'SELECT count() AS n FROM events', format: 'JSONEachRow' })
+  const stored = Number((await rows.json<{ n: string }>())[0]?.n ?? 0) > 0
+  const define = (key: string) => `Nullable(String) MATERIALIZED ${extraction.propertyTextSql(key)} COMMENT '${COMMENT_PREFIX}${key}'`
+  // On a cluster, the shards' tables and the Distributed one in front of them: the column is
+  // computed where the rows are, and read through the Distributed table.
+  const alter = async (statement: (target: string) => string) => {
+    for (const target of ch.layout.columnTargets('events')) await ch.writer.command({ query: statement(target) })
+  }
+  // Columns made for another set of keys (or before the extraction was shared) read the set of
+  // now: the same values, and all the expressions share one parse of the JSON again. Rows
+  // already stored keep theirs.
   for (const [key, { name, expression }] of existing) {
-    if (!expression.includes('JSONHas')) continue
-    for (const target of ch.layout.columnTargets('events')) {
-      await ch.writer.command({
-        query: `ALTER TABLE ${target} MODIFY COLUMN \`${name}\` Nullable(String) MATERIALIZED ${propertyTextSql(key)} COMMENT '${COMMENT_PREFIX}${key}'`,
-      })
-    }
+    if (!extraction.isReadBy(expression)) await alter((target) => `ALTER TABLE ${target} MODIFY COLUMN \`${name}\` ${define(key)}`)
+  }
+  for (const key of added) {
+    const column = `\`${materializedColumnName(key)}\``
+    await alter((target) => `ALTER TABLE ${target} ADD COLUMN IF NOT EXISTS ${column} ${define(key)}`)
+    if (stored) await ch.writer.command({ query: `ALTER TABLE ${ch.layout.alterTarget('events')} MATERIALIZE COLUMN ${column}` })
   }
   columnsOf.set(ch, new Map([...(await readMaterializedColumns(ch))].map(([key, column]) => [key, column.name])))
   return added
 }
 
 /**
- * A property of `properties` as its column holds it: NULL where it is missing, a string's
- * unescaped text, any other value's JSON. The JSON of the whole event is parsed once (ClickHouse
- * computes the repeated JSONExtractRaw once); only the property's own text is parsed again.
+ * How the property columns read an event's JSON: with one parse for all of them. Every column's
+ * expression holds the same two extractions, the values of all the columns' keys (a tuple) and
+ * the keys the event has, which ClickHouse computes once per row for all the columns of an
+ * insert (ten columns that each parsed the JSON made an event of 2 kB cost about 10 µs more to insert).
  */
-function propertyTextSql(key: string): string {
-  const raw = `JSONExtractRaw(properties, '${key}')`
-  return `if(${raw} = '', NULL, if(startsWith(${raw}, '"'), JSONExtractString(${raw}), ${raw}))`
+class SharedExtraction {
+  private readonly tupleType: string
+
+  constructor(keys: readonly string[]) {
+    // One order whatever order the keys came in, so that the expressions are the same text.
+    const sorted = [...new Set(keys)].sort()
+    this.tupleType = `Tuple(${sorted.map((key) => `\`${key}\` Nullable(String)`).join(', ')})`
+  }
+
+  /**
+   * A property of `properties` as its column holds it: NULL where it is missing, a string's
+   * unescaped text, any other value's JSON (`null` for a JSON null, which the tuple reads as NULL).
+   */
+  propertyTextSql(key: string): string {
+    const value = `tupleElement(JSONExtract(properties, '${this.tupleType}'), '${key}')`
+    return `if(has(JSONExtractKeys(properties), '${key}'), ifNull(${value}, 'null'), NULL)`
+  }
+
+  /** Whether a column's expression, as the server writes it, reads this set of keys. */
+  isReadBy(expression: string): boolean {
+    return expression.includes(`'${this.tupleType}'`)
+  }
 }
 
 interface PropertyColumn {
