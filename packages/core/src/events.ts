@@ -94,7 +94,8 @@ export async function listEvents(
     signal,
   })
   const next = more ? nextPageParams(rows) : undefined
-  return { count, ...page, results: await withPersons(deps, projectId, rows), ...(next ? { next_params: next } : {}) }
+  const [total, results] = await Promise.all([count, withPersons(deps, projectId, rows)])
+  return { count: total, ...page, results, ...(next ? { next_params: next } : {}) }
 }
 
 /**

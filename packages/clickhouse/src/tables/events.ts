@@ -165,9 +165,10 @@ export interface EventsPage {
   more: boolean
   /**
    * How many events match: exact when it is at most offset + limit + COUNT_MARGIN; a larger
-   * number of matches is reported as that bound. Found in the time window the page was found in.
+   * number of matches is reported as that bound. Found in the time window the page was found in,
+   * while the caller does what else the page needs (its persons).
    */
-  count: number
+  count: Promise<number>
 }
 
 /**
@@ -210,8 +211,9 @@ export async function queryEvents(ch: ClickHouse, q: EventsQuery): Promise<Event
     }
     const more = rows.length > q.limit
     const page = rows.slice(0, q.limit).map(toStored)
-    const count = more ? await boundedCount(ch, windowed, windowParams, q) : q.offset + page.length
-    return { rows: page, more, count: Math.max(count, q.offset + page.length + (more ? 1 : 0)) }
+    const least = q.offset + page.length + (more ? 1 : 0)
+    const count = more ? boundedCount(ch, windowed, windowParams, q).then((n) => Math.max(n, least)) : Promise.resolve(least)
+    return { rows: page, more, count }
   }
 }
 
