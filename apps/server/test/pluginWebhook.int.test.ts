@@ -26,11 +26,17 @@ interface Received {
 class Sink {
   readonly received: Received[] = []
   answer: (n: number) => { status: number; headers?: Record<string, string> } = () => ({ status: 200 })
+  /** How long it takes to answer. */
+  delayMs = 0
+  /** Requests it holds at the moment, and the most it held at once. */
+  inFlight = 0
+  maxInFlight = 0
   private server: Server | undefined
   port = 0
 
   async open(port = 0): Promise<void> {
     this.server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      this.maxInFlight = Math.max(this.maxInFlight, ++this.inFlight)
       const chunks: Buffer[] = []
       req.on('data', (c: Buffer) => chunks.push(c))
       req.on('end', () => {
@@ -42,8 +48,19 @@ class Sink {
         } catch {
           uuid = undefined
         }
-        this.received.push({ uuid, body, signature: req.headers['x-burrow-signature'] as string | undefined, status, headers: req.headers })
-        res.writeHead(status, headers).end()
+        const respond = () => {
+          this.inFlight--
+          this.received.push({
+            uuid,
+            body,
+            signature: req.headers['x-burrow-signature'] as string | undefined,
+            status,
+            headers: req.headers,
+          })
+          res.writeHead(status, headers).end()
+        }
+        if (this.delayMs > 0) setTimeout(respond, this.delayMs)
+        else respond()
       })
     })
     await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve))
@@ -171,6 +188,43 @@ describe('Webhook Export', () => {
     expect((await call(fresh, 'GET', `${configsPath(fresh)}${id}/`)).body.delivery_rate_24h).toBe(1)
     const warnings = await call(fresh, 'GET', `${configsPath(fresh)}${id}/logs/?type_filter=WARN&search=answered%20503`)
     expect(warnings.body.count).toBe(1)
+    await sink.close()
+  })
+
+  it('sends many events to one endpoint exactly once each, never more than WEBHOOK_CONCURRENCY requests at a time', async () => {
+    const fresh = await createTestAccount(app.deps.sql)
+    const sink = new Sink()
+    await sink.open()
+    sink.delayMs = 5
+    const id = await webhookConfig(fresh, sink)
+    const uuids = Array.from({ length: 600 }, () => randomUUID())
+    for (let i = 0; i < uuids.length; i += 100) {
+      await capture(
+        fresh,
+        uuids.slice(i, i + 100).map((uuid, j) => ({ event: 'bulk', uuid, distinct_id: `bulk-${(i + j) % 7}` })),
+      )
+    }
+    await waitFor(() => (sink.delivered().length >= uuids.length ? true : undefined), {
+      what: 'every event delivered',
+      timeoutMs: 30_000,
+      intervalMs: 100,
+    })
+    // A moment more, for a second delivery of any event to show.
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    expect(sink.received.map((r) => r.uuid).sort()).toEqual([...uuids].sort())
+    // WEBHOOK_CONCURRENCY is 4 (the default): kept busy, never exceeded.
+    expect(sink.maxInFlight).toBe(4)
+    const rows = await app.deps.sql<{ status: string; n: number }[]>`
+      select status, count(*)::int as n from plugin_webhook_outbox where plugin_config_id = ${id} group by status`
+    expect(rows).toEqual([{ status: 'delivered', n: uuids.length }])
+    const [metrics] = await waitFor(
+      async () => {
+        const rows = await appMetrics(id)
+        return Number(rows[0]?.successes ?? 0) >= uuids.length ? rows : undefined
+      },
+      { what: 'the app metrics' },
+    )
+    expect(Number(metrics!.successes)).toBe(uuids.length)
     await sink.close()
   })
 

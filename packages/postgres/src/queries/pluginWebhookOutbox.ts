@@ -7,14 +7,6 @@ export interface OutboxEntry {
   event: Record<string, unknown>
 }
 
-export interface LeasedDelivery extends OutboxEntry {
-  attempts: number
-  created_at: Date
-  /** The config as it is now (url, secret...), and its plugin. */
-  config: Record<string, unknown>
-  plugin_id: number
-}
-
 /** Adds deliveries; one already there (a batch stored again, an export run twice) is left as it is. */
 export async function enqueueDeliveries(sql: Sql, entries: OutboxEntry[]): Promise<number> {
   if (entries.length === 0) return 0
@@ -30,58 +22,112 @@ export async function enqueueDeliveries(sql: Sql, entries: OutboxEntry[]): Promi
   return rows.length
 }
 
-/**
- * Leases up to `limit` due deliveries of enabled configs, at most `perConfig` of each config
- * (bounded concurrency per endpoint), skipping rows another server holds.
- */
-export async function leaseDueDeliveries(
-  sql: Sql,
-  limit: number,
-  perConfig: number,
-  leaseSeconds: number,
-  /** Configs this server is still sending for. */
-  busyConfigIds: number[] = [],
-): Promise<LeasedDelivery[]> {
-  return sql<LeasedDelivery[]>`
-    with due as (
-      select o.plugin_config_id, o.event_uuid,
-        row_number() over (partition by o.plugin_config_id order by o.next_attempt_at) as n
-      from plugin_webhook_outbox o join plugin_configs c on c.id = o.plugin_config_id and c.enabled and not c.deleted
-      where o.status = 'pending' and o.next_attempt_at <= now() and (o.leased_until is null or o.leased_until < now())
-        and o.plugin_config_id <> all(${busyConfigIds}::int[])
-      order by o.next_attempt_at
-      limit ${limit * 4}
-    ), picked as (
-      select o.plugin_config_id, o.event_uuid from plugin_webhook_outbox o
-      join due d using (plugin_config_id, event_uuid)
-      where d.n <= ${perConfig} and o.status = 'pending' and (o.leased_until is null or o.leased_until < now())
-      limit ${limit}
-      for update of o skip locked
-    )
-    update plugin_webhook_outbox o set leased_until = now() + make_interval(secs => ${leaseSeconds}), attempts = o.attempts + 1
-    from picked p, plugin_configs c
-    where o.plugin_config_id = p.plugin_config_id and o.event_uuid = p.event_uuid and c.id = o.plugin_config_id
-    returning o.plugin_config_id, o.event_uuid::text as event_uuid, o.project_id, o.event, o.attempts, o.created_at, c.config, c.plugin_id`
+export interface LeasedDelivery extends OutboxEntry {
+  attempts: number
+  created_at: Date
+  next_attempt_at: Date
+  /** The config as it is now (url, secret...), and its plugin. */
+  config: Record<string, unknown>
+  plugin_id: number
 }
 
-export async function markDelivered(sql: Sql, configId: number, eventUuid: string): Promise<void> {
+export interface LeaseRequest {
+  /** Deliveries leased at most, across configs. */
+  limit: number
+  leaseSeconds: number
+  /** How many to lease of the configs listed (those this server already sends for)... */
+  perConfig: Map<number, number>
+  /** ...and of each config not listed. */
+  othersPerConfig: number
+  /** Configs not to lease for (this server holds enough of theirs). */
+  skip: number[]
+}
+
+/**
+ * Leases the earliest due deliveries of enabled configs, at most so many per config, skipping
+ * rows another server holds (FOR UPDATE SKIP LOCKED; a leased row is skipped until its lease runs
+ * out). Each lease counts as an attempt. Answers them by config, in next_attempt_at order.
+ */
+export async function leaseDueDeliveries(sql: Sql, request: LeaseRequest): Promise<LeasedDelivery[]> {
+  const wantIds = [...request.perConfig.keys()]
+  const wantCounts = wantIds.map((id) => request.perConfig.get(id)!)
+  const rows = await sql<LeasedDelivery[]>`
+    with wants as (
+      select * from unnest(${wantIds}::int[], ${wantCounts}::int[]) as w(id, n)
+    ), due as (
+      select o.plugin_config_id, o.event_uuid, o.next_attempt_at,
+        row_number() over (partition by o.plugin_config_id order by o.next_attempt_at) as rn
+      from plugin_webhook_outbox o join plugin_configs c on c.id = o.plugin_config_id and c.enabled and not c.deleted
+      where o.status = 'pending' and o.next_attempt_at <= now() and (o.leased_until is null or o.leased_until < now())
+        and o.plugin_config_id <> all(${request.skip}::int[])
+    ), chosen as (
+      select d.plugin_config_id, d.event_uuid from due d left join wants w on w.id = d.plugin_config_id
+      where d.rn <= coalesce(w.n, ${request.othersPerConfig})
+      order by d.next_attempt_at
+      limit ${request.limit}
+    ), picked as (
+      select o.plugin_config_id, o.event_uuid from plugin_webhook_outbox o
+      join chosen d using (plugin_config_id, event_uuid)
+      where o.status = 'pending' and (o.leased_until is null or o.leased_until < now())
+      for update of o skip locked
+    )
+    update plugin_webhook_outbox o set leased_until = now() + make_interval(secs => ${request.leaseSeconds}), attempts = o.attempts + 1
+    from picked p, plugin_configs c
+    where o.plugin_config_id = p.plugin_config_id and o.event_uuid = p.event_uuid and c.id = o.plugin_config_id
+    returning o.plugin_config_id, o.event_uuid::text as event_uuid, o.project_id, o.event, o.attempts, o.created_at,
+      o.next_attempt_at, c.config, c.plugin_id`
+  // An UPDATE's rows come back in no particular order.
+  return [...rows].sort(
+    (a, b) =>
+      a.plugin_config_id - b.plugin_config_id ||
+      a.next_attempt_at.getTime() - b.next_attempt_at.getTime() ||
+      a.created_at.getTime() - b.created_at.getTime(),
+  )
+}
+
+/**
+ * Gives back leased deliveries that were not sent (the lease is not counted as an attempt), so
+ * that any server may lease them at once. Rows whose lease has run out are left alone: another
+ * server may hold them now.
+ */
+export async function releaseDeliveries(sql: Sql, keys: Array<{ configId: number; eventUuid: string }>): Promise<void> {
+  if (keys.length === 0) return
   await sql`
-    update plugin_webhook_outbox set status = 'delivered', delivered_at = now(), leased_until = null, last_error = null
-    where plugin_config_id = ${configId} and event_uuid = ${eventUuid}`
+    update plugin_webhook_outbox o set leased_until = null, attempts = greatest(o.attempts - 1, 0)
+    from unnest(${keys.map((k) => k.configId)}::int[], ${keys.map((k) => k.eventUuid)}::uuid[]) as x(c, u)
+    where o.plugin_config_id = x.c and o.event_uuid = x.u and o.status = 'pending' and o.leased_until > now()`
+}
+
+export type DeliveryOutcome =
+  | { configId: number; eventUuid: string; outcome: 'delivered' }
+  /** Due again after `delayMs`; still pending. */
+  | { configId: number; eventUuid: string; outcome: 'retry'; delayMs: number; error: string }
+  /** Refused by the endpoint, not retried: kept for a replay. */
+  | { configId: number; eventUuid: string; outcome: 'undeliverable'; error: string }
+
+/** Records how many attempts ended, in one statement, and ends their leases. */
+export async function recordOutcomes(sql: Sql, outcomes: DeliveryOutcome[]): Promise<void> {
+  if (outcomes.length === 0) return
+  const configIds = outcomes.map((o) => o.configId)
+  const uuids = outcomes.map((o) => o.eventUuid)
+  const kinds = outcomes.map((o) => o.outcome)
+  const delaysS = outcomes.map((o) => (o.outcome === 'retry' ? o.delayMs / 1000 : 0))
+  const errors = outcomes.map((o) => (o.outcome === 'delivered' ? '' : o.error))
+  await sql`
+    update plugin_webhook_outbox o set
+      -- A retry leaves the status as it is (a row another server delivered meanwhile stays delivered).
+      status = case x.kind when 'delivered' then 'delivered' when 'undeliverable' then 'failed' else o.status end,
+      delivered_at = case when x.kind = 'delivered' then now() else o.delivered_at end,
+      next_attempt_at = case when x.kind = 'retry' then now() + make_interval(secs => x.delay_s) else o.next_attempt_at end,
+      leased_until = null,
+      last_error = nullif(x.error, '')
+    from unnest(${configIds}::int[], ${uuids}::uuid[], ${kinds}::text[], ${delaysS}::float8[], ${errors}::text[])
+      as x(c, u, kind, delay_s, error)
+    where o.plugin_config_id = x.c and o.event_uuid = x.u`
 }
 
 export async function scheduleRetry(sql: Sql, configId: number, eventUuid: string, delayMs: number, error: string): Promise<void> {
-  await sql`
-    update plugin_webhook_outbox set next_attempt_at = now() + make_interval(secs => ${delayMs / 1000}), leased_until = null,
-      last_error = ${error}
-    where plugin_config_id = ${configId} and event_uuid = ${eventUuid}`
-}
-
-/** A delivery that will not be retried (refused by the endpoint): kept for a replay. */
-export async function markUndeliverable(sql: Sql, configId: number, eventUuid: string, error: string): Promise<void> {
-  await sql`
-    update plugin_webhook_outbox set status = 'failed', leased_until = null, last_error = ${error}
-    where plugin_config_id = ${configId} and event_uuid = ${eventUuid}`
+  await recordOutcomes(sql, [{ configId, eventUuid, outcome: 'retry', delayMs, error }])
 }
 
 /** Puts a config's undelivered events (failed or waiting) back in line, due now; answers how many. */

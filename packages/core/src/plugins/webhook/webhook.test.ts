@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { checkLiteralHost, isPrivateAddress, PrivateAddressError } from './publicAddresses'
 import { webhookRequest, type WebhookEvent } from './request'
 import { parseRetryAfter, retryDelayMs, MAX_RETRY_DELAY_MS } from './retry'
+import { requestHeaders } from './sender'
 
 const event: WebhookEvent = {
   uuid: 'u-1',
@@ -34,6 +35,20 @@ describe('webhookRequest', () => {
     expect(JSON.parse(req.body)).toEqual({ n: 2, t: 'd: {"plan":"pro","n":2}' })
     expect(req.url).toBe('https://h.example.com/signup')
     expect(req.headers).not.toHaveProperty('X-Burrow-Signature')
+  })
+})
+
+describe('the headers sent', () => {
+  it("are the config's over the defaults, one of each name whatever its case", () => {
+    expect(requestHeaders({ 'content-type': 'application/json', 'Content-Type': 'text/plain', 'X-Burrow-Signature': 'sha256=ab' })).toEqual(
+      {
+        accept: '*/*',
+        'user-agent': 'undici',
+        'content-type': 'text/plain',
+        'x-burrow-signature': 'sha256=ab',
+      },
+    )
+    expect(requestHeaders({ 'User-Agent': 'mine' })['user-agent']).toBe('mine')
   })
 })
 
