@@ -32,6 +32,22 @@ function oracle(target: string, returning: string, last: string, total: number, 
   })
 }
 
+/** The Sunday a day's week starts on (the project's weeks start on Sunday). */
+const weekOf = (day: string) => addDays(day, -new Date(`${day}T00:00:00Z`).getUTCDay())
+
+/** Retention by brute force over any periods: `periodOf` gives a local day's period, `periods` the cohorts' in order. */
+function oracleByPeriod(target: string, returning: string, periods: string[], periodOf: (day: string) => string, firstTime: boolean) {
+  const periodsOf = (name: string) => new Map([...daysOf(name)].map(([p, days]) => [p, days.map(periodOf)]))
+  const targets = periodsOf(target)
+  const returns = periodsOf(returning)
+  return periods.map((period, i) => {
+    const cohort = [...targets].filter(([, ps]) => (firstTime ? [...ps].sort()[0] === period : ps.includes(period))).map(([p]) => p)
+    return Array.from({ length: periods.length - i }, (_, j) =>
+      j === 0 ? cohort.length : cohort.filter((p) => (returns.get(p) ?? []).includes(periods[i + j]!)).length,
+    )
+  })
+}
+
 describe('RetentionQuery', () => {
   it.each([['retention_recurring'], ['retention_first_time']])(
     'answers %s cohorts per day of the project timezone',
@@ -57,6 +73,33 @@ describe('RetentionQuery', () => {
       expect(expected.flat().some((n) => n > 0)).toBe(true)
     },
   )
+
+  it.each([
+    ['Week', ['2025-10-19', '2025-10-26', '2025-11-02', '2025-11-09'], weekOf],
+    ['Month', ['2025-10', '2025-11'], (day: string) => day.slice(0, 7)],
+    // More periods than a 64-bit mask holds.
+    ['Day', daysBetween(addDays('2025-11-10', -69), '2025-11-10'), (day: string) => day],
+  ])('answers cohorts of other periods of the project timezone (%s)', async (period, periods, periodOf) => {
+    for (const retentionType of ['retention_recurring', 'retention_first_time']) {
+      const res = await project.query({
+        query: {
+          kind: 'RetentionQuery',
+          dateRange: { date_to: '2025-11-10' },
+          retentionFilter: {
+            targetEntity: { id: 'signup', type: 'events' },
+            returningEntity: { id: 'pageview', type: 'events' },
+            period,
+            totalIntervals: periods.length,
+            retentionType,
+          },
+        },
+      })
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      const expected = oracleByPeriod('signup', 'pageview', periods, periodOf, retentionType === 'retention_first_time')
+      expect(res.body.results.map((r: any) => r.values.map((v: any) => v.count))).toEqual(expected)
+      expect(expected.some((row) => row.slice(1).some((n) => n > 0))).toBe(true)
+    }
+  })
 
   it('answers 400 for a period it does not know', async () => {
     const res = await project.query({ query: { kind: 'RetentionQuery', retentionFilter: { period: 'Fortnight' } } })

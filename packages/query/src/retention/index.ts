@@ -2,7 +2,7 @@ import { eventPropertiesSql, SqlParams } from '@burrow/clickhouse'
 import { problems, type Interval, type RetentionEntity, type RetentionQuery } from '@burrow/contracts'
 import { DateTime } from 'luxon'
 import type { QueryContext } from '../context'
-import { bucketKeySql, dayKey, isoInZone, parseDate } from '../dates'
+import { bucketKeySql, bucketStartSql, dayKey, isoInZone, parseDate } from '../dates'
 import { ACTOR_SQL, personJoinSql } from '../events'
 import type { RunnerOutput } from '../runnerOutput'
 import { num, select, TEAM } from '../sql'
@@ -20,6 +20,41 @@ function startOf(at: DateTime, interval: Interval, weekStartDay: 0 | 1): DateTim
 function eventOf(entity: RetentionEntity | null | undefined): string | null {
   if (!entity || entity.id === undefined || entity.id === null) return '$pageview'
   return String(entity.id)
+}
+
+/** The days within which periods are compared as dates (ClickHouse's Date holds 1970 to 2149). */
+const DATES = { first: '1971-01-01', last: '2148-12-31' }
+
+/**
+ * An expression of the period (1-based, 0 for none) an event's `timestamp` falls in. Days, weeks
+ * and months start on a date: the event's start date is compared with the starts' dates, which
+ * costs far less than writing it as text for every event. Hours, and dates out of the range of
+ * ClickHouse's Date, are compared as the text bucketKeySql writes.
+ */
+function periodSql(options: {
+  interval: Interval
+  starts: DateTime[]
+  rangeEnd: DateTime
+  zone: string
+  weekStartDay: 0 | 1
+  params: SqlParams
+}): (timestamp: string) => string {
+  const { interval, starts, rangeEnd, zone, weekStartDay, params } = options
+  const inDateRange = dayKey(starts[0]!, 'day') >= DATES.first && dayKey(rangeEnd, 'day') <= DATES.last
+  if (interval === 'hour' || !inDateRange) {
+    const keys = params.add(
+      'Array(String)',
+      starts.map((s) => dayKey(s, interval)),
+    )
+    return (timestamp) => `indexOf(${keys}, ${bucketKeySql(interval, timestamp, zone, weekStartDay)})`
+  }
+  const dates = params.add(
+    'Array(Date)',
+    starts.map((s) => dayKey(s, interval)),
+  )
+  const start = (timestamp: string) =>
+    interval === 'day' ? `toDate(toTimeZone(${timestamp}, ${zone}))` : bucketStartSql(interval, timestamp, zone, weekStartDay)
+  return (timestamp) => `indexOf(${dates}, ${start(timestamp)})`
 }
 
 /**
@@ -48,10 +83,6 @@ export async function runRetention(ctx: QueryContext, query: RetentionQuery): Pr
   const filters = await ctx.properties(query.properties, 'properties')
   const params = new SqlParams()
   const zoneParam = params.add('String', zone)
-  const keys = params.add(
-    'Array(String)',
-    starts.map((s) => dayKey(s, interval)),
-  )
   const condition = async (entity: RetentionEntity | null | undefined, attr: string) => {
     const event = eventOf(entity)
     const parts = [event === null ? '1' : `event = ${params.add('String', event)}`]
@@ -73,17 +104,21 @@ export async function runRetention(ctx: QueryContext, query: RetentionQuery): Pr
     '(is_target OR is_returning)',
   ]
   if (filters) where.push(eventPropertiesSql(filters, TEAM, params))
-  const period = (timestamp: string) => `indexOf(${keys}, ${bucketKeySql(interval, timestamp, zoneParam, ctx.weekStartDay)})`
+  const period = periodSql({ interval, starts, rangeEnd, zone: zoneParam, weekStartDay: ctx.weekStartDay, params })
+  // The periods a person did an event in, as the bits of one integer (bit p for period p).
+  const bits = total < 64 ? 'UInt64' : 'UInt128'
+  const bitOf = (p: string) => `bitShiftLeft(to${bits}(1), ${p})`
+  const periodsIn = (mask: string) => `arrayFilter(p -> bitAnd(${mask}, ${bitOf('p')}) != 0, range(1, ${total + 1}))`
   const cohorts = firstTime
     ? `arrayFilter(p -> p > 0, [${period('minIf(e.timestamp, e.is_target)')}])`
-    : `groupUniqArrayIf(${period('e.timestamp')}, e.is_target AND ${inRange})`
+    : periodsIn(`groupBitOrIf(${bitOf(period('e.timestamp'))}, e.is_target AND ${inRange})`)
   const sql = `SELECT cohort, offset, count() AS persons FROM (
       SELECT arrayJoin(cohorts) AS cohort,
         arrayJoin(arrayConcat([0], arrayMap(r -> r - cohort, arrayFilter(r -> r > cohort, returns)))) AS offset
       FROM (
         SELECT ${ACTOR_SQL} AS actor,
           ${cohorts} AS cohorts,
-          groupUniqArrayIf(${period('e.timestamp')}, e.is_returning AND ${inRange}) AS returns
+          ${periodsIn(`groupBitOrIf(${bitOf(period('e.timestamp'))}, e.is_returning AND ${inRange})`)} AS returns
         FROM (SELECT timestamp, distinct_id, person_id, (${target}) AS is_target, (${returning}) AS is_returning
               FROM events WHERE ${where.join(' AND ')}) AS e
         ${personJoinSql()}
