@@ -16,7 +16,7 @@ import type { FrameContent, PersonChanges, PersonIntent } from '@burrow/spool'
 import { yieldToEventLoop } from '../eventLoop'
 import { DistinctIdCache } from './distinctIdCache'
 import { mergeOptionsOf, planMerge, retriesMerge } from './mergePolicy'
-import { foldPropertyChange } from './propertyChanges'
+import { firstPropertyChange, foldPropertyChange } from './propertyChanges'
 
 export interface PersonStageDeps {
   sql: Pool
@@ -249,19 +249,10 @@ export class PersonStage {
         if (!intent.set && !intent.setOnce && !intent.unset && !intent.softSet) continue
         const person = mapping.get(intent.distinctId)
         if (!person) continue
-        let change = changes.get(person.id)
-        // Keys like `__proto__` are ordinary property names here.
-        if (!change)
-          changes.set(
-            person.id,
-            (change = {
-              set: Object.create(null) as Record<string, unknown>,
-              setOnce: Object.create(null) as Record<string, unknown>,
-              softSet: Object.create(null) as Record<string, unknown>,
-              unset: [],
-            }),
-          )
-        foldPropertyChange(change, intent)
+        // Keys like `__proto__` are ordinary property names here (see emptyPropertyChange).
+        const change = changes.get(person.id)
+        if (change) foldPropertyChange(change, intent)
+        else changes.set(person.id, firstPropertyChange(intent))
       }
       // PostgreSQL cannot hold U+0000, which events may carry: it becomes U+FFFD, as in PostHog.
       for (const change of changes.values()) {

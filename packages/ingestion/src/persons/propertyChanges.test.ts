@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import type { PropertyChange } from '@burrow/postgres'
 import { describe, expect, it } from 'vitest'
-import { foldPropertyChange } from './propertyChanges'
+import { emptyPropertyChange, firstPropertyChange, foldPropertyChange } from './propertyChanges'
 
 type Ops = { set?: Record<string, unknown>; setOnce?: Record<string, unknown>; unset?: string[]; softSet?: Record<string, unknown> }
 
@@ -26,7 +26,7 @@ const values = fc.dictionary(key, fc.oneof(fc.integer(), fc.string({ maxLength: 
 const ops: fc.Arbitrary<Ops> = fc.record({ set: values, setOnce: values, unset: fc.array(key, { maxLength: 2 }) }, { requiredKeys: [] })
 
 const fold = (events: Ops[]) => {
-  const change: PropertyChange = { set: {}, setOnce: {}, unset: [], softSet: {} }
+  const change: PropertyChange = emptyPropertyChange()
   for (const e of events) foldPropertyChange(change, e)
   return change
 }
@@ -36,6 +36,19 @@ describe('folding the person changes of a batch', () => {
     fc.assert(
       fc.property(values, fc.array(ops, { maxLength: 6 }), (start, events) => {
         expect(applyFolded(start, fold(events))).toEqual(events.reduce(applyOne, start))
+      }),
+      { numRuns: 2000 },
+    )
+  })
+
+  it("folds a person's first event as it would into an empty change", () => {
+    const withSoft: fc.Arbitrary<Ops> = fc.record(
+      { set: values, setOnce: values, unset: fc.array(key, { maxLength: 2 }), softSet: values },
+      { requiredKeys: [] },
+    )
+    fc.assert(
+      fc.property(withSoft, (event) => {
+        expect(JSON.stringify(firstPropertyChange(event))).toBe(JSON.stringify(fold([event])))
       }),
       { numRuns: 2000 },
     )
@@ -74,5 +87,26 @@ describe('folding the person changes of a batch', () => {
     })
     expect(fold([{ set: { $browser: 'Chrome' } }, { softSet: { $browser: 'Firefox' } }]).set).toEqual({ $browser: 'Firefox' })
     expect(fold([{ softSet: { $browser: 'Chrome' } }, { unset: ['$browser'] }]).softSet).toEqual({})
+  })
+
+  it('keeps a key named __proto__ an ordinary key, whichever change brings it', () => {
+    const value = () => JSON.parse('{"__proto__": {"polluted": true}}') as Record<string, unknown>
+    const change = fold([{ set: value(), setOnce: value(), softSet: value() }, { unset: ['other'] }, { setOnce: value() }])
+    for (const object of [change.set, change.setOnce]) {
+      expect(Object.getPrototypeOf(object)).toBe(Object.prototype)
+      expect(Object.hasOwn(object, '__proto__')).toBe(true)
+    }
+    expect(JSON.stringify(change)).toBe(
+      '{"set":{"__proto__":{"polluted":true}},"setOnce":{"__proto__":{"polluted":true}},"softSet":{},"unset":["other"]}',
+    )
+    const soft = fold([{ softSet: value() }])
+    expect(Object.hasOwn(soft.softSet, '__proto__')).toBe(true)
+    expect(Object.getPrototypeOf(soft.softSet)).toBe(Object.prototype)
+    const first = firstPropertyChange({ set: value(), setOnce: value(), softSet: value() })
+    for (const object of [first.set, first.setOnce]) {
+      expect(Object.getPrototypeOf(object)).toBe(Object.prototype)
+      expect(Object.hasOwn(object, '__proto__')).toBe(true)
+    }
+    expect(first.softSet).toEqual({})
   })
 })

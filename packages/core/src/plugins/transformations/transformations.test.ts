@@ -80,6 +80,14 @@ describe('Property Filter', () => {
     const out = propertyFilter({ properties: 'a.b,d,missing.x,a.c.z' })(event({ a: { b: 1, c: 2 }, d: 3 }))
     expect(out?.properties).toEqual({ a: { c: 2 } })
   })
+
+  it('keeps the other properties in their order, a key named __proto__ an ordinary key', () => {
+    const properties = JSON.parse('{"x": 1, "__proto__": {"polluted": true}, "drop": 2, "y": 3}') as Record<string, unknown>
+    const out = propertyFilter({ properties: 'drop' })(event(properties))?.properties as Record<string, unknown>
+    expect(Object.keys(out)).toEqual(['x', '__proto__', 'y'])
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype)
+    expect(JSON.stringify(out)).toBe('{"x":1,"__proto__":{"polluted":true},"y":3}')
+  })
 })
 
 describe('runTransformations', () => {
