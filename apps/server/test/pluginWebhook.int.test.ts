@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import type { Config } from '@burrow/config'
-import { createTestAccount, removeTestDirs, waitFor, type TestAccount } from '@burrow/testing'
+import { createTestAccount, isolatedDatabaseUrl, removeTestDirs, waitFor, type TestAccount } from '@burrow/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startApp, type RunningApp } from '../src/app'
 import { createLogger } from '../src/logger'
@@ -86,8 +86,14 @@ async function start(): Promise<void> {
   baseUrl = `http://127.0.0.1:${app.port}`
 }
 
+// Every server sends every project's due deliveries: this file's service has a database of its
+// own, so that no other test file's service sends its deliveries (or counts against the bound on requests in flight).
+let isolated: Awaited<ReturnType<typeof isolatedDatabaseUrl>>
+
 beforeAll(async () => {
+  isolated = await isolatedDatabaseUrl()
   config = await loggedServiceConfig({
+    ...(isolated ? { DATABASE_URL: isolated.url } : {}),
     LOG_LEVEL: 'warn',
     WEBHOOK_RETRY_BASE_MS: 100,
     WEBHOOK_TIMEOUT_MS: 1000,
@@ -99,6 +105,7 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await app.stop()
+  await isolated?.drop()
   removeTestDirs()
 })
 
