@@ -5,10 +5,15 @@ import { useTestService, type TestService } from './service'
 
 let service: TestService
 let account: TestAccount
-useTestService((s, a) => {
-  service = s
-  account = a
-})
+// Plugin jobs run on whichever server takes them first: this file's service must be the only one.
+useTestService(
+  (s, a) => {
+    service = s
+    account = a
+  },
+  {},
+  { ownDatabase: true },
+)
 
 const SECRET_MASK = '**************** POSTHOG SECRET FIELD ****************'
 const CONFIG_FIELDS = ['config', 'created_at', 'delivery_rate_24h', 'enabled', 'error', 'id', 'order', 'plugin', 'plugin_info', 'team_id']

@@ -1,5 +1,13 @@
 import type { Config } from '@burrow/config'
-import { createTestAccount, databaseUrlForTests, removeTestDirs, testConfig, waitFor, type TestAccount } from '@burrow/testing'
+import {
+  createTestAccount,
+  databaseUrlForTests,
+  isolatedDatabaseUrl,
+  removeTestDirs,
+  testConfig,
+  waitFor,
+  type TestAccount,
+} from '@burrow/testing'
 import { afterAll, beforeAll } from 'vitest'
 import { startApp, type RunningApp } from '../src/app'
 import { createLogger } from '../src/logger'
@@ -76,13 +84,26 @@ export async function startTestService(overrides: Partial<Record<keyof Config, s
 export function useTestService(
   ready: (service: TestService, account: TestAccount) => void,
   overrides: Parameters<typeof startTestService>[0] = {},
+  options: {
+    /**
+     * A PostgreSQL database of its own (on a PostgreSQL server): for a file whose tests need
+     * their service to be the one that runs what every server takes from the queue (plugin jobs,
+     * webhook deliveries), and not another test file's service, which logs to its own ClickHouse.
+     */
+    ownDatabase?: boolean
+  } = {},
 ): void {
   let service: TestService | undefined
+  let isolated: Awaited<ReturnType<typeof isolatedDatabaseUrl>>
   beforeAll(async () => {
-    service = await startTestService(overrides)
+    isolated = options.ownDatabase ? await isolatedDatabaseUrl() : undefined
+    service = await startTestService({ ...(isolated ? { DATABASE_URL: isolated.url } : {}), ...overrides })
     ready(service, await service.account())
   })
-  afterAll(() => service?.stop())
+  afterAll(async () => {
+    await service?.stop()
+    await isolated?.drop()
+  })
 }
 
 /**
