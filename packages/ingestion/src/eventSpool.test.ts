@@ -113,7 +113,7 @@ it('holds fewer than maxRows rows until the oldest has waited maxAgeMs, then ins
   await settle()
   expect(sink.inserts).toEqual([])
   await vi.advanceTimersByTimeAsync(1)
-  await settle()
+  await turnUntil(() => sink.inserts.length > 0)
   expect(sink.inserts).toEqual([['a', 'b', 'c']])
   await spool.close(5_000)
 })
@@ -125,7 +125,7 @@ it('inserts as soon as maxRows rows wait, whatever their age', async () => {
   await settle()
   expect(sink.inserts).toEqual([])
   await spool.append(frameOf('c'))
-  await settle()
+  await turnUntil(() => sink.inserts.length > 0)
   expect(sink.inserts).toEqual([['a', 'b', 'c']])
   await spool.close(5_000)
 })
@@ -154,7 +154,8 @@ it('stores nothing while paused, takes what was acknowledged meanwhile, and stor
   const dir = newDir()
   const spool = await EventSpool.open(options(dir, sink, { maxRows: 1 }))
   await spool.append(frameOf('a'))
-  await settle()
+  // Its insert follows a synced write, which a loaded disk may take well over 100 ms to make.
+  await turnUntil(() => sink.inserts.length === 1)
   expect(sink.inserts).toEqual([['a']])
   let seenInside: string[][] = []
   await spool.whilePaused(async () => {
@@ -166,7 +167,7 @@ it('stores nothing while paused, takes what was acknowledged meanwhile, and stor
     expect(readFileSync(path.join(dir, 'position.json'), 'utf8')).not.toContain('inserting')
   }, 5_000)
   expect(seenInside).toEqual([['a']])
-  await settle()
+  await turnUntil(() => sink.inserts.flat().length === 3)
   expect(sink.inserts.flat()).toEqual(['a', 'b', 'c'])
   await spool.close(5_000)
 })
