@@ -48,23 +48,28 @@ function oracleByPeriod(target: string, returning: string, periods: string[], pe
   })
 }
 
+/** The request for the retention of signups returning to a pageview, up to `dateTo`. */
+function signupRetention(options: { dateTo: string; period: string; totalIntervals: number; retentionType: string }) {
+  return {
+    query: {
+      kind: 'RetentionQuery',
+      dateRange: { date_to: options.dateTo },
+      retentionFilter: {
+        targetEntity: { id: 'signup', type: 'events' },
+        returningEntity: { id: 'pageview', type: 'events' },
+        period: options.period,
+        totalIntervals: options.totalIntervals,
+        retentionType: options.retentionType,
+      },
+    },
+  }
+}
+
 describe('RetentionQuery', () => {
   it.each([['retention_recurring'], ['retention_first_time']])(
     'answers %s cohorts per day of the project timezone',
     async (retentionType) => {
-      const res = await project.query({
-        query: {
-          kind: 'RetentionQuery',
-          dateRange: { date_to: '2025-11-06' },
-          retentionFilter: {
-            targetEntity: { id: 'signup', type: 'events' },
-            returningEntity: { id: 'pageview', type: 'events' },
-            period: 'Day',
-            totalIntervals: 8,
-            retentionType,
-          },
-        },
-      })
+      const res = await project.query(signupRetention({ dateTo: '2025-11-06', period: 'Day', totalIntervals: 8, retentionType }))
       expect(res.status, JSON.stringify(res.body)).toBe(200)
       const expected = oracle('signup', 'pageview', '2025-11-06', 8, retentionType === 'retention_first_time')
       expect(res.body.results.map((r: any) => r.values.map((v: any) => v.count))).toEqual(expected)
@@ -81,19 +86,7 @@ describe('RetentionQuery', () => {
     ['Day', daysBetween(addDays('2025-11-10', -69), '2025-11-10'), (day: string) => day],
   ])('answers cohorts of other periods of the project timezone (%s)', async (period, periods, periodOf) => {
     for (const retentionType of ['retention_recurring', 'retention_first_time']) {
-      const res = await project.query({
-        query: {
-          kind: 'RetentionQuery',
-          dateRange: { date_to: '2025-11-10' },
-          retentionFilter: {
-            targetEntity: { id: 'signup', type: 'events' },
-            returningEntity: { id: 'pageview', type: 'events' },
-            period,
-            totalIntervals: periods.length,
-            retentionType,
-          },
-        },
-      })
+      const res = await project.query(signupRetention({ dateTo: '2025-11-10', period, totalIntervals: periods.length, retentionType }))
       expect(res.status, JSON.stringify(res.body)).toBe(200)
       const expected = oracleByPeriod('signup', 'pageview', periods, periodOf, retentionType === 'retention_first_time')
       expect(res.body.results.map((r: any) => r.values.map((v: any) => v.count))).toEqual(expected)
