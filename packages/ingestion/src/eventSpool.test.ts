@@ -277,11 +277,18 @@ function recordingPreparer(options: { fail?: (call: number) => boolean; hold?: (
   return { calls, beforeInsert, release, mostAtOnce: () => mostAtOnce }
 }
 
+/** The backlog of spoolWithBacklog, as the batches it is stored in. */
+const BACKLOG = [
+  ['a', 'b'],
+  ['c', 'd'],
+  ['e', 'f'],
+]
+
 /** A spool with a backlog of three full batches (maxRows 2) whose first insert is held. */
 async function spoolWithBacklog(sink: RecordingSink, preparer: ReturnType<typeof recordingPreparer>, dir = newDir()) {
   sink.hold()
   const spool = await EventSpool.open(options(dir, sink, { maxRows: 2, beforeInsert: preparer.beforeInsert }))
-  await Promise.all(['a', 'b', 'c', 'd', 'e', 'f'].map((id) => spool.append(frameOf(id))))
+  await Promise.all(BACKLOG.flat().map((id) => spool.append(frameOf(id))))
   await turnUntil(() => sink.tries === 1)
   await settle()
   return spool
@@ -299,11 +306,7 @@ it('under a backlog, prepares the next batch while one is inserted, one preparat
   ])
   sink.release()
   await turnUntil(() => sink.inserts.length === 3)
-  expect(sink.inserts).toEqual([
-    ['a', 'b'],
-    ['c', 'd'],
-    ['e', 'f'],
-  ])
+  expect(sink.inserts).toEqual(BACKLOG)
   expect(preparer.calls).toEqual(sink.inserts)
   expect(preparer.mostAtOnce()).toBe(1)
   await spool.close(5_000)
@@ -324,11 +327,7 @@ it('drops the batch prepared ahead when the insert before it fails, then stores 
   await settle()
   await vi.advanceTimersByTimeAsync(200)
   await turnUntil(() => sink.inserts.length === 3)
-  expect(sink.inserts).toEqual([
-    ['a', 'b'],
-    ['c', 'd'],
-    ['e', 'f'],
-  ])
+  expect(sink.inserts).toEqual(BACKLOG)
   // The failed batch and the one prepared ahead of its turn are prepared again, in order.
   expect(preparer.calls.slice(0, 3)).toEqual([
     ['a', 'b'],
@@ -345,7 +344,7 @@ it('prepares a batch again when its preparation ahead of its turn failed, and st
   const spool = await spoolWithBacklog(sink, preparer)
   sink.release()
   await turnUntil(() => sink.inserts.length === 3)
-  expect(sink.inserts.flat()).toEqual(['a', 'b', 'c', 'd', 'e', 'f'])
+  expect(sink.inserts.flat()).toEqual(BACKLOG.flat())
   expect(preparer.calls.filter((ids) => ids[0] === 'c')).toHaveLength(2)
   await spool.close(5_000)
 })
@@ -365,7 +364,7 @@ it('stores nothing of a batch prepared ahead while paused: the pause comes once 
   await paused
   expect(insertsInside).toEqual([['a', 'b']])
   await turnUntil(() => sink.inserts.length === 3)
-  expect(sink.inserts.flat()).toEqual(['a', 'b', 'c', 'd', 'e', 'f'])
+  expect(sink.inserts.flat()).toEqual(BACKLOG.flat())
   await spool.close(5_000)
 })
 
