@@ -79,6 +79,11 @@ export class TableLayout {
     return `${this.rowsTable(table)}${this.onCluster()}`
   }
 
+  /** A table as a statement that makes, renames or drops it names it: on every server of a replicated cluster. */
+  ddlTarget(table: string): string {
+    return `${table}${this.onCluster()}`
+  }
+
   /**
    * What an ALTER that adds or changes a column names: the table that holds the rows and the
    * Distributed table in front of it, whose columns must match for reads to reach the column.

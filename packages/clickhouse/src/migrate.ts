@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import type { ClickHouse } from './connect'
+import { rebuildEventsWithSmallGranules } from './eventGranules'
 import type { TableLayout } from './layout'
 
 // Found through the package rather than this file's place, so that the built server (one bundle
@@ -14,6 +15,8 @@ interface ClickHouseMigrationOptions {
    * a PostgreSQL advisory lock). Statements are written idempotently (IF NOT EXISTS) as well.
    */
   exclusively?: <T>(migrate: () => Promise<T>) => Promise<T>
+  /** Applies the migrations up to this one only: a database as an earlier version left it (for tests of an upgrade). */
+  until?: string
 }
 
 /**
@@ -24,17 +27,17 @@ interface ClickHouseMigrationOptions {
  */
 export async function migrateClickHouse(ch: ClickHouse, options: ClickHouseMigrationOptions = {}): Promise<string[]> {
   const exclusively = options.exclusively ?? ((migrate) => migrate())
-  return exclusively(() => applyMigrations(ch))
+  return exclusively(() => applyMigrations(ch, options.until))
 }
 
-async function applyMigrations(ch: ClickHouse): Promise<string[]> {
+async function applyMigrations(ch: ClickHouse, until: string | undefined): Promise<string[]> {
   const client = ch.writer
   await refuseOtherLayout(ch)
   for (const statement of ch.layout.statements(MIGRATIONS_TABLE)) await client.command({ query: statement })
   const result = await client.query({ query: 'SELECT DISTINCT name FROM schema_migrations', format: 'JSONEachRow' })
   const done = new Set((await result.json<{ name: string }>()).map((r) => r.name))
-  const files = await schemaFiles()
-  const unknown = [...done].filter((name) => !files.includes(name)).sort()
+  const known = [...(await schemaFiles()), ...Object.keys(CODE_MIGRATIONS)].sort()
+  const unknown = [...done].filter((name) => !known.includes(name)).sort()
   if (unknown.length > 0) {
     throw new Error(
       `the ClickHouse database has migrations this version of Burrow does not know (${unknown.join(', ')}): ` +
@@ -42,15 +45,29 @@ async function applyMigrations(ch: ClickHouse): Promise<string[]> {
     )
   }
   const applied: string[] = []
-  for (const file of files) {
-    if (done.has(file)) continue
-    for (const statement of splitStatements(await readFile(path.join(SCHEMA_DIR, file), 'utf8'))) {
-      for (const laidOut of ch.layout.statements(statement)) await client.command({ query: laidOut })
+  for (const name of known) {
+    if (until !== undefined && name > until) break
+    if (done.has(name)) continue
+    const code = CODE_MIGRATIONS[name]
+    if (code) await code(ch)
+    else {
+      for (const statement of splitStatements(await readFile(path.join(SCHEMA_DIR, name), 'utf8'))) {
+        for (const laidOut of ch.layout.statements(statement)) await client.command({ query: laidOut })
+      }
     }
-    await client.insert({ table: 'schema_migrations', values: [{ name: file }], format: 'JSONEachRow' })
-    applied.push(file)
+    await client.insert({ table: 'schema_migrations', values: [{ name }], format: 'JSONEachRow' })
+    applied.push(name)
   }
   return applied
+}
+
+/**
+ * Migrations that statements alone cannot write, because what they do depends on what the
+ * database holds: each runs in its place in the order and is recorded as the files are. Written
+ * to be run again from any point a crash may leave them at.
+ */
+const CODE_MIGRATIONS: Readonly<Record<string, (ch: ClickHouse) => Promise<void>>> = {
+  '011_events_small_granules': rebuildEventsWithSmallGranules,
 }
 
 const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations
@@ -72,7 +89,10 @@ async function refuseOtherLayout(ch: ClickHouse): Promise<void> {
   )
 }
 
-/** The statements of every schema file, laid out for one server or a cluster: what migrating a new database runs. */
+/**
+ * The statements of every schema file, laid out for one server or a cluster: what migrating a new
+ * database runs, besides the code migrations (which read the database first).
+ */
 export async function schemaStatements(layout: TableLayout): Promise<string[]> {
   const statements = layout.statements(MIGRATIONS_TABLE)
   for (const file of await schemaFiles()) {

@@ -64,9 +64,13 @@ export class EventSink {
    * Stores JSONEachRow lines (`body`, `rows` of them); resolves once each is in ClickHouse or
    * dead-lettered. With `token`, ClickHouse drops the rows if an insert under that token already
    * stored them (a retry whose first attempt went in, a batch inserted again after a crash).
+   * `resumed`: the batch an earlier run was inserting when it stopped, whose token the events
+   * table may have forgotten since (rebuilt by an upgrade): events already stored are left out.
    */
-  async insert(body: Buffer, rows: number, token?: string): Promise<void> {
+  async insert(body: Buffer, rows: number, token?: string, options: { resumed?: boolean } = {}): Promise<void> {
     const started = performance.now()
+    if (options.resumed) ({ body, rows } = await this.retryUnlessContent(() => this.leaveOutStored(body)))
+    if (rows === 0) return
     try {
       await this.retryUnlessContent(() => eventsTable.insertEncodedEvents(this.options.ch, body, { deduplicationToken: token }))
       this.options.metrics.eventsInserted.inc(rows)
@@ -76,6 +80,23 @@ export class EventSink {
     }
     this.options.metrics.flushDuration.observe((performance.now() - started) / 1000)
     this.options.metrics.batchSize.observe(rows)
+  }
+
+  /** The lines of `body` whose event (by uuid) is not stored yet. */
+  private async leaveOutStored(body: Buffer): Promise<{ body: Buffer; rows: number }> {
+    const lines = body
+      .toString('utf8')
+      .split('\n')
+      .filter((line) => line.length > 0)
+    const uuids = lines.map(uuidOfLine)
+    const stored = await eventsTable.storedEventUuids(
+      this.options.ch,
+      uuids.filter((uuid) => uuid !== undefined),
+    )
+    const left = lines.filter((_, i) => !stored.has(uuids[i] ?? ''))
+    if (left.length < lines.length)
+      this.options.log(`resumed batch: ${lines.length - left.length} of ${lines.length} events were stored before the restart`)
+    return { body: Buffer.from(left.map((line) => `${line}\n`).join('')), rows: left.length }
   }
 
   /** Writes dead letters, retrying while ClickHouse is unavailable; resolves once they are stored. */
@@ -115,18 +136,18 @@ export class EventSink {
     await this.storeDeadLetters(letters)
   }
 
-  private async retryUnlessContent(insert: () => Promise<void>): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
+  private async retryUnlessContent<T>(attempt: () => Promise<T>): Promise<T> {
+    for (let tries = 0; ; tries++) {
       try {
-        await insert()
+        const result = await attempt()
         this.outage.succeeded()
-        return
+        return result
       } catch (err) {
         if (isDataRejection(err)) throw err
         if (!this.retrying) throw new SinkGaveUp(err)
         this.options.metrics.flushRetries.inc()
         this.outage.failed(err)
-        await this.sleep(this.backoff(attempt))
+        await this.sleep(this.backoff(tries))
         if (!this.retrying) throw new SinkGaveUp(err)
       }
     }
@@ -137,6 +158,16 @@ export class EventSink {
     const max = this.options.retryMaxMs ?? 30_000
     const ceiling = Math.min(max, base * 2 ** Math.min(attempt, 20))
     return Math.round(ceiling / 2 + Math.random() * (ceiling / 2))
+  }
+}
+
+/** An encoded row's event uuid; a line that does not parse is left in (ClickHouse judges it). */
+function uuidOfLine(line: string): string | undefined {
+  try {
+    const { uuid } = JSON.parse(line) as { uuid?: unknown }
+    return typeof uuid === 'string' ? uuid.toLowerCase() : undefined
+  } catch {
+    return undefined
   }
 }
 

@@ -170,6 +170,32 @@ it('stores a batch once when the process died after its insert and before record
   expect(Number((await daily.json<{ n: string }>())[0]?.n)).toBe(30)
 })
 
+it('stores a batch once when the process died after its insert and the events table forgot its token before the next start', async () => {
+  const dir = newDir()
+  const options = spoolOptions(dir, { maxRows: 10, maxAgeMs: 60_000 })
+  const sink = options.sink
+  // As after an upgrade that rebuilt the events table (migration 011): the batch is stored, and
+  // no insert token of before the rebuild is remembered (stored here under none at all).
+  const dying = await EventSpool.open({
+    ...options,
+    sink: {
+      async insert(body, rows) {
+        await sink.insert(body, rows)
+        throw new SinkGaveUp(new Error('killed after the insert'))
+      },
+      stopRetrying: () => sink.stopRetrying(),
+    },
+  })
+  await appendEvents(dying, 19, 0, 25)
+  await dying.close(50)
+  expect(await storedUuids(19)).toEqual(Array.from({ length: 10 }, (_, i) => uuidOf(19, i)))
+
+  const next = await EventSpool.open(spoolOptions(dir, { maxRows: 1_000 }))
+  await next.close(5_000)
+  expect(await storedUuids(19)).toEqual(Array.from({ length: 25 }, (_, i) => uuidOf(19, i)))
+  expect(readdirSync(dir)).toEqual([])
+})
+
 it('keeps a stored batch until its hand-off takes it, across a stop, and stores it once', async () => {
   const dir = newDir()
   const rowsOf = (frames: FrameContent[]) => frames.flatMap((f) => f.body.toString('utf8').split('\n').filter(Boolean))
@@ -177,7 +203,9 @@ it('keeps a stored batch until its hand-off takes it, across a stop, and stores 
   let refused = 0
   const down = await EventSpool.open(
     spoolOptions(dir, {
+      // Batches of exactly 10: a slow disk must not let the age bound send a smaller first one.
       maxRows: 10,
+      maxAgeMs: 60_000,
       afterInsert: async () => {
         refused++
         throw new Error('PostgreSQL refused the deliveries')

@@ -180,6 +180,12 @@ export class EventSpool {
   private interruptWait: (() => void) | undefined
   /** The batch recorded as being inserted: it is read again exactly, and inserted under the same token, until it is stored. */
   private inserting: InsertIntent | undefined
+  /**
+   * The token of the batch an earlier run was inserting when it stopped. An upgrade in between
+   * may have rebuilt the events table, which then no longer remembers the token, so that batch's
+   * insert leaves out the events already stored.
+   */
+  private readonly resumedToken: string | undefined
   /** While set, the consumer stores nothing more: it waits here once its batch under way is stored and recorded. */
   private gate: { opened: Promise<void>; reached: () => void } | undefined
 
@@ -198,6 +204,7 @@ export class EventSpool {
     }
     this.position = start
     this.inserting = inserting
+    this.resumedToken = inserting?.token
     this.writerFirstSeq = firstSeq
     this.writer = (options.createWriter ?? ((writerOptions) => new SpoolWriter(writerOptions)))({
       dir: options.dir,
@@ -437,7 +444,8 @@ export class EventSpool {
           stage = 'insert'
           const body = await concatInSlices(frames.map((f) => f.body))
           ahead = this.prepareAhead(batch)
-          await this.options.sink.insert(body, rows, this.inserting.token)
+          const { token } = this.inserting
+          await this.options.sink.insert(body, rows, token, { resumed: token === this.resumedToken })
           stage = 'handoff'
           await this.options.afterInsert?.(frames)
           const sightings = frames.flatMap((f) => f.sightings)

@@ -71,6 +71,23 @@ export async function insertEncodedEvents(
   })
 }
 
+/** Which of these event uuids are stored (in any project), in lower case. */
+export async function storedEventUuids(ch: ClickHouse, uuids: string[]): Promise<Set<string>> {
+  const stored = new Set<string>()
+  // In slices: on a server the uuids travel in the request's URL.
+  for (let at = 0; at < uuids.length; at += UUIDS_PER_LOOKUP) {
+    const result = await ch.reader.query({
+      query: `SELECT DISTINCT toString(uuid) AS stored FROM ${EVENTS_TABLE} WHERE uuid IN {uuids:Array(UUID)}${settingsSql(READ_SETTINGS)}`,
+      query_params: { uuids: uuids.slice(at, at + UUIDS_PER_LOOKUP) },
+      format: 'JSONEachRow',
+    })
+    for (const row of await result.json<{ stored: string }>()) stored.add(row.stored)
+  }
+  return stored
+}
+
+const UUIDS_PER_LOOKUP = 2000
+
 export interface EventsQuery {
   teamId: number
   event?: string | undefined
