@@ -53,7 +53,8 @@ async function cpuPerEventUs(loaded: Map<number, plugins.ProjectPlugins>): Promi
   const stage: TransformStageDeps = {
     deps: { ch: undefined as never, log: () => {} },
     resolver: { all: () => Promise.resolve(loaded) } as plugins.PluginConfigsResolver,
-    appMetrics: { record: () => {} } as unknown as plugins.AppMetrics,
+    // Counted in memory as in the service; never flushed (no PostgreSQL here).
+    appMetrics: new plugins.AppMetrics(undefined as never, { flushMs: 60_000, log: () => {} }),
     logs: new plugins.PluginLogBuffer(),
     budgetMs: 1000,
     eventsDropped: new Counter({ name: 'd', help: 'd', labelNames: ['reason'], registers: [registry] }),

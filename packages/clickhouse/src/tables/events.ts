@@ -36,6 +36,15 @@ export type EventRowToEncode = Omit<EventRow, 'properties'> & { properties: Reco
  * keys are not escaped (see rowTimestampMs), and `person_id` is last (see setPersonIds).
  */
 export function encodeEventRow(row: EventRowToEncode): string {
+  return `${encodeEventRowText(row)}\n`
+}
+
+/**
+ * The line encodeEventRow writes, without its newline, for a caller that writes the lines into
+ * one buffer itself: the newline joined on is a second string of the row's size, made flat
+ * again when the line is measured and written.
+ */
+export function encodeEventRowText(row: EventRowToEncode): string {
   const line = {
     uuid: row.uuid,
     event: row.event,
@@ -47,7 +56,7 @@ export function encodeEventRow(row: EventRowToEncode): string {
     properties: row.properties,
     person_id: row.person_id,
   }
-  return `${JSON.stringify(line)}\n`
+  return JSON.stringify(line)
 }
 
 /**

@@ -33,16 +33,31 @@ export class AppMetrics {
   }
 
   record(configId: number, category: AppMetricCategory, outcome: 'success' | 'success_on_retry' | 'failure', error?: string): void {
-    const key = `${configId}:${category}`
-    let counts = this.counts.get(key)
-    if (!counts)
-      this.counts.set(key, (counts = { configId, category, successes: 0, successesOnRetry: 0, failures: 0, lastError: undefined }))
+    const counts = this.countsOf(configId, category)
     if (outcome === 'success') counts.successes++
     else if (outcome === 'success_on_retry') counts.successesOnRetry++
     else {
       counts.failures++
       if (error !== undefined) counts.lastError = error.slice(0, MAX_ERROR_CHARS)
     }
+    this.flushWhenFull()
+  }
+
+  /** Adds `successes` at once: a stage that runs a config on every event counts them per batch. */
+  recordSuccesses(configId: number, category: AppMetricCategory, successes: number): void {
+    this.countsOf(configId, category).successes += successes
+    this.flushWhenFull()
+  }
+
+  private countsOf(configId: number, category: AppMetricCategory): Counts {
+    const key = `${configId}:${category}`
+    let counts = this.counts.get(key)
+    if (!counts)
+      this.counts.set(key, (counts = { configId, category, successes: 0, successesOnRetry: 0, failures: 0, lastError: undefined }))
+    return counts
+  }
+
+  private flushWhenFull(): void {
     if (this.counts.size >= (this.options.maxKeys ?? 1000)) void this.flush()
   }
 

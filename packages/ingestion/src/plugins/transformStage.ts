@@ -56,7 +56,7 @@ function transformFrame(stage: TransformStageDeps, frame: FrameContent, transfor
       properties = typeof row.properties === 'string' ? (JSON.parse(row.properties) as Record<string, unknown>) : row.properties
     } catch {
       // Not a row this service wrote: stored as it is, as it would be without plugins.
-      lines.push(`${line}\n`)
+      lines.push(line)
       const intent = frame.persons?.[i]
       if (persons && intent !== undefined) persons.push(intent)
       continue
@@ -71,7 +71,6 @@ function transformFrame(stage: TransformStageDeps, frame: FrameContent, transfor
     }
     const outcome = plugins.runTransformations(before, transformations, stage.budgetMs)
     for (const { plugin, ok } of outcome.ran) {
-      if (ok) stage.appMetrics.record(plugin.configId, 'processEvent', 'success')
       const counts = runs.get(plugin) ?? { succeeded: 0, failed: 0 }
       counts[ok ? 'succeeded' : 'failed']++
       runs.set(plugin, counts)
@@ -87,7 +86,7 @@ function transformFrame(stage: TransformStageDeps, frame: FrameContent, transfor
       stage.eventsDropped.inc({ reason: `plugin:${by ? by.label.slice(0, by.label.lastIndexOf(' (')) : 'unknown'}` })
       continue
     }
-    lines.push(eventsTable.encodeEventRow({ ...row, event: after.event, distinct_id: after.distinct_id, properties: after.properties }))
+    lines.push(eventsTable.encodeEventRowText({ ...row, event: after.event, distinct_id: after.distinct_id, properties: after.properties }))
     const intent = frame.persons?.[i]
     if (persons && intent !== undefined) persons.push(personIntentAfterPlugins(intent, after.event, after.distinct_id, after.properties))
     const ms = timestampMs(row.timestamp)
@@ -95,8 +94,10 @@ function transformFrame(stage: TransformStageDeps, frame: FrameContent, transfor
     if (!seen) latest.set(after.event, [frame.teamId, after.event, ms])
     else if (ms > seen[2]) seen[2] = ms
   }
-  // Counted once per frame: a labelled counter costs more than the plugins' own work.
+  // Counted once per frame: a labelled counter, or an app metric's keyed count, per event cost
+  // more than the plugins' own work.
   for (const [plugin, counts] of runs) {
+    if (counts.succeeded > 0) stage.appMetrics.recordSuccesses(plugin.configId, 'processEvent', counts.succeeded)
     const name = plugin.label.slice(0, plugin.label.lastIndexOf(' ('))
     for (const outcome of ['succeeded', 'failed'] as const)
       if (counts[outcome] > 0) stage.pluginRuns.inc({ plugin: name, outcome }, counts[outcome])
@@ -105,15 +106,18 @@ function transformFrame(stage: TransformStageDeps, frame: FrameContent, transfor
 }
 
 /**
- * The lines as one buffer, each written in its place: joining them into one string first cost
- * more than encoding them, as it copied the whole frame once more and flattened each line (an
- * encoded row is its text and a newline) on the way.
+ * The lines as one buffer, each written in its place and followed by its newline: joining them
+ * into one string first cost more than encoding them, as it copied the whole frame once more.
+ * A line whose UTF-8 length is its length in characters is ASCII, whose UTF-8 is its Latin-1,
+ * which is written at a fifth of the cost.
  */
 function concatenated(lines: readonly string[]): Buffer {
-  let size = 0
-  for (const line of lines) size += Buffer.byteLength(line)
-  const body = Buffer.allocUnsafe(size)
+  const sizes = lines.map((line) => Buffer.byteLength(line))
+  const body = Buffer.allocUnsafe(sizes.reduce((sum, size) => sum + size + 1, 0))
   let offset = 0
-  for (const line of lines) offset += body.write(line, offset)
+  for (const [i, line] of lines.entries()) {
+    offset += body.write(line, offset, sizes[i] === line.length ? 'latin1' : 'utf8')
+    body[offset++] = 0x0a
+  }
   return body
 }

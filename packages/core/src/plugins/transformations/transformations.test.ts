@@ -88,6 +88,13 @@ describe('Property Filter', () => {
     expect(Object.getPrototypeOf(out)).toBe(Object.prototype)
     expect(JSON.stringify(out)).toBe('{"x":1,"__proto__":{"polluted":true},"y":3}')
   })
+
+  it('removes any number of top-level properties, one named twice, and a nested one inside a removed one', () => {
+    const properties = JSON.parse('{"a":1,"__proto__":2,"b":{"c":3},"d":4,"e":5,"f":6}') as Record<string, unknown>
+    const out = propertyFilter({ properties: 'a,__proto__,d,d,b.c,f,b' })(event(properties))?.properties as Record<string, unknown>
+    expect(JSON.stringify(out)).toBe('{"e":5}')
+    expect(propertyFilter({ properties: 'x,d' })(event({ d: 1, y: 2 }))?.properties).toEqual({ y: 2 })
+  })
 })
 
 describe('runTransformations', () => {
