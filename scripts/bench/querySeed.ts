@@ -32,11 +32,19 @@ export function seedSql(teamId: number, from: number, count: number, nowMs: numb
     `'"feature":"', ${pick(['reports', 'alerts', 'exports', 'sso', 'api'], 14)}, '"'`,
     `'"country":"', ${pick(['US', 'DE', 'FR', 'GB', 'IN', 'BR', 'JP'], 15)}, '"'`,
   ]
+  // Each event carries the person the ingestion would have stamped on it: its distinct id's
+  // person (made by the persons' seeding, before the events), as the funnels read it.
   return `INSERT INTO events (uuid, event, properties, timestamp, team_id, distinct_id, elements_chain, created_at, person_id)
-    SELECT generateUUIDv4(number) AS uuid, ${name} AS event,
-      concat('{', ${fields.join(", ',', ")}, '}') AS properties,
-      fromUnixTimestamp64Milli(toInt64(${nowMs}) - toInt64(cityHash64(number, 3) % ${30 * DAY_MS}), 'UTC') AS timestamp,
-      ${teamId} AS team_id, concat('user-', toString(cityHash64(number, 2) % ${PERSONS})) AS distinct_id,
-      '' AS elements_chain, timestamp AS created_at, toUUID('00000000-0000-0000-0000-000000000000') AS person_id
-    FROM numbers(${from}, ${count})`
+    SELECT e.uuid, e.event, e.properties, e.timestamp, e.team_id, e.distinct_id, e.elements_chain, e.created_at, p.person_id
+    FROM (
+      SELECT generateUUIDv4(number) AS uuid, ${name} AS event,
+        concat('{', ${fields.join(", ',', ")}, '}') AS properties,
+        fromUnixTimestamp64Milli(toInt64(${nowMs}) - toInt64(cityHash64(number, 3) % ${30 * DAY_MS}), 'UTC') AS timestamp,
+        ${teamId} AS team_id, concat('user-', toString(cityHash64(number, 2) % ${PERSONS})) AS distinct_id,
+        '' AS elements_chain, timestamp AS created_at
+      FROM numbers(${from}, ${count})
+    ) AS e
+    LEFT JOIN (
+      SELECT distinct_id, argMax(person_id, version) AS person_id FROM person_distinct_id2 WHERE team_id = ${teamId} GROUP BY distinct_id
+    ) AS p ON e.distinct_id = p.distinct_id`
 }

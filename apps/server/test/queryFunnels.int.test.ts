@@ -450,7 +450,17 @@ function scenarios(at: number): SentEvent[] {
   )
   // Both steps at one instant: taken in step order, in every kind of funnel, taking no time.
   const instant = new Date(at - 3_600_000).toISOString()
-  return [...sequences, ...['f_b', 'f_a'].map((event) => ({ event, distinct_id: 'f-simultaneous', timestamp: instant, properties: {} }))]
+  // A first step stored without a person, by an id that has one: it counts for that person, as
+  // the merged ids' events (stored with the persons merged away) count for their users.
+  const personless = [
+    { event: 'f_a', properties: { $process_person_profile: false } },
+    { event: 'f_b', properties: {} },
+  ].map((e, i) => ({ ...e, distinct_id: 'f-personless', timestamp: new Date(at - 2 * 3_600_000 + i * 60_000).toISOString() }))
+  return [
+    ...sequences,
+    ...['f_b', 'f_a'].map((event) => ({ event, distinct_id: 'f-simultaneous', timestamp: instant, properties: {} })),
+    ...personless,
+  ]
 }
 
 const is = (name: string) => (e: SentEvent) => e.event === name
@@ -852,6 +862,12 @@ describe('FunnelsQuery', () => {
     { kind: 'EventsNode', event: 'f_a' },
     { kind: 'EventsNode', event: 'f_b' },
   ]
+
+  it('counts a step stored without a person for the person its distinct id has now', async () => {
+    const res = await funnel(ab)
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expectSteps(res.body.results, oracle([is('f_a'), is('f_b')], 14 * 86_400))
+  })
 
   it('counts a strict step only when it is the next event of the person, whatever that event is', async () => {
     const strict = await funnel(ab, { funnelOrderType: 'strict' })

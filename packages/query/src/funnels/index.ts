@@ -2,20 +2,13 @@ import { eventPropertiesSql, materializedColumns, SqlParams } from '@burrow/clic
 import type { FunnelsQuery } from '@burrow/contracts'
 import type { QueryContext } from '../context'
 import { bucketKeySql, dayKey, dayLabel, isoInZone, resolveRange, utcText } from '../dates'
-import {
-  ACTOR_SQL,
-  breakdownValueSql,
-  ownColumnSql,
-  ownColumnsSelectSql,
-  personJoinSql,
-  personPropertiesJoinSql,
-  type EventSelection,
-} from '../events'
+import { breakdownValueSql, ownColumnSql, ownColumnsSelectSql, personPropertiesJoinSql, type EventSelection } from '../events'
 import { DEFAULT_BREAKDOWN_LIMIT } from '../trends/breakdownLimit'
 import type { RunnerOutput } from '../runnerOutput'
 import { earliestOf, selectionOf } from '../series'
 import { num, select, TEAM } from '../sql'
 import { orderedAttemptSql, thinnedEventsSql, unorderedAttemptSql } from './attempts'
+import { ACTOR, eventsWithActorSql } from './persons'
 import { timeToConvertResult, timeToConvertSql, type Histogram } from './timeToConvert'
 import { funnelTrendsResult, funnelTrendsWalkSql, unorderedTrendsWalkSql } from './trends'
 import { validateFunnel } from './validate'
@@ -107,14 +100,14 @@ export async function runFunnels(ctx: QueryContext, query: FunnelsQuery): Promis
   // Each event's breakdown value, '' where it has none (PostHog's funnels, unlike its trends).
   const breakdown = query.breakdownFilter?.breakdown ?? null
   const byPerson = query.breakdownFilter?.breakdown_type === 'person'
-  const joins = [personJoinSql(), ...(breakdown !== null && byPerson ? [personPropertiesJoinSql(ACTOR_SQL)] : [])]
+  const joins = breakdown !== null && byPerson ? [personPropertiesJoinSql(ACTOR)] : []
   const valueSql =
     breakdown === null
       ? "''"
       : byPerson
         ? breakdownValueSql('pp.properties', String(breakdown), params, '')
         : breakdownValueSql('e.properties', String(breakdown), params, '', ownColumnSql(columns, String(breakdown)))
-  const eventsSql = `SELECT timestamp, distinct_id, person_id, properties${ownColumnsSelectSql(columns)}, ${flags.join(', ')} FROM events WHERE ${where.join(' AND ')}`
+  const eventsSql = eventsWithActorSql(`timestamp, properties${ownColumnsSelectSql(columns)}, ${flags.join(', ')}`, where.join(' AND '))
   const kind = funnelsFilter?.breakdownAttributionType ?? 'first_touch'
   const attribution: Attribution =
     breakdown === null
@@ -294,7 +287,7 @@ function chainedPersonsSql(options: {
         SELECT arraySort(c -> (-arrayCount(x -> x > 0, c), c[1]), ${chains}) [1] AS walked,
           arrayCount(x -> x > 0, walked) AS walked_level, s0, s1, breakdown_value
         FROM (
-          SELECT ${ACTOR_SQL} AS actor,
+          SELECT ${ACTOR} AS actor,
             ${valueSql} AS breakdown_value,
             ${stepArrays}
           FROM (${eventsSql}) AS e
@@ -363,7 +356,7 @@ function personEventsSql(
   // value its step events have (step; a person without one of those is not counted), in an
   // unordered funnel each value any of its events has.
   const groupBy = attribution.kind === 'all_events' ? 'actor, breakdown_value' : 'actor'
-  const perPerson = `SELECT ${ACTOR_SQL} AS actor, ${value}, ${raw}
+  const perPerson = `SELECT ${ACTOR} AS actor, ${value}, ${raw}
         FROM (${eventsSql}) AS e
         ${joins.join(' ')}
         GROUP BY ${groupBy}
