@@ -3,7 +3,7 @@ import { problems, type Interval, type RetentionEntity, type RetentionQuery } fr
 import { DateTime } from 'luxon'
 import type { QueryContext } from '../context'
 import { bucketKeySql, bucketStartSql, dayKey, isoInZone, parseDate } from '../dates'
-import { ACTOR_SQL, personJoinSql } from '../events'
+import { ACTOR, eventsWithActorSql } from '../eventActors'
 import type { RunnerOutput } from '../runnerOutput'
 import { num, select, TEAM } from '../sql'
 
@@ -116,12 +116,10 @@ export async function runRetention(ctx: QueryContext, query: RetentionQuery): Pr
       SELECT arrayJoin(cohorts) AS cohort,
         arrayJoin(arrayConcat([0], arrayMap(r -> r - cohort, arrayFilter(r -> r > cohort, returns)))) AS offset
       FROM (
-        SELECT ${ACTOR_SQL} AS actor,
+        SELECT ${ACTOR} AS actor,
           ${cohorts} AS cohorts,
           ${periodsIn(`groupBitOrIf(${bitOf(period('e.timestamp'))}, e.is_returning AND ${inRange})`)} AS returns
-        FROM (SELECT timestamp, distinct_id, person_id, (${target}) AS is_target, (${returning}) AS is_returning
-              FROM events WHERE ${where.join(' AND ')}) AS e
-        ${personJoinSql()}
+        FROM (${eventsWithActorSql(`timestamp, (${target}) AS is_target, (${returning}) AS is_returning`, where.join(' AND '))}) AS e
         GROUP BY actor
       )
     )

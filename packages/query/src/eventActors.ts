@@ -1,5 +1,5 @@
 import { currentDistinctIdsSql } from '@burrow/clickhouse'
-import { TEAM } from '../sql'
+import { TEAM } from './sql'
 
 const NIL_UUID = "toUUID('00000000-0000-0000-0000-000000000000')"
 
