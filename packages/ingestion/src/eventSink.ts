@@ -84,10 +84,7 @@ export class EventSink {
 
   /** The lines of `body` whose event (by uuid) is not stored yet. */
   private async leaveOutStored(body: Buffer): Promise<{ body: Buffer; rows: number }> {
-    const lines = body
-      .toString('utf8')
-      .split('\n')
-      .filter((line) => line.length > 0)
+    const lines = linesOf(body)
     const uuids = lines.map(uuidOfLine)
     const stored = await eventsTable.storedEventUuids(
       this.options.ch,
@@ -114,10 +111,7 @@ export class EventSink {
 
   /** After a batch was refused for its content: stores the good rows, dead-letters the bad. */
   private async insertRowByRow(body: Buffer, batchError: unknown, token: string | undefined): Promise<void> {
-    const lines = body
-      .toString('utf8')
-      .split('\n')
-      .filter((line) => line.length > 0)
+    const lines = linesOf(body)
     // Rows refused for what they hold are the data's fault, not a failure of the service: a warning.
     this.options.log(`batch of ${lines.length} rejected for its content, inserting row by row: ${String(batchError).split('\n')[0]}`)
     const letters: DeadLetterRow[] = []
@@ -159,6 +153,14 @@ export class EventSink {
     const ceiling = Math.min(max, base * 2 ** Math.min(attempt, 20))
     return Math.round(ceiling / 2 + Math.random() * (ceiling / 2))
   }
+}
+
+/** The JSONEachRow lines of an insert's body. */
+function linesOf(body: Buffer): string[] {
+  return body
+    .toString('utf8')
+    .split('\n')
+    .filter((line) => line.length > 0)
 }
 
 /** An encoded row's event uuid; a line that does not parse is left in (ClickHouse judges it). */

@@ -1,7 +1,5 @@
-import { currentDistinctIdsSql } from '@burrow/clickhouse'
+import { ACTOR_SQL, NIL_UUID_SQL, personJoinSql } from './events'
 import { TEAM } from './sql'
-
-const NIL_UUID = "toUUID('00000000-0000-0000-0000-000000000000')"
 
 /**
  * The events that must look their person up by distinct id: those stored without a person
@@ -15,7 +13,7 @@ const NIL_UUID = "toUUID('00000000-0000-0000-0000-000000000000')"
  * of every distinct id it had. An event stored with a person that is still there therefore
  * belongs to that person now (PostHog's persons on events), and only the others need the join.
  */
-const MUST_LOOK_UP = `(person_id = ${NIL_UUID} OR person_id IN (SELECT id FROM person WHERE team_id = ${TEAM} AND is_deleted = 1))`
+const MUST_LOOK_UP = `(person_id = ${NIL_UUID_SQL} OR person_id IN (SELECT id FROM person WHERE team_id = ${TEAM} AND is_deleted = 1))`
 
 /**
  * The events that pass `where`, with `columns` and their `distinct_id` and `person_id`, each with
@@ -28,9 +26,9 @@ export function eventsWithActorSql(columns: string, where: string): string {
   const select = `SELECT distinct_id, person_id, ${columns} FROM events`
   return `SELECT distinct_id, person_id, ${columns}, person_id AS actor FROM events WHERE ${where} AND NOT ${MUST_LOOK_UP}
     UNION ALL
-    SELECT e.*, if(pdi.person_id = ${NIL_UUID}, e.person_id, pdi.person_id) AS actor
+    SELECT e.*, ${ACTOR_SQL} AS actor
     FROM (${select} WHERE ${where} AND ${MUST_LOOK_UP}) AS e
-    LEFT JOIN (${currentDistinctIdsSql(TEAM)}) AS pdi ON e.distinct_id = pdi.distinct_id`
+    ${personJoinSql()}`
 }
 
 /** The person an event of `eventsWithActorSql`'s rows (as `e`) counts for. */

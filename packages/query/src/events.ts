@@ -1,4 +1,11 @@
-import { currentDistinctIdsSql, currentPersonsSql, eventPropertiesSql, type PropertyExpression, type SqlParams } from '@burrow/clickhouse'
+import {
+  currentDistinctIdsSql,
+  currentPersonsSql,
+  eventPropertiesSql,
+  NIL_UUID,
+  type PropertyExpression,
+  type SqlParams,
+} from '@burrow/clickhouse'
 import type { DateTime } from 'luxon'
 import { utcText } from './dates'
 import { TEAM } from './sql'
@@ -39,7 +46,8 @@ export function eventsSql(
   return `SELECT timestamp, event, distinct_id, person_id, properties${ownColumnsSelectSql(columns)}${extraColumns} FROM events WHERE ${clauses.join(' AND ')}`
 }
 
-const NIL_UUID = "toUUID('00000000-0000-0000-0000-000000000000')"
+/** The nil UUID as SQL: the person of an event stored without one. */
+export const NIL_UUID_SQL = `toUUID('${NIL_UUID}')`
 
 /**
  * A join giving each event `e` the person its distinct id belongs to now (`actor_id`), so that
@@ -50,7 +58,7 @@ export function personJoinSql(): string {
   return `LEFT JOIN (${currentDistinctIdsSql(TEAM)}) AS pdi ON e.distinct_id = pdi.distinct_id`
 }
 
-export const ACTOR_SQL = `if(pdi.person_id = ${NIL_UUID}, e.person_id, pdi.person_id)`
+export const ACTOR_SQL = `if(pdi.person_id = ${NIL_UUID_SQL}, e.person_id, pdi.person_id)`
 
 /** A join giving each event's actor its current properties as `pp.properties`. */
 export function personPropertiesJoinSql(actor: string): string {
