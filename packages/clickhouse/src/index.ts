@@ -18,7 +18,7 @@ export type { PropertyCondition, PropertyExpression, PropertyGroup, CohortCondit
 export { NIL_UUID } from './tables/events'
 export { clickHouseErrorCode, isDataRejection, isQueryTimeout } from './errors'
 export { deleteTeamData } from './teamData'
-export { DEFAULT_MATERIALIZED_PROPERTIES, ensureMaterializedProperties, materializedColumns } from './materializedProperties'
+export { DEFAULT_MATERIALIZED_PROPERTIES, ensureMaterializedProperties, GROUP_COLUMNS, materializedColumns } from './materializedProperties'
 export { detachedParts, type DetachedPart } from './detachedParts'
 export * as groups from './tables/groups'
 export type { GroupCopy } from './tables/groups'

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { useSuiteClickHouse } from '../test/suiteClickHouse'
 import { toClickHouseDateTimeUs } from './datetime'
-import { ensureMaterializedProperties, materializedColumnName, materializedColumns } from './materializedProperties'
+import { ensureMaterializedProperties, GROUP_COLUMNS, materializedColumnName, materializedColumns } from './materializedProperties'
 import { encodeEventRow, insertEncodedEvents, NIL_UUID } from './tables/events'
 
 const suite = useSuiteClickHouse('burrow-property-columns-')
@@ -114,5 +114,46 @@ describe('property columns', () => {
       `SELECT ${materializedColumnName('plan')} AS value FROM events WHERE team_id = 1 ORDER BY JSONExtractInt(properties, 'i'), distinct_id`,
     )
     expect(before.map((r) => r.value)).toEqual(VALUES.map(([, expected]) => expected))
+  })
+
+  it("share the one parse with the group columns, which hold a group's key as text and '' without one", async () => {
+    await ensureMaterializedProperties(suite.ch, ['plan'])
+    const definitions = await rows<{ name: string; expression: string }>(
+      `SELECT name, default_expression AS expression FROM system.columns WHERE database = currentDatabase() AND table = 'events'
+        AND (name IN ('${GROUP_COLUMNS.join("', '")}') OR name = '${materializedColumnName('plan')}') ORDER BY name`,
+    )
+    // Every expression reads the same tuple, which holds the group keys too: ClickHouse parses the JSON once for all.
+    const tuple = (expression: string) => /JSONExtract\(properties, '([^']*)'\)/.exec(expression)?.[1]
+    expect(definitions).toHaveLength(GROUP_COLUMNS.length + 1)
+    expect(new Set(definitions.map((d) => tuple(d.expression))).size).toBe(1)
+    expect(tuple(definitions[0]!.expression)).toContain('`$group_4` Nullable(String)')
+    const now = toClickHouseDateTimeUs(Date.now() * 1000)
+    const keys: Array<Record<string, unknown>> = [
+      { $group_0: 'acme', $group_1: 42, $group_3: 'say "hi" \\ é' },
+      { $group_2: { id: 7 } },
+      {},
+    ]
+    const encoded = keys.map((groups, i) =>
+      encodeEventRow({
+        uuid: randomUUID(),
+        event: 'e',
+        properties: { i, ...groups },
+        timestamp: now,
+        team_id: 4,
+        distinct_id: `d${i}`,
+        elements_chain: '',
+        created_at: now,
+        person_id: NIL_UUID,
+      }),
+    )
+    await insertEncodedEvents(suite.ch, Buffer.from(encoded.join('')), { deduplicationToken: randomUUID() })
+    const got = await rows<Record<string, string>>(
+      `SELECT ${GROUP_COLUMNS.map((name) => `\`${name}\``).join(', ')} FROM events WHERE team_id = 4 ORDER BY JSONExtractInt(properties, 'i')`,
+    )
+    expect(got).toEqual([
+      { $group_0: 'acme', $group_1: '42', $group_2: '', $group_3: 'say "hi" \\ é', $group_4: '' },
+      { $group_0: '', $group_1: '', $group_2: '{"id":7}', $group_3: '', $group_4: '' },
+      { $group_0: '', $group_1: '', $group_2: '', $group_3: '', $group_4: '' },
+    ])
   })
 })
