@@ -1,21 +1,22 @@
 // The plugins benchmark: `npm run bench:plugins`. Starts the service on embedded defaults and
 // measures, in the same service: /batch/ events landed per second with no plugin, then with
 // GeoIP (the bundled GeoLite2 City database), Property Filter and Taxonomy Standardizer enabled
-// (the ratio is the figure; target >= 0.8); then Webhook Export deliveries per second to a local
+// (the ratio is the figure; target >= 0.8), each for small events (about 330 bytes) and for
+// posthog-js pageviews (about 2 kB); then Webhook Export deliveries per second to a local
 // endpoint. First, in process, the transformation stage's CPU per event with and without the
 // three plugins. BENCH_RUNS (default 3) and BENCH_SECONDS (default 10) as for bench:ingest.
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { benchEvent } from './bench/events'
-import { load, medianOfRuns, ratio, sleep, storedEventCount, withService, type Service } from './bench/harness'
+import { benchEvent, posthogJsPageview } from './bench/events'
+import { load, medianOfRuns, ratio, sleep, storedEventCount, untilIdle, withService, type Service } from './bench/harness'
 import { transformStageCpu } from './bench/pluginStage'
 
 const BATCH_SIZE = 100
 const WEBHOOK_EVENTS = 5_000
 
 /** Pageviews and custom events (which the Taxonomy Standardizer renames) from addresses of many places. */
-function pluginBenchEvent(i: number): Record<string, unknown> {
-  const e = benchEvent(i) as { event: string; properties: Record<string, unknown> }
+function pluginBenchEvent(shape: (i: number) => Record<string, unknown>, i: number): Record<string, unknown> {
+  const e = shape(i) as { event: string; properties: Record<string, unknown> }
   const ips = [`81.2.69.${i % 250}`, `89.160.20.${i % 250}`, `216.160.83.${i % 250}`, `8.8.${i % 200}.${i % 250}`, `2.125.160.${i % 250}`]
   return {
     ...e,
@@ -24,7 +25,9 @@ function pluginBenchEvent(i: number): Record<string, unknown> {
   }
 }
 
+/** Events landed per second under /batch/ load, measured from an idle service (each phase pays for its own merges only). */
 async function landedPerSec(service: Service, body: string): Promise<number> {
+  await untilIdle(service.child.process.pid!)
   const before = await storedEventCount(service)
   const started = performance.now()
   const result = await load(`${service.base}/batch/`, body)
@@ -81,6 +84,9 @@ interface RunFigures {
   landedWithoutPerSec: number
   landedWithPerSec: number
   landedRatio: number
+  pageviewsWithoutPerSec: number
+  pageviewsWithPerSec: number
+  pageviewsRatio: number
   webhookDeliveriesPerSec: number
 }
 
@@ -88,19 +94,25 @@ function run(): Promise<RunFigures> {
   return withService(
     'burrow-bench-plugins-',
     async (service) => {
-      const body = JSON.stringify({ api_key: service.token, batch: Array.from({ length: BATCH_SIZE }, (_, i) => pluginBenchEvent(i)) })
+      const batchOf = (shape: (i: number) => Record<string, unknown>) =>
+        JSON.stringify({ api_key: service.token, batch: Array.from({ length: BATCH_SIZE }, (_, i) => pluginBenchEvent(shape, i)) })
+      const body = batchOf(benchEvent)
+      const pageviews = batchOf(posthogJsPageview)
       const without = await landedPerSec(service, body)
+      const pageviewsWithout = await landedPerSec(service, pageviews)
 
       await enable(service, 1, 1)
       await enable(service, 2, 2, { properties: '$browser_version,$lib_version' })
       await enable(service, 4, 3, { defaultNamingConvention: 'snake_case' })
       await untilPluginsRun(service)
       const withPlugins = await landedPerSec(service, body)
+      const pageviewsWith = await landedPerSec(service, pageviews)
 
       const endpoint = await sink()
       try {
         await enable(service, 5, 4, { url: endpoint.url })
         await untilPluginsRun(service)
+        await untilIdle(service.child.process.pid!)
         const started = performance.now()
         const baseline = endpoint.received()
         for (let sent = 0; sent < WEBHOOK_EVENTS; sent += BATCH_SIZE) {
@@ -112,6 +124,9 @@ function run(): Promise<RunFigures> {
           landedWithoutPerSec: without,
           landedWithPerSec: withPlugins,
           landedRatio: ratio(withPlugins, without),
+          pageviewsWithoutPerSec: pageviewsWithout,
+          pageviewsWithPerSec: pageviewsWith,
+          pageviewsRatio: ratio(pageviewsWith, pageviewsWithout),
           webhookDeliveriesPerSec,
         }
       } finally {
@@ -131,4 +146,7 @@ console.log(`  GeoIP + Property Filter + Taxonomy Standardizer ${stage.threeUs} 
 console.log(`/batch/ events landed (100 events of ~330 B per request)`)
 console.log(`  no plugin                                       ${m('landedWithoutPerSec')} /s`)
 console.log(`  GeoIP + Property Filter + Taxonomy Standardizer ${m('landedWithPerSec')} /s   ratio ${m('landedRatio')} (target >= 0.8)`)
+console.log(`/batch/ posthog-js pageviews landed (100 of ~2 kB per request)`)
+console.log(`  no plugin                                       ${m('pageviewsWithoutPerSec')} /s`)
+console.log(`  GeoIP + Property Filter + Taxonomy Standardizer ${m('pageviewsWithPerSec')} /s   ratio ${m('pageviewsRatio')}`)
 console.log(`Webhook Export to a local endpoint               ${m('webhookDeliveriesPerSec')} deliveries/s (${WEBHOOK_EVENTS} events)`)

@@ -169,6 +169,24 @@ function threadCpuUs(pid: number): { main: number; others: number } {
   return cpu
 }
 
+/**
+ * Waits until the process has been nearly idle (under a tenth of a core) for two seconds, at
+ * most `maxMs`: the merges and background work a phase of load leaves behind are then done
+ * before the next phase is measured, rather than charged to it.
+ */
+export async function untilIdle(pid: number, maxMs = 90_000): Promise<void> {
+  const started = performance.now()
+  let quietWindows = 0
+  let before = threadCpuUs(pid)
+  while (quietWindows < 2 && performance.now() - started < maxMs) {
+    await sleep(1000)
+    const now = threadCpuUs(pid)
+    const used = now.main + now.others - before.main - before.others
+    quietWindows = used < 100_000 ? quietWindows + 1 : 0
+    before = now
+  }
+}
+
 /** CPU time of this process's main thread so far, in µs. */
 export function mainThreadCpuUs(): number {
   return taskCpuUs(process.pid, process.pid)
