@@ -73,9 +73,9 @@ describe.skipIf(cannotMount !== undefined)('DATA_DIR on a file system that fills
     const acknowledged: string[] = []
     let refusals = 0
     let refusal: unknown
-    // Read while capture refuses: once the clients stop, storing what waits frees the spool's
-    // segments and the disk may be above its reserve again by the time a later probe looks.
-    let readinessWhileRefusing: Promise<{ status: number; body: unknown }> | undefined
+    // Read as each refusal comes: storing what waits frees the spool's segments, so the disk may
+    // be above its reserve again by the time a probe is answered (more so once the clients stop).
+    const readinessWhileRefusing: Array<Promise<{ status: number; body: unknown }>> = []
     const client = async () => {
       // Random padding: ClickHouse cannot compress it away, so the events take room on disk.
       while (refusals < 50) {
@@ -93,7 +93,7 @@ describe.skipIf(cannotMount !== undefined)('DATA_DIR on a file system that fills
         else {
           refusals++
           refusal = { status: res.status, body: await res.json() }
-          readinessWhileRefusing ??= fetch(`${service.baseUrl}/_readyz`).then(async (r) => ({ status: r.status, body: await r.json() }))
+          readinessWhileRefusing.push(fetch(`${service.baseUrl}/_readyz`).then(async (r) => ({ status: r.status, body: await r.json() })))
           await new Promise((resolve) => setTimeout(resolve, 20))
         }
       }
@@ -108,10 +108,12 @@ describe.skipIf(cannotMount !== undefined)('DATA_DIR on a file system that fills
       const free = statfsSync(dataDir)
       // The reserve held: the disk never filled, ClickHouse had room to store and merge.
       expect(free.bavail * free.bsize).toBeGreaterThan(8 * MiB)
-      // An orchestrator sees it too: the instance is not ready, and the disk is the reason.
-      const readiness = (await readinessWhileRefusing)!
-      expect(readiness.status).toBe(503)
-      expect((readiness.body as { checks: Record<string, { status: string }> }).checks.disk).toMatchObject({ status: 'failing' })
+      // An orchestrator sees it too: while capture refuses, the instance is not ready, and the disk is the reason.
+      const probes = await Promise.all(readinessWhileRefusing)
+      const notReady = probes.filter((probe) => probe.status === 503)
+      expect(notReady.length, JSON.stringify(probes.map((probe) => probe.status))).toBeGreaterThan(0)
+      for (const probe of notReady)
+        expect((probe.body as { checks: Record<string, { status: string }> }).checks.disk).toMatchObject({ status: 'failing' })
 
       // Room again: the file system grows, and capture takes events again without a restart.
       execFileSync('mount', ['-o', 'remount,size=256m', dataDir])
