@@ -3,6 +3,7 @@
  * `team_id` in its WHERE clause: whatever the query does around it (joins, unions, subqueries),
  * the rows it can reach are the project's. Nothing else reaches ClickHouse's tables.
  */
+import { GROUP_COLUMNS } from '@burrow/clickhouse'
 
 /** What a name on a table resolves to. */
 export type TableField =
@@ -35,8 +36,6 @@ export const PERSON_FIELDS: Record<string, TableField> = {
   created_at: { kind: 'column', column: 'person_created_at' },
   is_identified: { kind: 'column', column: 'person_is_identified' },
 }
-
-const GROUP_COLUMNS = ['$group_0', '$group_1', '$group_2', '$group_3', '$group_4']
 
 const column = (name: string): TableField => ({ kind: 'column', column: name })
 
