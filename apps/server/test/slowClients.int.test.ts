@@ -104,16 +104,28 @@ it(
   },
 )
 
-it('answers headers past the bound with 431 and PostHog-shaped body, and serves headers just under it', async () => {
-  const answerTo = (text: string) =>
-    new Promise<string>((resolve) => {
-      let answer = ''
+/**
+ * The answer to `text` written at once. This uWebSockets.js build parses headers in place only
+ * when they come in one read: past 4 KiB, headers split across reads are dropped with the
+ * connection, unanswered (see docs/security.md). Loopback nearly always delivers one write in one
+ * read, but on a loaded machine it sometimes does not, so an unanswered connection is tried again.
+ */
+async function answerTo(text: string): Promise<string> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const answer = await new Promise<string>((resolve) => {
+      let received = ''
       const socket = connect(new URL(service.baseUrl).port as unknown as number, '127.0.0.1', () => socket.write(text))
-      socket.on('data', (chunk) => (answer += chunk.toString('latin1')))
+      socket.on('data', (chunk) => (received += chunk.toString('latin1')))
       socket.on('error', () => {})
-      socket.on('close', () => resolve(answer))
+      socket.on('close', () => resolve(received))
       setTimeout(() => socket.end(), 1_000)
     })
+    if (answer !== '') return answer
+  }
+  throw new Error('five connections in a row closed unanswered')
+}
+
+it('answers headers past the bound with 431 and PostHog-shaped body, and serves headers just under it', async () => {
   const refused = await answerTo(`GET /_health HTTP/1.1\r\nHost: t\r\nCookie: ${'c'.repeat(MAX_HEADER_BYTES)}\r\n\r\n`)
   expect(refused).toMatch(/^HTTP\/1\.1 431 /)
   expect(JSON.parse(refused.slice(refused.indexOf('\r\n\r\n') + 4))).toMatchObject({
