@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { createSpoolMetrics, encodeFrame, SpoolFormatError, type Frame, type FrameContent } from '@burrow/spool'
+import { createSpoolMetrics, encodeFrame, SpoolFormatError, SpoolWriter, type Frame, type FrameContent } from '@burrow/spool'
 import { Registry } from 'prom-client'
 import { afterAll, afterEach, beforeEach, expect, it, vi } from 'vitest'
 import { SinkGaveUp } from './eventSink'
@@ -127,6 +127,43 @@ it('inserts as soon as maxRows rows wait, whatever their age', async () => {
   await spool.append(frameOf('c'))
   await turnUntil(() => sink.inserts.length > 0)
   expect(sink.inserts).toEqual([['a', 'b', 'c']])
+  await spool.close(5_000)
+})
+
+it('decodes only the committed frames it keeps in memory, and reads the others back from disk', async () => {
+  const sink = new RecordingSink()
+  const frameBytes = frameOf('a').bytes.length
+  const decoded: string[] = []
+  const spool = await EventSpool.open(
+    options(newDir(), sink, {
+      maxRows: 6,
+      maxAgeMs: 60_000,
+      keptBytes: 2 * frameBytes,
+      // The writer's commits as a capture thread's reach the main thread: each frame decoded when asked.
+      createWriter: (writerOptions) =>
+        new SpoolWriter({
+          ...writerOptions,
+          onCommit: (seq, end, frames) =>
+            writerOptions.onCommit(
+              seq,
+              end,
+              frames.map((frame) => ({
+                ...frame,
+                content: () => {
+                  const content = frame.content()
+                  decoded.push(content.body.toString().trim())
+                  return content
+                },
+              })),
+            ),
+        }),
+    }),
+  )
+  const ids = ['a', 'b', 'c', 'd', 'e', 'f']
+  await Promise.all(ids.map((id) => spool.append(frameOf(id))))
+  await turnUntil(() => sink.inserts.length > 0)
+  expect(decoded).toEqual(['{"id":"a"}', '{"id":"b"}'])
+  expect(sink.inserts).toEqual([ids])
   await spool.close(5_000)
 })
 

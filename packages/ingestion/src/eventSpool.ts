@@ -215,14 +215,14 @@ export class EventSpool {
       log: options.log,
       onCommit: (seq, committed, frames) => {
         let first = committed
-        for (const frame of frames) first -= frame.size
+        for (const frame of frames) first -= frame.bytes.length
         this.keep(seq, first, frames)
         let segment = this.segments.get(seq)
         // A segment's first commit starts where its frames do.
         if (!segment) this.segments.set(seq, (segment = { start: first, end: committed, bytes: 0, closed: false }))
         segment.end = committed
         segment.bytes = committed - segment.start
-        this.committedRows += frames.reduce((rows, frame) => rows + frame.content.rows, 0)
+        this.committedRows += frames.reduce((rows, frame) => rows + frame.rows, 0)
         // Commits close together share an entry, so that a long outage keeps this list short.
         const now = Date.now()
         const last = this.commits.at(-1)
@@ -503,12 +503,15 @@ export class EventSpool {
     }
   }
 
-  /** Keeps the frames of a commit, the first of them at `offset`, while the bound allows. */
+  /**
+   * Keeps the frames of a commit, the first of them at `offset`, while the bound allows. One
+   * beyond it is not decoded here: the consumer reads it back from disk when it gets there.
+   */
   private keep(seq: number, offset: number, frames: readonly CommittedFrame[]): void {
     for (const frame of frames) {
-      const bytes = frame.size
+      const bytes = frame.bytes.length
       if (this.keptBytes + bytes <= (this.options.keptBytes ?? DEFAULT_KEPT_BYTES)) {
-        this.kept.push({ seq, offset, bytes, content: frame.content })
+        this.kept.push({ seq, offset, bytes, content: frame.content() })
         this.keptBytes += bytes
       }
       offset += bytes

@@ -113,6 +113,13 @@ export function encodeFrame(rowLines: readonly string[], sightings: Sighting[], 
   return { bytes, content: { rows: rowLines.length, sightings, teamId, persons, body: bytes.subarray(bodyStart) } }
 }
 
+/** What a frame this process wrote holds (its checksum is not checked: it was never on a disk that could tear it). */
+export function writtenFrameContent(bytes: Buffer): FrameContent {
+  const read = readFrame(bytes, false)
+  if (read.kind !== 'frame' || read.bytes !== bytes.length) throw new Error(`not one whole frame (${read.kind})`)
+  return read.content
+}
+
 export type FrameRead =
   | { kind: 'frame'; content: FrameContent; bytes: number }
   /** More bytes are needed to read the frame at this position. */

@@ -1,5 +1,5 @@
 export { DiskReserve, type DiskReserveOptions, type DiskRoom } from './diskReserve'
-export { encodeFrame, readFrame, type Frame, type FrameContent, type FrameRead, type Sighting } from './frames'
+export { encodeFrame, readFrame, writtenFrameContent, type Frame, type FrameContent, type FrameRead, type Sighting } from './frames'
 export { createSpoolMetrics, type SpoolMetrics } from './metrics'
 export type { GroupSet, PersonChanges, PersonIntent } from './personIntent'
 export { SegmentReader, SpoolFormatError, type SegmentFormat } from './segmentReader'

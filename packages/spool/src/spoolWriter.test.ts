@@ -54,8 +54,8 @@ function newWriter(over: Partial<SpoolWriterOptions> = {}) {
     segmentBytes: 1 << 20,
     metrics: createSpoolMetrics(new Registry()),
     onCommit: (seq, bytes, frames) => {
-      commits.push([seq, bytes, frames.reduce((rows, f) => rows + f.content.rows, 0)])
-      committedIds.push(frames.map((f) => (JSON.parse(f.content.body.toString()) as { id: string }).id))
+      commits.push([seq, bytes, frames.reduce((rows, f) => rows + f.rows, 0)])
+      committedIds.push(frames.map((f) => (JSON.parse(f.content().body.toString()) as { id: string }).id))
     },
     onRotate: (seq) => rotations.push(seq),
     log: () => {},

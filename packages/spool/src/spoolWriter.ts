@@ -43,10 +43,16 @@ async function fillSegment(fd: number, bytes: number): Promise<void> {
   }
 }
 
-/** A frame now durable: its size in the segment and what it holds. */
+/** A frame now durable. */
 export interface CommittedFrame {
-  size: number
-  content: FrameContent
+  /** The frame as written to the segment. */
+  bytes: Buffer
+  rows: number
+  /**
+   * What it holds. Where the frame was written in another thread, it is decoded from `bytes`
+   * when asked, so that a consumer that reads it back from disk later does not decode it twice.
+   */
+  content(): FrameContent
 }
 
 interface PendingAppend {
@@ -254,7 +260,7 @@ export class SpoolWriter implements SegmentWriter {
     this.options.onCommit(
       this.seq,
       commit.end,
-      commit.appends.map(({ frame }) => ({ size: frame.bytes.length, content: frame.content })),
+      commit.appends.map(({ frame }) => ({ bytes: frame.bytes, rows: frame.content.rows, content: () => frame.content })),
     )
     for (const append of commit.appends) append.resolve()
     if (commit.rotates) this.rotate()

@@ -1,5 +1,13 @@
-import type { CommittedFrame } from '@burrow/spool'
+import { writtenFrameContent, type CommittedFrame } from '@burrow/spool'
 import type { CommittedFrameMessage, LaneEvent } from './protocol'
+
+/** The frames of a commit a thread reported, as the main thread's spool takes them: decoded only when asked. */
+export function committedFrames(frames: readonly CommittedFrameMessage[], written: ArrayBuffer): CommittedFrame[] {
+  return frames.map(({ rows, start, end }) => {
+    const bytes = Buffer.from(written, start, end - start)
+    return { bytes, rows, content: () => writtenFrameContent(bytes) }
+  })
+}
 
 /**
  * How long a capture thread gathers its lane's commits before telling the main thread. Waking
@@ -11,26 +19,18 @@ const REPORT_EVERY_MS = 10
 /** Gathers a lane's commits and rotations and sends them to the main thread together, in order. */
 export class LaneReports {
   private events: LaneEvent[] = []
-  private bodies: Buffer[] = []
+  private frames: Buffer[] = []
   private bytes = 0
   private timer: NodeJS.Timeout | undefined
 
-  constructor(private readonly send: (events: LaneEvent[], rows: ArrayBuffer) => void) {}
+  constructor(private readonly send: (events: LaneEvent[], frames: ArrayBuffer) => void) {}
 
   commit(seq: number, end: number, frames: readonly CommittedFrame[]): void {
-    const described: CommittedFrameMessage[] = frames.map(({ size, content }) => {
+    const described: CommittedFrameMessage[] = frames.map(({ bytes, rows }) => {
       const start = this.bytes
-      this.bytes += content.body.length
-      this.bodies.push(content.body)
-      return {
-        size,
-        rows: content.rows,
-        sightings: content.sightings,
-        teamId: content.teamId,
-        persons: content.persons,
-        start,
-        end: this.bytes,
-      }
+      this.bytes += bytes.length
+      this.frames.push(bytes)
+      return { rows, start, end: this.bytes }
     })
     this.add({ kind: 'commit', seq, end, frames: described })
   }
@@ -39,22 +39,22 @@ export class LaneReports {
     this.add({ kind: 'rotate', seq, size })
   }
 
-  /** Sends what was gathered now, the rows copied into one buffer that is moved, not copied again. */
+  /** Sends what was gathered now, the frames copied into one buffer that is moved, not copied again. */
   flush(): void {
     clearTimeout(this.timer)
     this.timer = undefined
     if (this.events.length === 0) return
-    const rows = new Uint8Array(this.bytes)
+    const frames = new Uint8Array(this.bytes)
     let at = 0
-    for (const body of this.bodies) {
-      rows.set(body, at)
-      at += body.length
+    for (const bytes of this.frames) {
+      frames.set(bytes, at)
+      at += bytes.length
     }
     const events = this.events
     this.events = []
-    this.bodies = []
+    this.frames = []
     this.bytes = 0
-    this.send(events, rows.buffer)
+    this.send(events, frames.buffer)
   }
 
   private add(event: LaneEvent): void {

@@ -5,11 +5,12 @@ import type { GuessedKey, GuessVerdict, IngestionProject, PersonalKeyProject, Pr
 import type { Scope } from '@burrow/contracts'
 import type { FlagGroupsLoader, ProxyTrust } from '@burrow/capture'
 import type { FlagPerson } from '@burrow/postgres'
-import type { CommittedFrame, SegmentWriter, SpoolBytes, SpoolWriterOptions } from '@burrow/spool'
+import type { SegmentWriter, SpoolBytes, SpoolWriterOptions } from '@burrow/spool'
 import type { MetricObjectWithValues, MetricValue } from 'prom-client'
 import type { AnsweredRequest, Lifecycle } from '../dispatch'
 import type { Dispatcher, IncomingRequest } from '../http/uwsServer'
 import { asBuffer, connectPeer, type Peer } from './peer'
+import { committedFrames } from './laneReports'
 import type { CaptureThreadData, LaneEvent, LaneSpool } from './protocol'
 
 /** One thread's metrics as prom-client's aggregation takes them. */
@@ -181,18 +182,14 @@ export async function startCaptureThreads(options: CaptureThreadsOptions): Promi
           (options.services() ?? notReady()).earlyAccessFeatures(projectId, stages),
         judgeKeyGuess: (kind: GuessedKey, address: string) => (options.services() ?? notReady()).judgeKeyGuess(kind, address),
         admitEvents: (projectId: number, events: number) => (options.services() ?? notReady()).admitEvents(projectId, events),
-        lane: (events: LaneEvent[], rows: ArrayBuffer) => {
+        lane: (events: LaneEvent[], written: ArrayBuffer) => {
           for (const event of events) {
             if (event.kind === 'rotate') {
               lane.activeSeq = event.seq + 1
               lane.spool?.onRotate(event.seq, event.size)
               continue
             }
-            const frames: CommittedFrame[] = event.frames.map(({ size, start, end, ...content }) => ({
-              size,
-              content: { ...content, body: Buffer.from(rows, start, end - start) },
-            }))
-            lane.spool?.onCommit(event.seq, event.end, frames)
+            lane.spool?.onCommit(event.seq, event.end, committedFrames(event.frames, written))
           }
         },
       },

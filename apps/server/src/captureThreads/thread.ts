@@ -59,7 +59,7 @@ let server: HttpServer | undefined
 let lane: { writer: SpoolWriter; appender: SpoolAppender } | undefined
 const invalidations: Array<(token: string) => void> = []
 const flagInvalidations: Array<(projectId: number) => void> = []
-const reports = new LaneReports((events, rows) => main.notify('lane', [events, rows], [rows]))
+const reports = new LaneReports((events, frames) => main.notify('lane', [events, frames], [frames]))
 
 const main = connectPeer(
   parentPort!,
