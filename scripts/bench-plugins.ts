@@ -1,6 +1,6 @@
 // The plugins benchmark: `npm run bench:plugins`. Starts the service on embedded defaults and
 // measures, in the same service: /batch/ events landed per second with no plugin, then with
-// GeoIP (the bundled GeoLite2 City database), Property Filter and Taxonomy Standardizer enabled
+// GeoIP (the bundled GeoLite2 City database), Property Filter and Taxonomy Plugin enabled
 // (the ratio is the figure; target >= 0.8), each for small events (about 330 bytes) and for
 // posthog-js pageviews (about 2 kB); then Webhook Export deliveries per second to a local
 // endpoint. First, in process, the transformation stage's CPU per event with and without the
@@ -14,7 +14,7 @@ import { transformStageCpu } from './bench/pluginStage'
 const BATCH_SIZE = 100
 const WEBHOOK_EVENTS = 5_000
 
-/** Pageviews and custom events (which the Taxonomy Standardizer renames) from addresses of many places. */
+/** Pageviews and custom events (which the Taxonomy Plugin renames) from addresses of many places. */
 function pluginBenchEvent(shape: (i: number) => Record<string, unknown>, i: number): Record<string, unknown> {
   const e = shape(i) as { event: string; properties: Record<string, unknown> }
   const ips = [`81.2.69.${i % 250}`, `89.160.20.${i % 250}`, `216.160.83.${i % 250}`, `8.8.${i % 200}.${i % 250}`, `2.125.160.${i % 250}`]
@@ -160,11 +160,11 @@ const stage = await transformStageCpu()
 const m = await medianOfRuns(run)
 console.log(`Transformation stage, in process, main-thread CPU per event of a 100-event batch`)
 console.log(`  no plugin enabled                               ${stage.noneUs} µs`)
-console.log(`  GeoIP + Property Filter + Taxonomy Standardizer ${stage.threeUs} µs`)
+console.log(`  GeoIP + Property Filter + Taxonomy Plugin       ${stage.threeUs} µs`)
 console.log(`/batch/ events landed (100 events of ~330 B per request)`)
 console.log(`  no plugin                                       ${m('landedWithoutPerSec')} /s`)
-console.log(`  GeoIP + Property Filter + Taxonomy Standardizer ${m('landedWithPerSec')} /s   ratio ${m('landedRatio')} (target >= 0.8)`)
+console.log(`  GeoIP + Property Filter + Taxonomy Plugin       ${m('landedWithPerSec')} /s   ratio ${m('landedRatio')} (target >= 0.8)`)
 console.log(`/batch/ posthog-js pageviews landed (100 of ~2 kB per request)`)
 console.log(`  no plugin                                       ${m('pageviewsWithoutPerSec')} /s`)
-console.log(`  GeoIP + Property Filter + Taxonomy Standardizer ${m('pageviewsWithPerSec')} /s   ratio ${m('pageviewsRatio')}`)
+console.log(`  GeoIP + Property Filter + Taxonomy Plugin       ${m('pageviewsWithPerSec')} /s   ratio ${m('pageviewsRatio')}`)
 console.log(`Webhook Export to a local endpoint               ${m('webhookDeliveriesPerSec')} deliveries/s (${WEBHOOK_EVENTS} events)`)

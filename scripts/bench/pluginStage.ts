@@ -1,6 +1,6 @@
 // The transformation stage in process: main-thread CPU per event of a consumer batch with no
 // plugin enabled (the cost every deployment pays) and with GeoIP, Property Filter and Taxonomy
-// Standardizer. No service: the stage is given its configs directly.
+// Plugin. No service: the stage is given its configs directly.
 import { events as eventsTable } from '@burrow/clickhouse'
 import { plugins } from '@burrow/core'
 import { transformFrames, type TransformStageDeps } from '@burrow/ingestion'

@@ -63,7 +63,7 @@ const CATALOG: CatalogEntry[] = [
   },
   {
     id: 3,
-    name: 'Downsampling',
+    name: 'Downsampling Plugin',
     description: 'Keeps only a share of events: all or none of each distinct id, or a random share.',
     configSchema: [
       { key: 'percentage', name: 'Percentage of events to keep', type: 'string', default: '100', required: true, hint: '0 to 100' },
@@ -81,7 +81,7 @@ const CATALOG: CatalogEntry[] = [
   },
   {
     id: 4,
-    name: 'Taxonomy Standardizer',
+    name: 'Taxonomy Plugin',
     description: 'Renames custom events to one naming convention.',
     configSchema: [
       {

@@ -9,8 +9,8 @@ const MAX_15_HEX = parseInt('f'.repeat(15), 16)
 
 /** The percentage a config keeps, refused (as a validation error of the field) unless within 0–100. */
 export function samplingPercentage(config: Record<string, unknown>): number {
-  const text = (typeof config.percentage === 'string' ? config.percentage : '100').trim()
-  const percentage = text === '' ? Number.NaN : Number(text)
+  // Read as PostHog reads it: the number the text starts with ("50%" is 50), none in "" or "abc".
+  const percentage = Number.parseFloat(typeof config.percentage === 'string' ? config.percentage : '100')
   if (!Number.isFinite(percentage) || percentage < 0 || percentage > 100) {
     throw problems.validation('config__percentage', 'Percentage must be a number between 0 and 100.')
   }

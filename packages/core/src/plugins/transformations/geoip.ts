@@ -8,9 +8,18 @@ import type { PluginEvent, Transformation } from './event'
 /** Looks up an IP address; undefined when the database does not know it. */
 export type GeoIpLookup = (ip: string) => CityResponse | null | undefined
 
-/** The GeoIP keys PostHog sets; the ones not found are null rather than absent. */
-const DEFAULT_KEYS = [
+/**
+ * The keys PostHog's GeoIP writes as null into `$set` and `$set_once` before the ones it found,
+ * so that a location without them clears what the person had (the event's properties get only
+ * the keys found).
+ */
+const NULL_FILLED_KEYS = [
   'city_name',
+  'city_confidence',
+  'subdivision_2_name',
+  'subdivision_2_code',
+  'subdivision_1_name',
+  'subdivision_1_code',
   'country_name',
   'country_code',
   'continent_name',
@@ -65,21 +74,37 @@ export async function openGeoIpDatabase(file: string | undefined): Promise<GeoIp
   }
 }
 
-function locationOf(found: CityResponse): Record<string, unknown> {
-  const location: Record<string, unknown> = Object.fromEntries(DEFAULT_KEYS.map((k) => [k, null]))
-  location.city_name = found.city?.names.en ?? null
-  location.country_name = found.country?.names.en ?? null
-  location.country_code = found.country?.iso_code ?? null
-  location.continent_name = found.continent?.names.en ?? null
-  location.continent_code = found.continent?.code ?? null
-  location.postal_code = found.postal?.code ?? null
-  location.latitude = found.location?.latitude ?? null
-  location.longitude = found.location?.longitude ?? null
-  location.accuracy_radius = found.location?.accuracy_radius ?? null
-  location.time_zone = found.location?.time_zone ?? null
+/**
+ * The location's keys in the order PostHog writes them: those of each part the database has for
+ * the address (a name in English, a code), the confidences only where the database holds them
+ * (MaxMind's paid databases). A part present without one of its values gives that key as
+ * undefined: PostHog then writes no value for it, not even the null it filled in.
+ */
+function locationOf(found: CityResponse): Array<[key: string, value: unknown]> {
+  const location: Array<[string, unknown]> = []
+  const confidence = (key: string, record: { confidence?: number }) => {
+    if (typeof record.confidence === 'number') location.push([key, record.confidence])
+  }
+  if (found.city) {
+    location.push(['city_name', found.city.names?.en])
+    confidence('city_confidence', found.city)
+  }
+  if (found.country) {
+    location.push(['country_name', found.country.names?.en], ['country_code', found.country.iso_code])
+    confidence('country_confidence', found.country)
+  }
+  if (found.continent) location.push(['continent_name', found.continent.names?.en], ['continent_code', found.continent.code])
+  if (found.postal) {
+    location.push(['postal_code', found.postal.code])
+    confidence('postal_code_confidence', found.postal)
+  }
+  if (found.location) {
+    const { latitude, longitude, accuracy_radius, time_zone } = found.location
+    location.push(['latitude', latitude], ['longitude', longitude], ['accuracy_radius', accuracy_radius], ['time_zone', time_zone])
+  }
   for (const [i, subdivision] of (found.subdivisions ?? []).entries()) {
-    location[`subdivision_${i + 1}_code`] = subdivision.iso_code ?? null
-    location[`subdivision_${i + 1}_name`] = subdivision.names.en ?? null
+    location.push([`subdivision_${i + 1}_code`, subdivision.iso_code], [`subdivision_${i + 1}_name`, subdivision.names?.en])
+    confidence(`subdivision_${i + 1}_confidence`, subdivision)
   }
   return location
 }
@@ -90,31 +115,41 @@ const KNOWN_ADDRESSES = 50_000
 /** Key–value pairs, kept as lists: adding them to each event then takes no Object.keys of its own. */
 type Entries = ReadonlyArray<readonly [key: string, value: unknown]>
 
-/** An address's keys: `$geoip_*` (for the properties and `$set`) and `$initial_geoip_*` (for `$set_once`). */
+/** What GeoIP adds for one address, each with its prefix. */
 interface GeoIpKeys {
+  /** The `$geoip_*` keys found with a value: into the properties and `$set`. */
   current: Entries
+  /** The same as `$initial_geoip_*`, into `$set_once`. */
   initial: Entries
+  /** The null-filled keys the location does not name: null in `$set` and `$set_once`. */
+  currentNulls: readonly string[]
+  initialNulls: readonly string[]
 }
 
-function geoIpKeys(location: Record<string, unknown>): GeoIpKeys {
-  const entries = Object.entries(location)
+function geoIpKeys(location: Array<[string, unknown]>): GeoIpKeys {
+  const named = new Set(location.map(([key]) => key))
+  const found = location.filter(([, value]) => value !== undefined)
+  const unnamed = NULL_FILLED_KEYS.filter((key) => !named.has(key))
   return {
-    current: entries.map(([key, value]) => [`$geoip_${key}`, value] as const),
-    initial: entries.map(([key, value]) => [`$initial_geoip_${key}`, value] as const),
+    current: found.map(([key, value]) => [`$geoip_${key}`, value] as const),
+    initial: found.map(([key, value]) => [`$initial_geoip_${key}`, value] as const),
+    currentNulls: unnamed.map((key) => `$geoip_${key}`),
+    initialNulls: unnamed.map((key) => `$initial_geoip_${key}`),
   }
 }
 
 /**
- * `given` with the keys of `defaults` it does not have, added in place when it is an object (the
- * event's own, decoded from its row, as the properties themselves are), else a new object of
- * `defaults`. Added in place rather than copied: a copy is one more object per event for the
- * collector, and an object built key by key past some 16 keys turns into a dictionary, which
- * JSON.stringify writes more slowly when the row is encoded. A key named `__proto__` in `given`
- * stays an ordinary own key (JSON.parse makes it one; nothing here assigns it).
+ * `given` with the keys it does not have: those of `found`, and null for `nulls`. Added in place
+ * when it is an object (the event's own, decoded from its row, as the properties themselves
+ * are), else into a new object. Added in place rather than copied: a copy is one more object per
+ * event for the collector, and an object built key by key past some 16 keys turns into a
+ * dictionary, which JSON.stringify writes more slowly when the row is encoded. A key named
+ * `__proto__` in `given` stays an ordinary own key (JSON.parse makes it one; nothing here assigns it).
  */
-function withMissing(given: unknown, defaults: Entries): Record<string, unknown> {
+function withMissing(given: unknown, found: Entries, nulls: readonly string[]): Record<string, unknown> {
   const merged = isObject(given) ? given : {}
-  for (const [key, value] of defaults) if (!Object.hasOwn(merged, key)) merged[key] = value
+  for (const [key, value] of found) if (!Object.hasOwn(merged, key)) merged[key] = value
+  for (const key of nulls) if (!Object.hasOwn(merged, key)) merged[key] = null
   return merged
 }
 
@@ -122,15 +157,19 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 
 /**
  * PostHog's GeoIP: the location of `$ip` as `$geoip_*` properties, the same keys in `$set` and
- * as `$initial_geoip_*` in `$set_once`; what the event already sets wins. `$geoip_disable` skips it.
- * A database that could not be opened makes every event fail (logged, stored unchanged).
+ * as `$initial_geoip_*` in `$set_once`; what the event already sets wins. A truthy
+ * `$geoip_disable` skips it. A database that could not be opened makes every event fail
+ * (logged, stored unchanged).
  */
 export function geoIp(lookup: () => GeoIpLookup): Transformation {
   // The same addresses come back event after event (a user's session): their keys are kept.
   const known = new Map<string, GeoIpKeys | null>()
   return (event: PluginEvent) => {
-    const ip = event.properties.$ip
-    if (event.properties.$geoip_disable === true || typeof ip !== 'string' || ip === '') return event
+    const given = event.properties.$ip
+    // PostHog reads the address as text: a number is an address in its decimal form; the text
+    // of any other value is no address.
+    const ip = typeof given === 'string' ? given : typeof given === 'number' ? String(given) : ''
+    if (event.properties.$geoip_disable || !ip) return event
     let keys = known.get(ip)
     if (keys === undefined) {
       const found = lookup()(ip)
@@ -141,8 +180,8 @@ export function geoIp(lookup: () => GeoIpLookup): Transformation {
     if (!keys) return event
     const properties = event.properties
     for (const [key, value] of keys.current) if (!(key in properties)) properties[key] = value
-    properties.$set = withMissing(properties.$set, keys.current)
-    properties.$set_once = withMissing(properties.$set_once, keys.initial)
+    properties.$set = withMissing(properties.$set, keys.current, keys.currentNulls)
+    properties.$set_once = withMissing(properties.$set_once, keys.initial, keys.initialNulls)
     return event
   }
 }

@@ -1,14 +1,21 @@
 import type { PluginEvent, Transformation } from './event'
 
-/** Removes the property at `path` inside `object` (the objects are the event's own, decoded from its row). */
+/**
+ * Removes the property at `path` inside `object` (the objects are the event's own, decoded from
+ * its row). A path reaches into arrays by index, as PostHog's does: `list.0` leaves a null in
+ * the element's place. A path through a value that is neither removes nothing.
+ */
 function remove(object: Record<string, unknown>, path: string[]): void {
   let at: unknown = object
   for (const key of path.slice(0, -1)) {
-    if (typeof at !== 'object' || at === null || Array.isArray(at) || !Object.hasOwn(at, key)) return
-    at = (at as Record<string, unknown>)[key]
+    if (!isContainer(at) || !Object.hasOwn(at, key)) return
+    at = at[key]
   }
-  if (typeof at === 'object' && at !== null && !Array.isArray(at)) delete (at as Record<string, unknown>)[path[path.length - 1]!]
+  // Reflect's delete answers false for what cannot be deleted (an array's length) rather than throwing.
+  if (isContainer(at)) Reflect.deleteProperty(at, path[path.length - 1]!)
 }
+
+const isContainer = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null
 
 /**
  * A copy of the properties without their own keys `names`. A top-level property is left out of
@@ -30,14 +37,15 @@ function without(properties: Record<string, unknown>, names: readonly string[]):
 }
 
 /**
- * PostHog's Property Filter: removes each listed property (`a.b.c` reaches into objects). The
- * stored IP is the `$ip` property, so listing `$ip` clears it too.
+ * PostHog's Property Filter: removes each listed property (`a.b.c` reaches into objects and
+ * arrays). The stored IP is the `$ip` property, so listing `$ip` clears it too. Where PostHog's
+ * fails on a path through a text or a number, and then removes none of the listed properties,
+ * this one skips that path and removes the others: a listed property is never kept by mistake.
  */
 export function propertyFilter(config: Record<string, unknown>): Transformation {
-  const paths = (typeof config.properties === 'string' ? config.properties : '')
-    .split(',')
-    .filter((name) => name !== '')
-    .map((name) => name.split('.'))
+  const listed = typeof config.properties === 'string' ? config.properties : ''
+  // Neither trimmed nor skipped when empty, as PostHog reads the list: `a,,b` names the property "".
+  const paths = listed === '' ? [] : listed.split(',').map((name) => name.split('.'))
   const topLevel = paths.filter((path) => path.length === 1).map((path) => path[0]!)
   const nested = paths.filter((path) => path.length > 1)
   return (event: PluginEvent) => {

@@ -32,6 +32,10 @@ export class TransformationTimeout extends Error {
   }
 }
 
+/** The labels a `$plugins_succeeded` or `$plugins_failed` the event carries lists, in a list of its own. */
+const labels = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((label): label is string => typeof label === 'string') : []
+
 const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)))
 
 function checked(before: PluginEvent, after: PluginEvent): PluginEvent {
@@ -55,15 +59,20 @@ function checked(before: PluginEvent, after: PluginEvent): PluginEvent {
  * place gets a shallow copy of it and its properties, so that what it changed before failing is
  * not kept. The outcome lists who succeeded and who failed in `$plugins_succeeded` /
  * `$plugins_failed`, added to the returned event's properties object (which may be the one given:
- * the caller gives an event it owns).
+ * the caller gives an event it owns), after what the event listed already; a plugin listed
+ * already is skipped.
  */
 export function runTransformations(event: PluginEvent, plugins: readonly LoadedTransformation[], budgetMs: number): TransformationOutcome {
   const ran: TransformationOutcome['ran'] = []
   const failures: TransformationFailure[] = []
-  const succeeded: string[] = []
-  const failed: string[] = []
+  // An event that went through plugins before (replayed, or imported from PostHog) keeps its
+  // lists, and a plugin named in them does not run again.
+  const succeeded = labels(event.properties.$plugins_succeeded)
+  const failed = labels(event.properties.$plugins_failed)
+  const already = succeeded.length + failed.length > 0 ? new Set([...succeeded, ...failed]) : undefined
   let current = event
   for (const plugin of plugins) {
+    if (already?.has(plugin.label)) continue
     const started = performance.now()
     try {
       const result = plugin.run(plugin.changesInPlace ? { ...current, properties: { ...current.properties } } : current)
@@ -82,7 +91,7 @@ export function runTransformations(event: PluginEvent, plugins: readonly LoadedT
       ran.push({ plugin, ok: false })
     }
   }
-  if (plugins.length > 0) {
+  if (succeeded.length > 0 || failed.length > 0) {
     current.properties.$plugins_succeeded = succeeded
     current.properties.$plugins_failed = failed
   }

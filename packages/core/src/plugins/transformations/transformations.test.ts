@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { CityResponse } from 'maxmind'
 import type { PluginEvent } from './event'
+import { samplingPercentage } from './downsampling'
 import { geoIp } from './geoip'
 import { propertyFilter } from './propertyFilter'
 import { runTransformations, type LoadedTransformation } from './runner'
@@ -23,15 +24,30 @@ const loaded = (configId: number, run: LoadedTransformation['run']): LoadedTrans
 })
 
 describe('Taxonomy Standardizer', () => {
+  // PostHog's renames, its oddities included: it rewrites the marks of the first other
+  // convention it recognises (a capital, then `_x`, `-x`, ` x`) and nothing else.
   it.each([
-    ['user signed up', 'camelCase', 'userSignedUp'],
-    ['userSignedUp', 'PascalCase', 'UserSignedUp'],
-    ['UserSignedUp', 'snake_case', 'user_signed_up'],
-    ['user_signed_up', 'kebab-case', 'user-signed-up'],
-    ['user-signed-up', 'spaces in between', 'user signed up'],
-    ['HTMLPageLoaded', 'snake_case', 'html_page_loaded'],
-  ])('turns %s into %s: %s', (name, convention, expected) => {
+    ['user_signed_up', 'camelCase', 'userSignedUp'],
+    ['checkout-completed', 'camelCase', 'checkoutCompleted'],
+    ['User Logged In', 'camelCase', 'user Logged In'],
+    ['user_signed_up', 'PascalCase', 'UserSignedUp'],
+    ['user logged in', 'PascalCase', 'UserLoggedIn'],
+    ['signup', 'PascalCase', 'signup'],
+    ['userSignedUp', 'snake_case', 'user_signed_up'],
+    ['checkout-completed', 'snake_case', 'checkout_completed'],
+    ['User Logged In', 'snake_case', 'user _logged _in'],
+    ['HTMLParser', 'snake_case', 'h_t_m_l_parser'],
+    ['userSignedUp', 'kebab-case', 'user-signed-up'],
+    ['checkout_completed', 'kebab-case', 'checkout-completed'],
+    ['userSignedUp', 'spaces in between', 'user signed up'],
+    ['user-logged-in', 'spaces in between', 'user logged in'],
+    ['user.signed.up', 'camelCase', 'user.signed.up'],
+  ] as const)('turns %s into %s: %s', (name, convention, expected) => {
     expect(toConvention(name, convention)).toBe(expected)
+  })
+
+  it('renames to camelCase when the config names no convention it knows', () => {
+    expect(taxonomyStandardizer({})(event({}, 'user_signed_up'))?.event).toBe('userSignedUp')
   })
 
   it('leaves $ events and survey events alone', () => {
@@ -73,6 +89,33 @@ describe('GeoIP', () => {
   it('leaves an event whose address it does not know as it was', () => {
     expect(run(event({ $ip: '10.0.0.1' }))?.properties).toEqual({ $ip: '10.0.0.1' })
   })
+
+  it('fills the keys it did not find with null in $set and $set_once only, and writes none for a value the database lacks', () => {
+    const noTimeZone = {
+      country: { names: { en: 'Sweden' }, iso_code: 'SE' },
+      location: { latitude: 59.3, longitude: 18.1, accuracy_radius: 100 },
+    } as CityResponse
+    const out = geoIp(() => () => noTimeZone)(event({ $ip: '89.160.20.112' }))!.properties
+    expect(out).toMatchObject({ $geoip_country_code: 'SE', $geoip_latitude: 59.3 })
+    for (const absent of ['$geoip_city_name', '$geoip_postal_code', '$geoip_time_zone']) expect(Object.hasOwn(out, absent)).toBe(false)
+    expect(out.$set).toMatchObject({
+      $geoip_country_code: 'SE',
+      $geoip_city_name: null,
+      $geoip_city_confidence: null,
+      $geoip_subdivision_2_code: null,
+    })
+    expect(out.$set_once).toMatchObject({ $initial_geoip_country_name: 'Sweden', $initial_geoip_postal_code: null })
+    expect(Object.hasOwn(out.$set as object, '$geoip_time_zone')).toBe(false)
+    expect(Object.hasOwn(out.$set_once as object, '$initial_geoip_time_zone')).toBe(false)
+  })
+
+  it('is skipped by any true-ish $geoip_disable, and reads an address that is not text as text', () => {
+    for (const disable of [true, 'true', 1])
+      expect(run(event({ $ip: '81.2.69.142', $geoip_disable: disable }))?.properties.$set).toBeUndefined()
+    expect(run(event({ $ip: '81.2.69.142', $geoip_disable: false }))?.properties.$geoip_city_name).toBe('London')
+    const asText = geoIp(() => (ip) => (ip === '42' ? london : undefined))
+    expect(asText(event({ $ip: 42 }))?.properties.$geoip_country_code).toBe('GB')
+  })
 })
 
 describe('Property Filter', () => {
@@ -94,6 +137,29 @@ describe('Property Filter', () => {
     const out = propertyFilter({ properties: 'a,__proto__,d,d,b.c,f,b' })(event(properties))?.properties as Record<string, unknown>
     expect(JSON.stringify(out)).toBe('{"e":5}')
     expect(propertyFilter({ properties: 'x,d' })(event({ d: 1, y: 2 }))?.properties).toEqual({ y: 2 })
+  })
+
+  it('reaches into arrays by index, leaving a null in the place of what it removed', () => {
+    const out = propertyFilter({ properties: 'list.0,items.1.secret' })(
+      event({ list: [1, 2], items: [{ secret: 1 }, { secret: 2, keep: 3 }] }),
+    )
+    expect(JSON.stringify(out?.properties)).toBe('{"list":[null,2],"items":[{"secret":1},{"keep":3}]}')
+    expect(propertyFilter({ properties: 'list.length' })(event({ list: [1] }))?.properties).toEqual({ list: [1] })
+  })
+
+  it('takes the list as written: an empty name is the property "", and a path through text removes nothing but the rest goes', () => {
+    expect(propertyFilter({ properties: 'a,,b' })(event({ '': 1, a: 2, c: 3 }))?.properties).toEqual({ c: 3 })
+    expect(propertyFilter({ properties: 'a.b,secret' })(event({ a: 'x', secret: 1 }))?.properties).toEqual({ a: 'x' })
+  })
+})
+
+describe('Downsampling', () => {
+  it('reads the percentage as PostHog does, from the number the text starts with', () => {
+    expect(samplingPercentage({ percentage: '50%' })).toBe(50)
+    expect(samplingPercentage({ percentage: ' 12.5 ' })).toBe(12.5)
+    expect(samplingPercentage({ percentage: '0x10' })).toBe(0)
+    expect(samplingPercentage({})).toBe(100)
+    for (const percentage of ['', 'half', '101', '-1']) expect(() => samplingPercentage({ percentage })).toThrow('between 0 and 100')
   })
 })
 
@@ -139,5 +205,17 @@ describe('runTransformations', () => {
     const outcome = runTransformations(event(), [loaded(1, (e) => ({ ...e, uuid: 'other' }))], 1000)
     expect(outcome.event?.uuid).toBe(event().uuid)
     expect(outcome.failures).toHaveLength(1)
+  })
+
+  it('skips the plugins an event lists already, and adds to its lists', () => {
+    const ran: number[] = []
+    const plugin = (id: number) =>
+      loaded(id, (e) => {
+        ran.push(id)
+        return e
+      })
+    const outcome = runTransformations(event({ $plugins_succeeded: ['P (1)'], $plugins_failed: ['P (9)'] }), [plugin(1), plugin(2)], 1000)
+    expect(ran).toEqual([2])
+    expect(outcome.event?.properties).toMatchObject({ $plugins_succeeded: ['P (1)', 'P (2)'], $plugins_failed: ['P (9)'] })
   })
 })
