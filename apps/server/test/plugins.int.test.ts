@@ -16,7 +16,23 @@ useTestService(
 )
 
 const SECRET_MASK = '**************** POSTHOG SECRET FIELD ****************'
-const CONFIG_FIELDS = ['config', 'created_at', 'delivery_rate_24h', 'enabled', 'error', 'id', 'order', 'plugin', 'plugin_info', 'team_id']
+// The spec's fields and those PostHog's serializer adds (updated_at, name, description, deleted).
+const CONFIG_FIELDS = [
+  'config',
+  'created_at',
+  'deleted',
+  'delivery_rate_24h',
+  'description',
+  'enabled',
+  'error',
+  'id',
+  'name',
+  'order',
+  'plugin',
+  'plugin_info',
+  'team_id',
+  'updated_at',
+]
 const WEBHOOK = 5
 const PROPERTY_FILTER = 2
 const DOWNSAMPLING = 3
@@ -86,7 +102,11 @@ describe('plugin configs', () => {
       delivery_rate_24h: 1,
       config: { url: 'https://hooks.example.com/x', secret: SECRET_MASK, headers: SECRET_MASK },
       plugin_info: { id: WEBHOOK, name: 'Webhook Export' },
+      name: 'Webhook Export',
+      deleted: false,
     })
+    expect(created.body.description).toContain('Sends each stored event')
+    expect(Date.parse(created.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(created.body.created_at))
     expect(created.body.config).not.toHaveProperty('unknown_key')
 
     const list = await call(fresh, 'GET', configsPath(fresh))
@@ -189,6 +209,19 @@ describe('plugin configs', () => {
     expect(logs.results.map((e) => e.message)).toEqual(['Config deleted.', 'Config created (enabled).'])
     // The plugin may be configured anew once the old config is gone.
     expect((await call(fresh, 'POST', configsPath(fresh), { plugin: 1 })).status).toBe(201)
+  })
+
+  it("deletes by an update with deleted: true, as PostHog's web app does", async () => {
+    const fresh = await service.account()
+    const { body: config } = await call(fresh, 'POST', configsPath(fresh), { plugin: 1, enabled: true })
+    const kept = await call(fresh, 'PATCH', `${configsPath(fresh)}${config.id}/`, { deleted: false, order: 3 })
+    expect(kept.body).toMatchObject({ deleted: false, enabled: true, order: 3 })
+    const deleted = await call(fresh, 'PATCH', `${configsPath(fresh)}${config.id}/`, { deleted: true })
+    expect(deleted.status).toBe(200)
+    expect(deleted.body).toMatchObject({ id: config.id, deleted: true, enabled: false })
+    expect((await call(fresh, 'GET', `${configsPath(fresh)}${config.id}/`)).status).toBe(404)
+    expect((await call(fresh, 'GET', configsPath(fresh))).body.count).toBe(0)
+    expect((await logsOf(fresh, config.id, '', 2)).results[0]!.message).toBe('Config deleted.')
   })
 
   it('logs what happens to a config, newest first, filtered by type, text and time', async () => {

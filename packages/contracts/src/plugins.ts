@@ -47,6 +47,12 @@ export const pluginConfigSchema = z.object({
   plugin_info: pluginSchema.nullable(),
   delivery_rate_24h: z.number().nullable(),
   created_at: z.string(),
+  updated_at: z.string(),
+  /** The plugin's name and description, as PostHog shows a config without names of its own. */
+  name: z.string(),
+  description: z.string(),
+  /** True only in the answer to the update that deleted it: a deleted config is not shown. */
+  deleted: z.boolean(),
 })
 export type PluginConfig = z.infer<typeof pluginConfigSchema>
 
@@ -60,7 +66,8 @@ const pluginConfigWritableSchema = z.object({
 })
 
 export const pluginConfigCreateSchema = pluginConfigWritableSchema.partial().required({ plugin: true })
-export const pluginConfigUpdateSchema = pluginConfigWritableSchema.omit({ plugin: true }).partial()
+// PostHog's web app deletes a config by updating it with `deleted: true`.
+export const pluginConfigUpdateSchema = pluginConfigWritableSchema.omit({ plugin: true }).extend({ deleted: drfBoolean() }).partial()
 export type PluginConfigCreate = z.infer<typeof pluginConfigCreateSchema>
 export type PluginConfigUpdate = z.infer<typeof pluginConfigUpdateSchema>
 

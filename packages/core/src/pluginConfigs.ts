@@ -47,6 +47,10 @@ function toPluginConfig(row: PluginConfigRow, options: { withPlugin: boolean; ra
     plugin_info: options.withPlugin ? (toPlugin(entry) satisfies Plugin) : null,
     delivery_rate_24h: options.rates.get(row.id) ?? 1,
     created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    name: entry.name,
+    description: entry.description,
+    deleted: row.deleted,
   }
 }
 
@@ -95,6 +99,7 @@ export async function updatePluginConfig(
   input: PluginConfigUpdate,
 ): Promise<PluginConfig> {
   const current = await findConfig(deps, projectId, idParam)
+  if (input.deleted === true) return withRates(deps, await softDelete(deps, projectId, current.id))
   const entry = pluginOf(current)
   const enabled = input.enabled ?? current.enabled
   const config = mergeConfig(entry.configSchema, current.config, input.config, enabled)
@@ -114,10 +119,15 @@ export async function updatePluginConfig(
 
 /** Deleting disables the config and hides it; its log stays readable. */
 export async function deletePluginConfig(deps: CoreDeps, projectId: number, idParam: string): Promise<void> {
-  const row = await pluginConfigs.softDeletePluginConfig(deps.sql, projectId, serialIdOrNotFound(idParam))
+  await softDelete(deps, projectId, serialIdOrNotFound(idParam))
+}
+
+async function softDelete(deps: CoreDeps, projectId: number, id: number): Promise<PluginConfigRow> {
+  const row = await pluginConfigs.softDeletePluginConfig(deps.sql, projectId, id)
   if (!row) throw problems.notFound()
   await logSystemEvent(deps, row, 'Config deleted.')
   await pluginConfigsChanged(deps)
+  return row
 }
 
 /** The frontend module of the config's plugin; no built-in plugin has one, which the module says. */
