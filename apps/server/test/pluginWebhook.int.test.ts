@@ -16,6 +16,7 @@ const SECRET = 'hook-secret'
 
 interface Received {
   uuid: string | undefined
+  method: string | undefined
   body: string
   signature: string | undefined
   status: number
@@ -52,6 +53,7 @@ class Sink {
           this.inFlight--
           this.received.push({
             uuid,
+            method: req.method,
             body,
             signature: req.headers['x-burrow-signature'] as string | undefined,
             status,
@@ -235,7 +237,7 @@ describe('Webhook Export', () => {
     await sink.close()
   })
 
-  it('sends only the listed events, with the payload template filled', async () => {
+  it('sends only the listed events, with the payload template filled, by the method configured', async () => {
     const fresh = await createTestAccount(app.deps.sql)
     const sink = new Sink()
     await sink.open()
@@ -243,6 +245,8 @@ describe('Webhook Export', () => {
       events: 'signup, purchase',
       payload: { id: '{{event.uuid}}', text: 'User {{event.distinct_id}} did {{event.event}}', props: '{{event.properties}}' },
       headers: { 'x-team': 'growth' },
+      // Any of PostHog's methods; a GET carries the body as the others do.
+      method: 'GET',
     })
     const signup = randomUUID()
     await capture(fresh, [
@@ -255,6 +259,7 @@ describe('Webhook Export', () => {
     const body = JSON.parse(sink.received[0]!.body)
     expect(body).toMatchObject({ id: signup, text: 'User u1 did signup', props: { plan: 'pro' } })
     expect(sink.received[0]!.headers['x-team']).toBe('growth')
+    expect(sink.received[0]!.method).toBe('GET')
     await sink.close()
   })
 

@@ -110,7 +110,7 @@ const CATALOG: CatalogEntry[] = [
         hint: 'Signs each body: X-Burrow-Signature: sha256=<HMAC-SHA256 hex>',
       },
       { key: 'headers', name: 'Extra headers', type: 'json', hint: 'A JSON object of header names and values', secret: true },
-      { key: 'method', name: 'HTTP method', type: 'choice', choices: ['POST', 'PUT', 'PATCH'], default: 'POST' },
+      { key: 'method', name: 'HTTP method', type: 'choice', choices: ['POST', 'GET', 'PUT', 'DELETE', 'PATCH'], default: 'POST' },
       {
         key: 'payload',
         name: 'Payload template',
