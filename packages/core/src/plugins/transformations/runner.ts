@@ -32,7 +32,7 @@ export class TransformationTimeout extends Error {
   }
 }
 
-/** The labels a `$plugins_succeeded` or `$plugins_failed` the event carries lists, in a list of its own. */
+/** A copy of the labels an event's `$plugins_succeeded` or `$plugins_failed` holds; none when it is not a list. */
 const labels = (value: unknown): string[] =>
   Array.isArray(value) ? value.filter((label): label is string => typeof label === 'string') : []
 

@@ -23,7 +23,7 @@ const loaded = (configId: number, run: LoadedTransformation['run']): LoadedTrans
   run,
 })
 
-describe('Taxonomy Standardizer', () => {
+describe('Taxonomy Plugin', () => {
   // PostHog's renames, its oddities included: it rewrites the marks of the first other
   // convention it recognises (a capital, then `_x`, `-x`, ` x`) and nothing else.
   it.each([
