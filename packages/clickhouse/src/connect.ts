@@ -18,6 +18,7 @@
 // - A cluster. A server's cluster replicates and takes DDL ON CLUSTER; the embedded engine
 //   rehearses the layout as the one shard of a cluster of itself (see layout.ts).
 import { mkdir, writeFile } from 'node:fs/promises'
+import { insertFilesDir, insertFromFile } from './embeddedInsert'
 import path from 'node:path'
 import { Readable } from 'node:stream'
 import { ClickHouseError, ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client'
@@ -151,6 +152,7 @@ async function connectEmbedded(dir: string, cluster: string | undefined): Promis
   if (cluster) connectionArgs.push(`--config-file=${await writeOneShardCluster(dir, cluster)}`)
   const engine = new Session(dir, { connectionArgs })
   const writerConnection = createChdbConnection({ path: dir })
+  const inserts = await insertFilesDir(dir)
   // Over Distributed tables, this engine's lazy reading of columns after ORDER BY ... LIMIT loses
   // a column that a subquery renames to its own name (NOT_FOUND_COLUMN_IN_BLOCK; HogQL's events
   // view does so with timestamp). Reading them eagerly answers the same.
@@ -161,10 +163,7 @@ async function connectEmbedded(dir: string, cluster: string | undefined): Promis
     reader,
     writer,
     async insertEncoded(table, format, body, settings) {
-      // The engine parses the buffer itself, off the event loop; the settings go in the
-      // statement's SETTINGS clause, so they end with it.
-      const all = { ...settings, ...layout.insertSettings(table) }
-      await writerConnection.chdb.rawInsert({ table, format, values: body, ...(Object.keys(all).length > 0 ? { settings: all } : {}) })
+      await insertFromFile(writerConnection.chdb, inserts, { table, format, body, settings: { ...settings, ...layout.insertSettings(table) } })
     },
     layout,
     description: `embedded clickhouse (chDB) ${dir}${cluster ? ` (rehearsing cluster ${cluster})` : ''}`,
