@@ -28,9 +28,10 @@ function asCaptured(properties: Record<string, unknown>): Record<string, unknown
   return { ...properties, $set: set, $set_once: setOnce }
 }
 
-function frames(): FrameContent[] {
-  const lines = Array.from({ length: ROWS }, (_, i) => {
-    const row = benchRowToEncode(i)
+/** One frame of `rows` events (from the `first`) as capture writes them: half of them custom events the Taxonomy Plugin renames. */
+function frame(rows: number, first = 0): FrameContent {
+  const lines = Array.from({ length: rows }, (_, i) => {
+    const row = benchRowToEncode(first + i)
     const ips = ['81.2.69.142', '89.160.20.120', '216.160.83.60', '8.8.8.8', '2.125.160.217']
     return eventsTable.encodeEventRow({
       ...row,
@@ -38,19 +39,17 @@ function frames(): FrameContent[] {
       properties: asCaptured({ ...row.properties, $ip: ips[i % ips.length] }),
     })
   })
-  return [
-    encodeFrame(
-      lines,
-      [],
-      1,
-      lines.map((_, i) => `user-${i}`),
-    ).content,
-  ]
+  return encodeFrame(
+    lines,
+    [],
+    1,
+    lines.map((_, i) => `user-${i}`),
+  ).content
 }
 
-async function cpuPerEventUs(loaded: Map<number, plugins.ProjectPlugins>): Promise<number> {
+function stageDeps(loaded: Map<number, plugins.ProjectPlugins>): TransformStageDeps {
   const registry = new Registry()
-  const stage: TransformStageDeps = {
+  return {
     deps: { ch: undefined as never, log: () => {} },
     resolver: { all: () => Promise.resolve(loaded) } as plugins.PluginConfigsResolver,
     // Counted in memory as in the service; never flushed (no PostgreSQL here).
@@ -60,7 +59,11 @@ async function cpuPerEventUs(loaded: Map<number, plugins.ProjectPlugins>): Promi
     eventsDropped: new Counter({ name: 'd', help: 'd', labelNames: ['reason'], registers: [registry] }),
     pluginRuns: new Counter({ name: 'r', help: 'r', labelNames: ['plugin', 'outcome'], registers: [registry] }),
   }
-  const batch = frames()
+}
+
+async function cpuPerEventUs(loaded: Map<number, plugins.ProjectPlugins>): Promise<number> {
+  const stage = stageDeps(loaded)
+  const batch = [frame(ROWS)]
   for (let i = 0; i < BATCHES / 10; i++) await transformFrames(stage, batch)
   const started = process.cpuUsage()
   for (let i = 0; i < BATCHES; i++) await transformFrames(stage, batch)
@@ -68,7 +71,8 @@ async function cpuPerEventUs(loaded: Map<number, plugins.ProjectPlugins>): Promi
   return (used.user + used.system) / (BATCHES * ROWS)
 }
 
-export async function transformStageCpu(): Promise<{ noneUs: number; threeUs: number }> {
+/** GeoIP, Property Filter and Taxonomy Plugin as the benchmarks configure them, for project 1. */
+async function threePlugins(): Promise<Map<number, plugins.ProjectPlugins>> {
   const geoIp = new plugins.GeoIpDatabase(process.env.GEOIP_DATABASE)
   await geoIp.ready()
   const env = { geoIp: () => geoIp.get() }
@@ -82,7 +86,18 @@ export async function transformStageCpu(): Promise<{ noneUs: number; threeUs: nu
     label: `bench (${i + 1})`,
     run: plugins.catalogEntry(pluginId as number)!.transformation!(config as Record<string, unknown>, env),
   }))
+  return new Map([[1, { transformations, destinations: [], setupFailures: [] }]])
+}
+
+/** The rows of one frame of small events as the consumer inserts them, without plugins and after the three. */
+export async function insertedBodies(rows: number, first: number): Promise<{ plain: Buffer; transformed: Buffer }> {
+  const plain = frame(rows, first)
+  const [transformed] = await transformFrames(stageDeps(await threePlugins()), [plain])
+  return { plain: plain.body, transformed: transformed!.body }
+}
+
+export async function transformStageCpu(): Promise<{ noneUs: number; threeUs: number }> {
   const noneUs = await cpuPerEventUs(new Map())
-  const threeUs = await cpuPerEventUs(new Map([[1, { transformations, destinations: [], setupFailures: [] }]]))
+  const threeUs = await cpuPerEventUs(await threePlugins())
   return { noneUs: Math.round(noneUs * 1000) / 1000, threeUs: Math.round(threeUs * 100) / 100 }
 }

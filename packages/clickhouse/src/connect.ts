@@ -163,7 +163,12 @@ async function connectEmbedded(dir: string, cluster: string | undefined): Promis
     reader,
     writer,
     async insertEncoded(table, format, body, settings) {
-      await insertFromFile(writerConnection.chdb, inserts, { table, format, body, settings: { ...settings, ...layout.insertSettings(table) } })
+      await insertFromFile(writerConnection.chdb, inserts, {
+        table,
+        format,
+        body,
+        settings: { ...settings, ...layout.insertSettings(table) },
+      })
     },
     layout,
     description: `embedded clickhouse (chDB) ${dir}${cluster ? ` (rehearsing cluster ${cluster})` : ''}`,

@@ -1,11 +1,11 @@
 // How the embedded engine (chDB) takes a body of encoded rows.
 //
 // chDB's own raw insert hands the engine the statement and the rows as one query text, and
-// the engine walks that text byte by byte twice before it parses a row: for an event of 2.4 kB
-// that cost 12.5 µs of CPU per row against 4.3 µs read from a file, into a table that stores
-// nothing (ENGINE = Null), and 16 against 11 µs per event of 1 kB into the events table
-// (docs/performance.md, 2026-11-27). So the rows go into a file under the data directory, and
-// the statement names it (`FROM INFILE`): the engine reads it as it reads any file.
+// the engine spends about as long passing over that text byte by byte (outside any parser, in
+// `perf`) as it then spends reading the rows: about half of an insert's CPU before anything is
+// stored. Written to a file under the data directory and named in the statement (`FROM INFILE`),
+// the rows are read as the engine reads any file. `npm run bench:engine-insert` measures both;
+// figures in docs/performance.md.
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { EncodedFormat, InsertSettings } from './connect'
