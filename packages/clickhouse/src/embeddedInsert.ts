@@ -1,11 +1,10 @@
 // How the embedded engine (chDB) takes a body of encoded rows.
 //
-// chDB's own raw insert hands the engine the statement and the rows as one query text, and
-// the engine spends about as long passing over that text byte by byte (outside any parser, in
-// `perf`) as it then spends reading the rows: about half of an insert's CPU before anything is
-// stored. Written to a file under the data directory and named in the statement (`FROM INFILE`),
-// the rows are read as the engine reads any file. `npm run bench:engine-insert` measures both;
-// figures in docs/performance.md.
+// chDB's own raw insert hands the engine the statement and the rows as one query text, and the
+// engine passes over that text byte by byte before it reads a row (seen in `perf`): rows given
+// that way cost about twice the CPU to read as rows read from a file. So the rows go into a file
+// under the data directory, which the statement names (`FROM INFILE`). `npm run
+// bench:engine-insert` measures both; the figures are in docs/performance.md.
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { EncodedFormat, InsertSettings } from './connect'
