@@ -26,12 +26,7 @@ await migrateClickHouse(ch)
 const raw = createChdbConnection({ path: path.join(dataDir, 'clickhouse') })
 await ch.writer.command({ query: 'CREATE TABLE reads_only AS events ENGINE = Null' })
 
-const bodies = { plain: [] as Buffer[], transformed: [] as Buffer[] }
-for (let i = 0; i < BODIES; i++) {
-  const { plain, transformed } = await insertedBodies(ROWS, i * ROWS)
-  bodies.plain.push(plain)
-  bodies.transformed.push(transformed)
-}
+const bodies = await insertedBodies(ROWS, BODIES)
 const bytesPerRow = (kind: keyof typeof bodies) => Math.round(bodies[kind].reduce((n, b) => n + b.length, 0) / (BODIES * ROWS))
 
 type Transport = 'query text' | 'file'

@@ -89,11 +89,12 @@ async function threePlugins(): Promise<Map<number, plugins.ProjectPlugins>> {
   return new Map([[1, { transformations, destinations: [], setupFailures: [] }]])
 }
 
-/** The rows of one frame of small events as the consumer inserts them, without plugins and after the three. */
-export async function insertedBodies(rows: number, first: number): Promise<{ plain: Buffer; transformed: Buffer }> {
-  const plain = frame(rows, first)
-  const [transformed] = await transformFrames(stageDeps(await threePlugins()), [plain])
-  return { plain: plain.body, transformed: transformed!.body }
+/** The rows of `count` frames of small events as the consumer inserts them, without plugins and after the three. */
+export async function insertedBodies(rows: number, count: number): Promise<{ plain: Buffer[]; transformed: Buffer[] }> {
+  const stage = stageDeps(await threePlugins())
+  const plain = Array.from({ length: count }, (_, i) => frame(rows, i * rows))
+  const transformed = await transformFrames(stage, plain)
+  return { plain: plain.map((f) => f.body), transformed: transformed.map((f) => f.body) }
 }
 
 export async function transformStageCpu(): Promise<{ noneUs: number; threeUs: number }> {

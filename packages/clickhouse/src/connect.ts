@@ -18,12 +18,12 @@
 // - A cluster. A server's cluster replicates and takes DDL ON CLUSTER; the embedded engine
 //   rehearses the layout as the one shard of a cluster of itself (see layout.ts).
 import { mkdir, writeFile } from 'node:fs/promises'
-import { insertFilesDir, insertFromFile } from './embeddedInsert'
 import path from 'node:path'
 import { Readable } from 'node:stream'
 import { ClickHouseError, ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client'
 import { Session } from 'chdb'
 import { createChdbConnection } from 'chdb/connection'
+import { insertFilesDir, insertFromFile } from './embeddedInsert'
 import { TableLayout } from './layout'
 
 export type EncodedFormat = 'JSONEachRow' | 'JSONCompactEachRow'
