@@ -23,7 +23,7 @@ import { Readable } from 'node:stream'
 import { ClickHouseError, ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client'
 import { Session } from 'chdb'
 import { createChdbConnection } from 'chdb/connection'
-import { insertFilesDir, insertFromFile } from './embeddedInsert'
+import { closeInsertBodies, insertFromFile, openInsertBodies } from './embeddedInsert'
 import { TableLayout } from './layout'
 
 export type EncodedFormat = 'JSONEachRow' | 'JSONCompactEachRow'
@@ -152,7 +152,7 @@ async function connectEmbedded(dir: string, cluster: string | undefined): Promis
   if (cluster) connectionArgs.push(`--config-file=${await writeOneShardCluster(dir, cluster)}`)
   const engine = new Session(dir, { connectionArgs })
   const writerConnection = createChdbConnection({ path: dir })
-  const inserts = await insertFilesDir(dir)
+  const inserts = await openInsertBodies(dir)
   // Over Distributed tables, this engine's lazy reading of columns after ORDER BY ... LIMIT loses
   // a column that a subquery renames to its own name (NOT_FOUND_COLUMN_IN_BLOCK; HogQL's events
   // view does so with timestamp). Reading them eagerly answers the same.
@@ -174,6 +174,7 @@ async function connectEmbedded(dir: string, cluster: string | undefined): Promis
     description: `embedded clickhouse (chDB) ${dir}${cluster ? ` (rehearsing cluster ${cluster})` : ''}`,
     async close() {
       await Promise.all([writer.close(), reader.close()])
+      closeInsertBodies(inserts)
       engine.close()
     },
   }

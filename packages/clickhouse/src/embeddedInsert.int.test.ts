@@ -14,9 +14,11 @@ const root = mkdtempSync(path.join(tmpdir(), 'burrow-embedded-insert-'))
 const bodies = path.join(root, 'clickhouse', 'insert-bodies')
 let ch: ClickHouse
 beforeAll(async () => {
-  // What a process killed in the middle of an insert leaves behind.
+  // What a process killed in the middle of an insert leaves behind; in a restarted container it
+  // may have had the process id this one has.
   mkdirSync(bodies, { recursive: true })
   writeFileSync(path.join(bodies, '1-7'), '{"uuid":')
+  writeFileSync(path.join(bodies, `${process.pid}-3`), '{"uuid":')
   ch = await connectClickHouse({ dataDir: root })
   await migrateClickHouse(ch)
 })

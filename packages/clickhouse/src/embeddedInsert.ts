@@ -5,6 +5,7 @@
 // that way cost about twice the CPU to read as rows read from a file. So the rows go into a file
 // under the data directory, which the statement names (`FROM INFILE`). `npm run
 // bench:engine-insert` measures both; the figures are in docs/performance.md.
+import { randomUUID } from 'node:crypto'
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { EncodedFormat, InsertSettings } from './connect'
@@ -21,27 +22,40 @@ export interface EncodedInsert {
   settings: InsertSettings
 }
 
-/**
- * The directory that holds the bodies being inserted, emptied of what an earlier process left
- * (it died between writing a body and removing it). One process owns a data directory, so any
- * file not named after this process is such a remnant.
- */
-export async function insertFilesDir(dataDir: string): Promise<string> {
-  const dir = path.join(dataDir, 'insert-bodies')
-  await mkdir(dir, { recursive: true })
-  const mine = `${process.pid}-`
-  for (const name of await readdir(dir)) {
-    if (!name.startsWith(mine)) await rm(path.join(dir, name), { force: true })
-  }
-  return dir
+/** Where a connection writes the bodies it inserts: its own names in a directory shared with the data. */
+export interface InsertBodies {
+  dir: string
+  /** Begins the name of each of this connection's files, and of no other's. */
+  prefix: string
+  written: number
 }
 
-let written = 0
+/** The prefixes of this process's open connections: any other file in the directory is a remnant. */
+const livePrefixes = new Set<string>()
+
+/**
+ * Opens the directory that holds the bodies being inserted and empties it of what a process
+ * that died between writing a body and removing it left. Files are named after the connection,
+ * not the process: a restarted container often has the same process id as the one before it.
+ */
+export async function openInsertBodies(dataDir: string): Promise<InsertBodies> {
+  const dir = path.join(dataDir, 'insert-bodies')
+  await mkdir(dir, { recursive: true })
+  const prefix = `${randomUUID()}-`
+  livePrefixes.add(prefix)
+  const isLive = (name: string) => [...livePrefixes].some((live) => name.startsWith(live))
+  for (const name of await readdir(dir)) if (!isLive(name)) await rm(path.join(dir, name), { force: true })
+  return { dir, prefix, written: 0 }
+}
+
+export function closeInsertBodies(bodies: InsertBodies): void {
+  livePrefixes.delete(bodies.prefix)
+}
 
 /** Inserts the body's rows; the settings go in the statement's SETTINGS clause, so they end with it. */
-export async function insertFromFile(chdb: ChdbStatements, dir: string, insert: EncodedInsert): Promise<void> {
+export async function insertFromFile(chdb: ChdbStatements, bodies: InsertBodies, insert: EncodedInsert): Promise<void> {
   if (insert.body.length === 0) return
-  const file = path.join(dir, `${process.pid}-${++written}`)
+  const file = path.join(bodies.dir, `${bodies.prefix}${++bodies.written}`)
   await writeFile(file, insert.body)
   try {
     await chdb.queryAsync(insertStatement(insert.table, file, insert.format, insert.settings))
