@@ -56,6 +56,7 @@ for (let run = 0; run < RUNS; run++) {
         figures.set(key, [...(figures.get(key) ?? []), await cpuPerRowUs(transport, table, kind)])
       }
 }
+await raw.close()
 await ch.close()
 rmSync(dataDir, { recursive: true, force: true })
 
