@@ -9,7 +9,9 @@ import postgres from 'postgres'
 /**
  * The embedded PostgreSQL server used when no DATABASE_URL is given. Its port and password
  * are recorded under the data directory so that other processes (the CLI, a restart after a
- * crash that left the server running) find and reuse the same server.
+ * crash that left the server running) find and reuse the same server: only when it serves this
+ * DATA_DIR's own data directory, since a record copied from another DATA_DIR (a restored backup,
+ * a `cp -a`) names that directory's server, whose owner may well be running.
  */
 export interface EmbeddedServer {
   url: string
@@ -22,7 +24,8 @@ export interface EmbeddedServer {
 }
 
 interface ServerRecord {
-  port: number
+  /** Absent in a record that carries only the password (a restored backup's): no server runs for it yet. */
+  port?: number | undefined
   password: string
   /** The process that stops the server; absent in records of earlier versions. */
   ownerPid?: number | undefined
@@ -37,14 +40,20 @@ export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) 
   const recordPath = path.join(root, 'postgres.json')
   const record = await readRecord(recordPath)
   const databaseDir = path.join(root, 'postgres')
-  if (record && (await isReachable(urlFor(record)))) {
-    const owner = record.ownerPid
-    if (owner !== undefined && (owner === process.pid || isRunning(owner))) return { url: urlFor(record), stop: async () => {} }
-    await writeRecord(recordPath, { ...record, ownerPid: process.pid })
-    log(
-      `took over the embedded PostgreSQL on 127.0.0.1:${record.port}, left running by an earlier process${owner ? ` (pid ${owner})` : ''}`,
-    )
-    return { url: urlFor(record), stop: () => stopServerOf(databaseDir, log) }
+  const recorded = record?.port === undefined ? undefined : { ...record, port: record.port }
+  const serving = recorded && (await servedDataDirectory(urlFor(recorded)))
+  if (recorded && serving !== undefined) {
+    const url = urlFor(recorded)
+    if (sameDirectory(serving, databaseDir)) {
+      const owner = recorded.ownerPid
+      if (owner !== undefined && (owner === process.pid || isRunning(owner))) return { url, stop: async () => {} }
+      await writeRecord(recordPath, { ...recorded, ownerPid: process.pid })
+      log(
+        `took over the embedded PostgreSQL on 127.0.0.1:${recorded.port}, left running by an earlier process${owner ? ` (pid ${owner})` : ''}`,
+      )
+      return { url, stop: () => stopServerOf(databaseDir, log) }
+    }
+    log(`the PostgreSQL on 127.0.0.1:${recorded.port} named in ${recordPath} serves ${serving}, not this DATA_DIR: starting its own`)
   }
 
   const problem = await dataDirectoryProblem(databaseDir)
@@ -206,15 +215,19 @@ async function loadEmbeddedPostgres() {
   return module.default
 }
 
-function urlFor(record: ServerRecord): string {
+function urlFor(record: { port: number; password: string }): string {
   return `postgres://postgres:${encodeURIComponent(record.password)}@127.0.0.1:${record.port}/postgres`
 }
 
 async function readRecord(file: string): Promise<ServerRecord | undefined> {
   try {
     const parsed = JSON.parse(await readFile(file, 'utf8')) as Partial<ServerRecord>
-    if (typeof parsed.port === 'number' && typeof parsed.password === 'string') {
-      return { port: parsed.port, password: parsed.password, ownerPid: typeof parsed.ownerPid === 'number' ? parsed.ownerPid : undefined }
+    if (typeof parsed.password === 'string') {
+      return {
+        port: typeof parsed.port === 'number' ? parsed.port : undefined,
+        password: parsed.password,
+        ownerPid: typeof parsed.ownerPid === 'number' ? parsed.ownerPid : undefined,
+      }
     }
   } catch {
     // No record yet, or a damaged one: a new server will be started and recorded.
@@ -256,16 +269,40 @@ async function stopServerOf(databaseDir: string, log: (msg: string) => void): Pr
   }
 }
 
-async function isReachable(url: string): Promise<boolean> {
+/** The data directory of the server at `url`, or undefined when it does not answer there. */
+async function servedDataDirectory(url: string): Promise<string | undefined> {
   const sql = postgres(url, { max: 1, connect_timeout: 2, onnotice: () => {} })
   try {
-    await sql`select 1`
-    return true
+    const [row] = await sql<Array<{ data_directory: string }>>`SHOW data_directory`
+    return row?.data_directory
   } catch {
-    return false
+    return undefined
   } finally {
     await sql.end({ timeout: 1 })
   }
+}
+
+/** Whether two paths name one directory, through symbolic links (a DATA_DIR given by a link, or a server started through one). */
+function sameDirectory(a: string, b: string): boolean {
+  const real = (p: string) => {
+    try {
+      return realpathSync(p)
+    } catch {
+      return path.resolve(p)
+    }
+  }
+  return real(a) === real(b)
+}
+
+/**
+ * Copies the embedded server's password from one record to another file, and nothing else: the
+ * port and owner name the source's running server, which the copy must not reach. For backups
+ * and restores (the password is in the server's data, so the copied data needs it).
+ */
+export async function copyServerPassword(fromFile: string, toFile: string): Promise<void> {
+  const record = await readRecord(fromFile)
+  if (!record) throw new Error(`${fromFile} holds no embedded PostgreSQL password`)
+  await writeRecord(toFile, { password: record.password })
 }
 
 function freePort(): Promise<number> {

@@ -1,7 +1,16 @@
-export { connectPostgres, type PostgresHandle, type PostgresOptions, type Pool, type Sql } from './connect'
+export {
+  connectPostgres,
+  DEFAULT_POSTGRES_DEADLINES,
+  type Liveness,
+  type PostgresDeadlines,
+  type PostgresHandle,
+  type PostgresOptions,
+  type Pool,
+  type Sql,
+} from './connect'
 export { migratePostgres, whileClickHouseMigrationLocked } from './migrate'
-export { isTransientError } from './errors'
-export { startEmbeddedPostgres } from './embedded'
+export { isPostgresUnavailable, isTransientError, PostgresUnavailable } from './errors'
+export { copyServerPassword, startEmbeddedPostgres } from './embedded'
 export * as organizations from './queries/organizations'
 export * as users from './queries/users'
 export * as personalApiKeys from './queries/personalApiKeys'
