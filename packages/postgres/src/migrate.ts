@@ -20,6 +20,8 @@ export async function migratePostgres(sql: postgres.Sql): Promise<string[]> {
   const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d+_.+\.sql$/.test(f)).sort()
   const applied: string[] = []
   await sql.begin(async (tx) => {
+    // A migration (an index on a large table) and the wait for another server's may take longer than a statement may.
+    await tx`set local statement_timeout = 0`
     await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`
     await tx`create table if not exists schema_migrations (
       name text primary key,
@@ -49,6 +51,8 @@ export async function migratePostgres(sql: postgres.Sql): Promise<string[]> {
 export async function whileClickHouseMigrationLocked<T>(sql: postgres.Sql, migrate: () => Promise<T>): Promise<T> {
   let result: T | undefined
   await sql.begin(async (tx) => {
+    // Another server's ClickHouse migrations may hold the lock for longer than a statement may wait.
+    await tx`set local statement_timeout = 0`
     await tx`select pg_advisory_xact_lock(${CLICKHOUSE_MIGRATION_LOCK_KEY})`
     result = await migrate()
   })
