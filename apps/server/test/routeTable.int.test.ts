@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
-import { appRouter, restRoutes } from '@burrow/api'
+import { appRouter, restRoutes, type AppRouter } from '@burrow/api'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import type { TestAccount } from '@burrow/testing'
+import { createTRPCClient, httpBatchLink } from '@trpc/client'
 import { describe, expect, it } from 'vitest'
 import { useTestService, type TestService } from './service'
 
@@ -244,6 +245,173 @@ describe('scopes and reach of personal API keys, for every route of the table', 
   async function emailOf(owner: TestAccount): Promise<string> {
     return ((await (await service.api(owner, '/api/users/@me/')).json()) as { email: string }).email
   }
+})
+
+describe('personal API key routes, called with a key narrower than the key they name', () => {
+  interface Answer {
+    status: number
+    body: any
+  }
+  /** One call of a key route: `id` fills `:id`, `body` is the JSON sent (tRPC: the input, or its `data` for an update). */
+  type Call = (key: string, input?: { id?: string; body?: Record<string, unknown> }) => Promise<Answer>
+
+  const keyRoutes = restRoutes.filter((r) => r.procedure.startsWith('personalApiKeys.'))
+
+  function overRest(route: (typeof restRoutes)[number]): Call {
+    return async (key, input = {}) => {
+      const res = await fetch(`${service.baseUrl}${route.path.replace(':id', input.id ?? '')}`, {
+        method: route.method,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: input.body === undefined ? undefined : JSON.stringify(input.body),
+      })
+      return { status: res.status, body: res.status === 204 ? null : await res.json() }
+    }
+  }
+
+  function overTrpc(procedure: string): Call {
+    return async (key, input = {}) => {
+      const client = createTRPCClient<AppRouter>({
+        links: [httpBatchLink({ url: `${service.baseUrl}/trpc`, headers: { authorization: `Bearer ${key}` } })],
+      })
+      const keys = client.personalApiKeys
+      const id = input.id ?? ''
+      const body = (input.body ?? {}) as never
+      try {
+        const calls: Record<string, () => Promise<unknown>> = {
+          'personalApiKeys.list': () => keys.list.query(),
+          'personalApiKeys.get': () => keys.get.query({ id }),
+          'personalApiKeys.create': () => keys.create.mutate(body),
+          'personalApiKeys.update': () => keys.update.mutate({ id, data: body }),
+          'personalApiKeys.roll': () => keys.roll.mutate({ id }),
+          'personalApiKeys.delete': () => keys.delete.mutate({ id }),
+        }
+        return { status: 200, body: await calls[procedure]!() }
+      } catch (err) {
+        const data = (err as { data?: { httpStatus: number; problem: unknown } }).data
+        if (!data) throw err
+        return { status: data.httpStatus, body: data.problem }
+      }
+    }
+  }
+
+  /** An account's full key (`*`, made with the account) and a key of the same user with less. */
+  async function keysOf(owner: TestAccount) {
+    const full = (await (await service.api(owner, '/api/personal_api_keys/@current/')).json()) as { id: string; label: string }
+    const narrow = await createKey(owner, { scopes: ['personal_api_key:write'], scoped_teams: [owner.projectId] })
+    return { full: { ...full, value: owner.personalApiKey }, narrow }
+  }
+  async function createKey(owner: TestAccount, grant: Record<string, unknown>): Promise<{ id: string; value: string }> {
+    const res = await service.api(owner, '/api/personal_api_keys/', { method: 'POST', body: JSON.stringify({ label: 'narrow', ...grant }) })
+    expect(res.status).toBe(201)
+    return (await res.json()) as { id: string; value: string }
+  }
+  /** 200 while the key works (every key here may read itself), 401 once it is rolled or deleted. */
+  const works = async (key: string) =>
+    (await fetch(`${service.baseUrl}/api/personal_api_keys/@current/`, { headers: { authorization: `Bearer ${key}` } })).status
+  const refusedAsWider = (answer: Answer) => {
+    expect(answer.status).toBe(403)
+    expect(answer.body).toMatchObject({
+      code: 'permission_denied',
+      detail: "A key cannot act on a key with a scope it does not have: '*'.",
+    })
+  }
+
+  /** What each procedure does for the narrow key, for itself and for the full key; the full key keeps its power. */
+  const checks: Record<string, (call: Call, owner: TestAccount) => Promise<void>> = {
+    'personalApiKeys.list': async (call, owner) => {
+      const { full, narrow } = await keysOf(owner)
+      const seen = await call(narrow.value)
+      expect(seen.status).toBe(200)
+      expect(seen.body.map((k: { id: string }) => k.id)).toEqual([narrow.id])
+      const all = await call(full.value)
+      expect(all.body.map((k: { id: string }) => k.id).sort()).toEqual([full.id, narrow.id].sort())
+    },
+    'personalApiKeys.get': async (call, owner) => {
+      const { full, narrow } = await keysOf(owner)
+      refusedAsWider(await call(narrow.value, { id: full.id }))
+      expect((await call(narrow.value, { id: narrow.id })).body).toMatchObject({ id: narrow.id, value: null })
+      expect((await call(full.value, { id: narrow.id })).status).toBe(200)
+    },
+    'personalApiKeys.create': async (call, owner) => {
+      const { narrow } = await keysOf(owner)
+      const wider = await call(narrow.value, { body: { label: 'escalate', scopes: ['personal_api_key:read'] } })
+      expect(wider.status).toBe(403)
+      expect(wider.body).toMatchObject({ detail: 'A key limited to projects can only make keys limited to some of them.' })
+      const within = await call(narrow.value, {
+        body: { label: 'within', scopes: ['personal_api_key:read'], scoped_teams: [owner.projectId] },
+      })
+      expect(within.status).toBeLessThan(300)
+      expect((await call(owner.personalApiKey, { body: { label: 'anything', scopes: ['*'] } })).status).toBeLessThan(300)
+    },
+    'personalApiKeys.update': async (call, owner) => {
+      const { full, narrow } = await keysOf(owner)
+      // Narrowing the full key to what the narrow key holds would take it away from its user.
+      const narrowed = { label: 'taken', scopes: ['personal_api_key:read'], scoped_teams: [owner.projectId] }
+      refusedAsWider(await call(narrow.value, { id: full.id, body: narrowed }))
+      const after = (await (await service.api(owner, `/api/personal_api_keys/${full.id}/`)).json()) as Record<string, unknown>
+      expect(after).toMatchObject({ label: full.label, scopes: ['*'], scoped_teams: [] })
+      expect((await call(narrow.value, { id: narrow.id, body: { label: 'renamed itself' } })).body).toMatchObject({
+        label: 'renamed itself',
+      })
+      expect((await call(full.value, { id: narrow.id, body: { label: 'renamed by the full key' } })).status).toBe(200)
+    },
+    'personalApiKeys.roll': async (call, owner) => {
+      const { full, narrow } = await keysOf(owner)
+      refusedAsWider(await call(narrow.value, { id: full.id }))
+      expect(await works(full.value)).toBe(200)
+      const rolled = await call(narrow.value, { id: narrow.id })
+      expect(rolled.body).toMatchObject({ id: narrow.id, value: expect.stringMatching(/^phx_/) })
+      expect(await works(narrow.value)).toBe(401)
+      const byFull = await call(full.value, { id: narrow.id })
+      expect(byFull.status).toBe(200)
+      expect(await works(byFull.body.value)).toBe(200)
+    },
+    'personalApiKeys.delete': async (call, owner) => {
+      const { full, narrow } = await keysOf(owner)
+      refusedAsWider(await call(narrow.value, { id: full.id }))
+      expect(await works(full.value)).toBe(200)
+      expect((await call(narrow.value, { id: narrow.id })).status).toBeLessThan(300)
+      expect(await works(narrow.value)).toBe(401)
+      const other = await createKey(owner, { scopes: ['cohort:read'] })
+      expect((await call(full.value, { id: other.id })).status).toBeLessThan(300)
+      expect(await works(other.value)).toBe(401)
+    },
+  }
+
+  it('has a check for every personal API key route of the table', () => {
+    expect(keyRoutes.map((r) => r.procedure).filter((p) => !checks[p])).toEqual([])
+    expect(new Set(keyRoutes.map((r) => r.procedure)).size).toBe(6)
+  })
+  it.each(keyRoutes.map((r) => [r.method, r.path, r] as const))('%s %s over REST', async (_method, _path, route) => {
+    await checks[route.procedure]!(overRest(route), await service.account())
+  })
+  it.each([...new Set(keyRoutes.map((r) => r.procedure))])('%s over tRPC', async (procedure) => {
+    await checks[procedure]!(overTrpc(procedure), await service.account())
+  })
+
+  it('refuses a key limited to a project or an organization the unlimited key, whatever its scopes', async () => {
+    const owner = await service.account()
+    const { full } = await keysOf(owner)
+    const byProject = await createKey(owner, { scopes: ['*'], scoped_teams: [owner.projectId] })
+    const byOrganization = await createKey(owner, { scopes: ['*'], scoped_organizations: [owner.organizationId] })
+    for (const [key, detail] of [
+      [byProject.value, 'A key limited to projects can only act on keys limited to some of them.'],
+      [byOrganization.value, 'A key limited to organizations can only act on keys limited to some of them.'],
+    ] as const) {
+      for (const [method, suffix] of [
+        ['POST', 'roll/'],
+        ['DELETE', ''],
+      ] as const) {
+        const res = await fetch(`${service.baseUrl}/api/personal_api_keys/${full.id}/${suffix}`, {
+          method,
+          headers: { authorization: `Bearer ${key}` },
+        })
+        expect(res.status).toBe(403)
+        expect(await res.json()).toMatchObject({ code: 'permission_denied', detail })
+      }
+    }
+    expect(await works(full.value)).toBe(200)
+  })
 })
 
 describe('pagination, for every list of the table', () => {

@@ -9,7 +9,7 @@ import {
   type PersonalApiKeyWrite,
   type Scope,
 } from '@burrow/contracts'
-import { organizations, personalApiKeys, projects, type PersonalApiKeyRow } from '@burrow/postgres'
+import { organizations, personalApiKeys, projects, type PersonalApiKeyGrant, type PersonalApiKeyRow } from '@burrow/postgres'
 import type { Caller } from './access'
 import type { CoreDeps } from './deps'
 import { isUuid } from './ids'
@@ -32,11 +32,17 @@ function toPersonalApiKey(row: PersonalApiKeyRow, value: string | null = null): 
   }
 }
 
-/** The key named by a URL segment: its id, or `@current` for the key of the request. */
+/**
+ * The key named by a URL segment: its id, or `@current` for the key of the request. A key may
+ * always act on itself; on another key only when it grants at least as much (else reading a
+ * `*` key's id and rolling it would hand a narrow key the user's full key).
+ */
 async function findKey(deps: CoreDeps, caller: Caller, idParam: string): Promise<PersonalApiKeyRow> {
   const id = idParam === '@current' ? caller.key?.id : idParam
   const row = id !== undefined && isUuid(id) ? await personalApiKeys.findKeyOfUser(deps.sql, caller.id, id) : undefined
   if (!row) throw problems.notFound()
+  const refusal = caller.key && row.id !== caller.key.id ? widerThan(caller.key, grantOf(row), 'act on a key with') : undefined
+  if (refusal !== undefined) throw problems.permissionDenied(refusal)
   return row
 }
 
@@ -59,36 +65,58 @@ async function checkReach(deps: CoreDeps, caller: Caller, write: PersonalApiKeyU
   }
 }
 
-/** What a key grants once written: for an update, the fields it leaves keep their values. */
+/** What a key grants, or will grant once written. */
 interface Grant {
   scopes: readonly string[]
   teams: readonly number[]
   organizations: readonly string[]
 }
 
-/**
- * A key cannot make or change a key to grant more than itself: with no session sign-in, keys
- * manage keys, and `personal_api_key:write` must not be a way to `*` or to every project.
- */
-function checkWithinCallersKey(caller: Caller, grant: Grant): void {
-  const key = caller.key
-  if (!key) return
-  const wider = grant.scopes.find((scope) =>
-    scope === ALL_SCOPES ? !key.scopes.includes(ALL_SCOPES) : !scopesGrant(key.scopes, scope as Scope),
-  )
-  if (wider !== undefined) throw problems.permissionDenied(`A key cannot grant a scope it does not have: '${wider}'.`)
-  const within = <T>(own: readonly T[] | null, asked: readonly T[]) =>
-    !own?.length || (asked.length > 0 && asked.every((item) => own.includes(item)))
-  if (!within(key.scoped_teams, grant.teams)) {
-    throw problems.permissionDenied('A key limited to projects can only make keys limited to some of them.')
-  }
-  if (!within(key.scoped_organizations, grant.organizations)) {
-    throw problems.permissionDenied('A key limited to organizations can only make keys limited to some of them.')
+/** What a stored key grants; PostHog reads a key without scopes as `*`. */
+function grantOf(row: Pick<PersonalApiKeyRow, 'scopes' | 'scoped_teams' | 'scoped_organizations'>): Grant {
+  return {
+    scopes: row.scopes.length > 0 ? row.scopes : [ALL_SCOPES],
+    teams: row.scoped_teams ?? [],
+    organizations: row.scoped_organizations ?? [],
   }
 }
 
+/**
+ * Why `grant` reaches further than the acting key, or undefined when the key covers it: every
+ * scope (`*` only under `*`), and projects and organizations within the key's own limits.
+ * `action` words the refusal: 'grant' for a key being written, 'act on a key with' for a target.
+ */
+function widerThan(key: PersonalApiKeyGrant, grant: Grant, action: 'grant' | 'act on a key with'): string | undefined {
+  const wider = grant.scopes.find((scope) =>
+    scope === ALL_SCOPES ? !key.scopes.includes(ALL_SCOPES) : !scopesGrant(key.scopes, scope as Scope),
+  )
+  if (wider !== undefined) return `A key cannot ${action} a scope it does not have: '${wider}'.`
+  const verb = action === 'grant' ? 'make keys' : 'act on keys'
+  const within = <T>(own: readonly T[] | null, asked: readonly T[]) =>
+    !own?.length || (asked.length > 0 && asked.every((item) => own.includes(item)))
+  if (!within(key.scoped_teams, grant.teams)) return `A key limited to projects can only ${verb} limited to some of them.`
+  if (!within(key.scoped_organizations, grant.organizations))
+    return `A key limited to organizations can only ${verb} limited to some of them.`
+  return undefined
+}
+
+/**
+ * A key cannot make or change a key to grant more than itself: with no session sign-in, keys
+ * manage keys, and `personal_api_key:write` must not be a way to `*` or to every project. A
+ * request without a key (the CLI, a session) keeps the user's full power.
+ */
+function checkWithinCallersKey(caller: Caller, grant: Grant): void {
+  const refusal = caller.key ? widerThan(caller.key, grant, 'grant') : undefined
+  if (refusal !== undefined) throw problems.permissionDenied(refusal)
+}
+
+/** The user's keys that the acting key may see: itself and those granting no more than it does. */
 export async function listKeys(deps: CoreDeps, caller: Caller): Promise<PersonalApiKey[]> {
-  return (await personalApiKeys.listKeysOfUser(deps.sql, caller.id)).map((row) => toPersonalApiKey(row))
+  const key = caller.key
+  const rows = await personalApiKeys.listKeysOfUser(deps.sql, caller.id)
+  return rows
+    .filter((row) => !key || row.id === key.id || widerThan(key, grantOf(row), 'act on a key with') === undefined)
+    .map((row) => toPersonalApiKey(row))
 }
 
 export async function getKey(deps: CoreDeps, caller: Caller, idParam: string): Promise<PersonalApiKey> {
@@ -126,7 +154,7 @@ export async function createKey(deps: CoreDeps, caller: Caller, input: PersonalA
 export async function updateKey(deps: CoreDeps, caller: Caller, idParam: string, input: PersonalApiKeyUpdate): Promise<PersonalApiKey> {
   const existing = await findKey(deps, caller, idParam)
   checkWithinCallersKey(caller, {
-    scopes: input.scopes ?? existing.scopes,
+    scopes: input.scopes ?? grantOf(existing).scopes,
     teams: input.scoped_teams === undefined ? (existing.scoped_teams ?? []) : (input.scoped_teams ?? []),
     organizations: input.scoped_organizations === undefined ? (existing.scoped_organizations ?? []) : (input.scoped_organizations ?? []),
   })
