@@ -2,7 +2,8 @@ import { chown, copyFile, lstat, mkdir, readdir, readFile, writeFile } from 'nod
 import path from 'node:path'
 import { connectClickHouse, type ClickHouse } from '@burrow/clickhouse'
 import type { Config } from '@burrow/config'
-import type { Pool } from '@burrow/postgres'
+import { copyServerPassword, type Pool } from '@burrow/postgres'
+import { listSegments, markRestored } from '@burrow/spool'
 import { AdminCommandRefused } from './adminSocket'
 import { isEmptyDirectory } from './dataDir'
 
@@ -98,8 +99,9 @@ async function backupEmbeddedPostgres(sql: Pool, dataDir: string, to: string): P
     await writeOwned('backup_label', stop!.labelfile)
     if (stop!.spcmapfile) await writeOwned('tablespace_map', stop!.spcmapfile)
     await copyTree(path.join(databaseDir, 'pg_wal'), path.join(target, 'pg_wal'), () => true)
-    // The server's password is in its data; its record (port, password) lets the restored one start.
-    await copyFile(path.join(dataDir, 'postgres.json'), path.join(to, 'postgres.json'))
+    // The server's password is in its data, so the restored server needs it; not its port or owner,
+    // which name this running server.
+    await copyServerPassword(path.join(dataDir, 'postgres.json'), path.join(to, 'postgres.json'))
   } finally {
     if (started) await session`SELECT pg_backup_stop(false)`.catch(() => undefined)
     session.release()
@@ -173,8 +175,9 @@ export async function backupService(sources: BackupSources, to: string): Promise
 
 /**
  * Restores a backup into an empty DATA_DIR, with the service stopped: the PostgreSQL files (the
- * server replays their WAL at its first start), the spool (stored at the first start), and
- * ClickHouse (RESTORE DATABASE into a new embedded engine).
+ * server replays their WAL at its first start, on a server of its own), the spool (stored at the
+ * first start; checked against what ClickHouse holds when the backup does not hold ClickHouse),
+ * and ClickHouse (RESTORE DATABASE into a new embedded engine).
  */
 export async function restoreService(config: Pick<Config, 'DATA_DIR'>, from: string): Promise<BackupManifest> {
   const source = path.resolve(from)
@@ -184,10 +187,14 @@ export async function restoreService(config: Pick<Config, 'DATA_DIR'>, from: str
   await mkdir(dataDir, { recursive: true, mode: 0o755 })
   if (manifest.postgres) {
     await copyTree(path.join(source, 'postgres'), path.join(dataDir, 'postgres'), () => true)
-    await copyFile(path.join(source, 'postgres.json'), path.join(dataDir, 'postgres.json'))
+    // The password alone (a backup of an earlier release also holds the original's port and pid):
+    // the restored directory starts a server of its own rather than reaching the original's.
+    await copyServerPassword(path.join(source, 'postgres.json'), path.join(dataDir, 'postgres.json'))
   }
-  if (await lstat(path.join(source, 'spool')).catch(ignoreMissing))
+  if (await lstat(path.join(source, 'spool')).catch(ignoreMissing)) {
     await copyTree(path.join(source, 'spool'), path.join(dataDir, 'spool'), () => true)
+    if (!manifest.clickhouse) await markRestoredLanes(path.join(dataDir, 'spool'))
+  }
   if (manifest.clickhouse) {
     const ch = await connectClickHouse({ dataDir })
     try {
@@ -197,6 +204,20 @@ export async function restoreService(config: Pick<Config, 'DATA_DIR'>, from: str
     }
   }
   return manifest
+}
+
+/**
+ * A backup of an instance whose ClickHouse is a server holds its spool alone, and that instance
+ * may have stored the spool's rows in the server since (it went on running, or was stopped with
+ * SIGTERM, which stores them). Each restored lane is marked so that the restored instance looks
+ * up which of its events are stored before inserting them, and inserts only the others.
+ */
+async function markRestoredLanes(spool: string): Promise<void> {
+  const lanes = [spool, ...(await readdir(spool)).filter((name) => /^lane-\d+$/.test(name)).map((name) => path.join(spool, name))]
+  for (const lane of lanes) {
+    const last = (await listSegments(lane)).at(-1)
+    if (last) await markRestored(lane, last.seq + 1)
+  }
 }
 
 async function readManifest(dir: string): Promise<BackupManifest> {

@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import { waitFor } from '@burrow/testing'
+import { connectClickHouse } from '@burrow/clickhouse'
+import { connectPostgres } from '@burrow/postgres'
+import { clickHouseDatabaseFor, createTestAccount, databaseUrlForTests, startStandinProcess, waitFor } from '@burrow/testing'
 import { afterAll, describe, expect, it } from 'vitest'
 import { embeddedEnv, exitCode, SERVER_DIR, startServiceProcess, type ServiceProcess } from './serviceProcess'
 
@@ -17,8 +19,10 @@ afterAll(() => rmSync(root, { recursive: true, force: true }))
 /** The environment of a service on embedded engines only, in `dataDir`. */
 const serviceEnv = (dataDir: string) => embeddedEnv(dataDir, { BATCH_MAX_AGE_MS: '100' })
 
-const cli = (dataDir: string, ...args: string[]) =>
-  promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: SERVER_DIR, env: serviceEnv(dataDir) }).then(
+const cli = (dataDir: string, ...args: string[]) => cliWith(serviceEnv(dataDir), ...args)
+
+const cliWith = (env: NodeJS.ProcessEnv, ...args: string[]) =>
+  promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: SERVER_DIR, env }).then(
     (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
   )
@@ -64,7 +68,7 @@ async function storedIds(service: ServiceProcess, account: Account): Promise<str
 }
 
 describe('npm run cli -- backup / restore', () => {
-  it('backs up a running service under load, and a service started on the restored directory reads every event acknowledged before', async () => {
+  it('backs up a running service under load, and a service started on the restored directory, beside the original, reads every event acknowledged before and writes to a PostgreSQL of its own', async () => {
     const original = path.join(root, 'original')
     const service = await startServiceProcess(serviceEnv(original))
     let account: Account
@@ -125,6 +129,24 @@ describe('npm run cli -- backup / restore', () => {
         expect(listed.length).toBe(counts.rows)
         const stored = new Set(listed)
         expect(before.filter((id) => !stored.has(id))).toEqual([])
+
+        // The restored directory's record carried the original's port and its running owner: the copy must not use that server.
+        const postgresOf = (s: ServiceProcess) => /postgres: embedded postgres:\/\/127\.0\.0\.1:(\d+)/.exec(s.output())?.[1]
+        expect(postgresOf(copy)).toMatch(/^\d+$/)
+        expect(postgresOf(copy)).not.toBe(postgresOf(service))
+        const headers = { authorization: `Bearer ${account.personal_api_key}`, 'content-type': 'application/json' }
+        const made = await fetch(`${copy.baseUrl}/api/projects/`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ name: 'Made in the copy' }),
+        })
+        expect(made.status).toBe(201)
+        const projectNames = async (s: ServiceProcess) =>
+          ((await (await fetch(`${s.baseUrl}/api/projects/`, { headers })).json()) as { results: Array<{ name: string }> }).results.map(
+            (p) => p.name,
+          )
+        expect(await projectNames(copy)).toContain('Made in the copy')
+        expect(await projectNames(service)).not.toContain('Made in the copy')
       } finally {
         await stop(copy)
       }
@@ -168,4 +190,96 @@ describe('the CLI on a DATA_DIR that holds no data of the service', () => {
     },
     120_000,
   )
+})
+
+describe('npm run cli -- backup / restore of an instance whose ClickHouse and PostgreSQL are servers', () => {
+  it('stores none of a restored spool twice when the original instance stored those rows in the shared ClickHouse first', async () => {
+    const databaseUrl = await databaseUrlForTests()
+    if (!databaseUrl) throw new Error('instances share one PostgreSQL server: set DATABASE_URL (or make Docker reachable)')
+    const standin = await startStandinProcess()
+    const pg = await connectPostgres({ databaseUrl, dataDir: root, maxConnections: 2 })
+    const database = clickHouseDatabaseFor(path.join(root, 'shared-clickhouse'))
+    const ch = await connectClickHouse({ url: standin.url, database, dataDir: root })
+    // The rows wait in the spool (no batch is due for ten minutes) until the backup has copied them.
+    const envOf = (dataDir: string) =>
+      embeddedEnv(dataDir, {
+        DATABASE_URL: databaseUrl,
+        CLICKHOUSE_URL: standin.url,
+        CLICKHOUSE_DATABASE: database,
+        CLICKHOUSE_CLUSTER: '',
+        BATCH_MAX_AGE_MS: '600000',
+        BATCH_MAX_ROWS: '100000',
+      })
+    const started: ServiceProcess[] = []
+    try {
+      const original = path.join(root, 'server-original')
+      const service = await startServiceProcess(envOf(original))
+      started.push(service)
+      const account = await createTestAccount(pg.sql)
+      const uuids: string[] = []
+      for (let i = 0; i < 60; i++) {
+        const batch = Array.from({ length: 20 }, () => ({ event: 'spooled', distinct_id: `u${i}`, uuid: randomUUID() }))
+        const res = await fetch(`${service.baseUrl}/batch/`, {
+          method: 'POST',
+          body: JSON.stringify({ api_key: account.projectToken, batch }),
+        })
+        expect(res.status).toBe(200)
+        uuids.push(...batch.map((e) => e.uuid))
+      }
+      const backupDir = path.join(root, 'server-backup')
+      const backup = await cliWith(envOf(original), 'backup', '--to', backupDir)
+      expect(backup.code, backup.stderr).toBe(0)
+      expect(backup.stdout).toContain('ClickHouse is a server')
+
+      // SIGTERM stores the spool: the shared ClickHouse now holds the 1,200 rows the backup's spool holds too.
+      await stop(service)
+      started.pop()
+      // Events stored twice show in the daily counts for good (event definitions' volumes read them); the
+      // events table itself replaces copies of a row when it merges, at a time of its choosing.
+      const counts = async () => {
+        const result = await ch.reader.query({
+          query: `SELECT (SELECT uniqExact(uuid) FROM events WHERE team_id = {team:Int64}) AS uuids,
+            (SELECT sum(events) FROM event_daily_counts WHERE team_id = {team:Int64}) AS counted`,
+          query_params: { team: account.projectId },
+          format: 'JSONEachRow',
+        })
+        const [row] = await result.json<{ uuids: string; counted: string }>()
+        return { uuids: Number(row!.uuids), counted: Number(row!.counted) }
+      }
+      expect(await counts()).toEqual({ uuids: 1200, counted: 1200 })
+
+      const restoredDir = path.join(root, 'server-restored')
+      const restored = await cliWith(envOf(restoredDir), 'restore', '--from', backupDir)
+      expect(restored.code, restored.stderr).toBe(0)
+      // Stored in many batches, each looked up before it is inserted.
+      const copy = await startServiceProcess({ ...envOf(restoredDir), BATCH_MAX_ROWS: '40' })
+      started.push(copy)
+      // The restored segments are read at the start, and removed once their rows are dealt with.
+      const lanesOf = (spool: string) => [
+        spool,
+        ...readdirSync(spool)
+          .filter((n) => n.startsWith('lane-'))
+          .map((n) => path.join(spool, n)),
+      ]
+      const restoredSegments = lanesOf(path.join(backupDir, 'spool')).flatMap((lane) =>
+        readdirSync(lane)
+          .filter((n) => n.endsWith('.seg'))
+          .map((n) => path.join(restoredDir, path.relative(backupDir, lane), n)),
+      )
+      expect(restoredSegments.length).toBeGreaterThan(0)
+      await waitFor(() => (restoredSegments.some((file) => existsSync(file)) ? undefined : true), {
+        what: 'the restored spool dealt with',
+        timeoutMs: 60_000,
+      })
+      expect(await counts()).toEqual({ uuids: 1200, counted: 1200 })
+      // And the restored instance says what it left out.
+      const leftOut = [...copy.output().matchAll(/(\d+) of (\d+) events were stored already/g)].reduce((sum, m) => sum + Number(m[1]), 0)
+      expect(leftOut).toBe(1200)
+    } finally {
+      for (const s of started) await stop(s)
+      await ch.close()
+      await pg.close()
+      await standin.stop()
+    }
+  }, 300_000)
 })

@@ -65,7 +65,8 @@ export class EventSink {
    * dead-lettered. With `token`, ClickHouse drops the rows if an insert under that token already
    * stored them (a retry whose first attempt went in, a batch inserted again after a crash).
    * `resumed`: the batch an earlier run was inserting when it stopped, whose token the events
-   * table may have forgotten since (rebuilt by an upgrade): events already stored are left out.
+   * table may have forgotten since (rebuilt by an upgrade), or a batch of a spool restored from a
+   * backup, which its original instance may have stored too: events already stored are left out.
    */
   async insert(body: Buffer, rows: number, token?: string, options: { resumed?: boolean } = {}): Promise<void> {
     const started = performance.now()
@@ -92,7 +93,9 @@ export class EventSink {
     )
     const left = lines.filter((_, i) => !stored.has(uuids[i] ?? ''))
     if (left.length < lines.length)
-      this.options.log(`resumed batch: ${lines.length - left.length} of ${lines.length} events were stored before the restart`)
+      this.options.log(
+        `resumed batch: ${lines.length - left.length} of ${lines.length} events were stored already (before a restart, or by the instance a restored spool came from) and are left out`,
+      )
     return { body: Buffer.from(left.map((line) => `${line}\n`).join('')), rows: left.length }
   }
 

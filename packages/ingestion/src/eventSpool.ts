@@ -2,9 +2,11 @@ import { randomUUID } from 'node:crypto'
 import { rm, stat } from 'node:fs/promises'
 import path from 'node:path'
 import {
+  clearRestoredMark,
   listSegments,
   readFrame,
   readPosition,
+  readRestoredMark,
   removeSegment,
   SegmentReader,
   segmentPath,
@@ -186,6 +188,11 @@ export class EventSpool {
    * insert leaves out the events already stored.
    */
   private readonly resumedToken: string | undefined
+  /**
+   * Segments below this number were restored from a backup of an instance that stores into a
+   * ClickHouse server: their events may be stored already, so their batches leave those out.
+   */
+  private restoredBefore: number | undefined
   /** While set, the consumer stores nothing more: it waits here once its batch under way is stored and recorded. */
   private gate: { opened: Promise<void>; reached: () => void } | undefined
 
@@ -195,6 +202,7 @@ export class EventSpool {
     start: SpoolPosition,
     firstSeq: number,
     inserting: InsertIntent | undefined,
+    restoredBefore: number | undefined,
   ) {
     this.bytes = options.bytes ?? new SpoolBytes()
     this.outage = new OutageLog(`spool ${options.dir}: storing events`, options.log)
@@ -205,6 +213,7 @@ export class EventSpool {
     this.position = start
     this.inserting = inserting
     this.resumedToken = inserting?.token
+    this.restoredBefore = restoredBefore
     this.writerFirstSeq = firstSeq
     this.writer = (options.createWriter ?? ((writerOptions) => new SpoolWriter(writerOptions)))({
       dir: options.dir,
@@ -257,7 +266,11 @@ export class EventSpool {
     if (remaining.length > 0) options.log(`spool: resuming ${remaining.length} segment(s) from an earlier run`)
     // The batch an earlier run was inserting when it stopped goes in again first, exactly as it was.
     const inserting = resumesSaved ? saved.inserting : undefined
-    const spool = new EventSpool(options, previous, start, lastSeq + 1, inserting)
+    // A restore's mark holds until the segments it copied are stored.
+    const restored = await readRestoredMark(options.dir)
+    const restoredBefore = restored !== undefined && remaining.some((s) => s.seq < restored) ? restored : undefined
+    if (restored !== undefined && restoredBefore === undefined) await clearRestoredMark(options.dir)
+    const spool = new EventSpool(options, previous, start, lastSeq + 1, inserting, restoredBefore)
     if (remaining.length > 0) void spool.countEarlierRows(previous, start)
     return spool
   }
@@ -445,7 +458,8 @@ export class EventSpool {
           const body = await concatInSlices(frames.map((f) => f.body))
           ahead = this.prepareAhead(batch)
           const { token } = this.inserting
-          await this.options.sink.insert(body, rows, token, { resumed: token === this.resumedToken })
+          const restored = this.restoredBefore !== undefined && this.position.seq < this.restoredBefore
+          await this.options.sink.insert(body, rows, token, { resumed: token === this.resumedToken || restored })
           stage = 'handoff'
           await this.options.afterInsert?.(frames)
           const sightings = frames.flatMap((f) => f.sightings)
@@ -640,6 +654,11 @@ export class EventSpool {
     while (this.commits.length > 0 && this.commits[0]!.rows <= this.consumedRows) this.commits.shift()
     await writePosition(this.options.dir, this.position)
     await this.removeFinishedSegments()
+    const restoredBefore = this.restoredBefore
+    if (restoredBefore !== undefined && ![...this.segments.keys()].some((seq) => seq < restoredBefore)) {
+      this.restoredBefore = undefined
+      await clearRestoredMark(this.options.dir)
+    }
   }
 
   /** Deletes the segments whose rows are all stored. */

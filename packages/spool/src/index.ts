@@ -2,6 +2,7 @@ export { DiskReserve, type DiskReserveOptions, type DiskRoom } from './diskReser
 export { encodeFrame, readFrame, writtenFrameContent, type Frame, type FrameContent, type FrameRead, type Sighting } from './frames'
 export { createSpoolMetrics, type SpoolMetrics } from './metrics'
 export type { GroupSet, PersonChanges, PersonIntent } from './personIntent'
+export { clearRestoredMark, markRestored, readRestoredMark } from './restoredMark'
 export { SegmentReader, SpoolFormatError, type SegmentFormat } from './segmentReader'
 export {
   listSegments,
