@@ -156,18 +156,29 @@ describe('capture', () => {
 })
 
 describe('credentials', () => {
-  it('are not stored in an event sent with a personal API key as its token', async () => {
+  it('are not stored in an event sent with a personal API key as its token, nor on its person, at any depth', async () => {
     const marker = randomUUID()
+    const key = account.personalApiKey
     const res = await service.post('/capture/', {
       project_id: account.projectId,
       event: 'keyed',
       distinct_id: marker,
-      properties: { token: account.personalApiKey, kept: 'yes' },
+      note: key,
+      properties: {
+        token: key,
+        kept: 'yes',
+        $set: { k: key, plan: 'pro' },
+        $set_once: { first: key, source: 'script' },
+        nested: { deep: key, list: [key, 'other'] },
+      },
     })
     expect(res.status).toBe(200)
     const [event] = await service.eventsOf(account, 1, `&distinct_id=${marker}`)
-    expect(event!.properties.kept).toBe('yes')
-    expect(JSON.stringify(event)).not.toContain(account.personalApiKey)
+    expect(event!.properties).toMatchObject({ kept: 'yes', nested: { list: ['other'] } })
+    expect(JSON.stringify(event)).not.toContain(key)
+    const person = await service.personOf(account, marker, (p) => p.properties.plan === 'pro')
+    expect(person.properties).toMatchObject({ plan: 'pro', source: 'script' })
+    expect(JSON.stringify(person)).not.toContain(key)
   })
 
   it('given as ?personal_api_key= are not echoed into next and previous links', async () => {
