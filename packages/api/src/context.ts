@@ -1,5 +1,6 @@
 import { ApiProblem } from '@burrow/contracts'
 import { accounts, type CoreDeps } from '@burrow/core'
+import { unavailableProblem } from './errors'
 import type { ApiContext, ApiGuards } from './trpc'
 
 const BEARER = /^Bearer\s+(\S.+)$/i
@@ -26,7 +27,15 @@ export async function createApiContext(
 ): Promise<ApiContext> {
   const { guards, ip } = options
   if (!key) return { deps, user: null, keyPresented: false, guards }
-  const user = (await accounts.findCallerByPersonalApiKey(deps.sql, key)) ?? null
+  let user
+  try {
+    user = (await accounts.findCallerByPersonalApiKey(deps.sql, key)) ?? null
+  } catch (err) {
+    // A store that is down is the procedure's refusal (503), not the context's failure, which tRPC makes a 500.
+    const unavailable = unavailableProblem(err)
+    if (unavailable) return { deps, user: null, keyPresented: true, guards, refusal: unavailable }
+    throw err
+  }
   if (!user) {
     try {
       await guards?.keyGuesses?.failed('personal', ip)

@@ -103,6 +103,24 @@ describe('any thrown error as the problem the client sees', () => {
     expect(problemFromError(new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: problem }))).toBe(problem)
   })
 
+  it('answers a store that is down or too slow with a 503 clients retry, never a 500, directly or carried by tRPC', () => {
+    const unavailable = {
+      type: 'server_error',
+      code: 'service_unavailable',
+      detail: 'A database the service needs is not answering. Retry the request later.',
+      attr: null,
+    }
+    const timedOut = Object.assign(new Error('write CONNECT_TIMEOUT db:5432'), { code: 'CONNECT_TIMEOUT' })
+    const cancelled = Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' })
+    for (const error of [timedOut, cancelled, new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: timedOut })]) {
+      const problem = problemFromError(error)
+      expect(problem.status).toBe(503)
+      expect(problem.body).toEqual(unavailable)
+    }
+    // An error about the data itself is no outage: still a 500.
+    expect(problemFromError(Object.assign(new Error('duplicate key'), { code: '23505' })).status).toBe(500)
+  })
+
   it('answers bad input tRPC reports as a 400 validation error', () => {
     const cause = schema.safeParse({ name: null }).error!
     const problem = problemFromError(new TRPCError({ code: 'BAD_REQUEST', cause }), { name: null })

@@ -1,4 +1,4 @@
-import { isQueryTimeout } from '@burrow/core'
+import { isDependencyUnavailable, isQueryTimeout } from '@burrow/core'
 import { ApiProblem, isValidationCode, problems, type ProblemStatus, type ValidationCode } from '@burrow/contracts'
 import { TRPCError } from '@trpc/server'
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc'
@@ -131,8 +131,9 @@ export function problemFromZodError(error: ZodError, input?: unknown): ApiProble
 }
 
 /**
- * Any error of a procedure call as the problem the caller sees. Input validation is a 400;
- * what is neither a known problem nor bad input is a 500 without internals.
+ * Any error of a procedure call as the problem the caller sees. Input validation is a 400; a
+ * store that is down or too slow is a 503 the caller retries; what is neither a known problem
+ * nor bad input nor an unavailable store is a 500 without internals.
  */
 export function problemFromError(error: unknown, input?: unknown): ApiProblem {
   if (error instanceof ApiProblem) return error
@@ -141,7 +142,12 @@ export function problemFromError(error: unknown, input?: unknown): ApiProblem {
     if (error.code === 'BAD_REQUEST' && error.cause instanceof ZodError) return problemFromZodError(error.cause, input)
   }
   if (isQueryTimeout(error)) return problems.queryTimeout({ cause: error })
-  return problems.serverError({ cause: error })
+  return unavailableProblem(error) ?? problems.serverError({ cause: error })
+}
+
+/** The 503 for a failure that means a store is unavailable; undefined for any other. */
+export function unavailableProblem(error: unknown): ApiProblem | undefined {
+  return isDependencyUnavailable(error) ? problems.dependencyUnavailable({ cause: error }) : undefined
 }
 
 /** Every status of the catalogue has its tRPC code, so no problem reaches a tRPC client as a 500 by omission. */

@@ -2,7 +2,7 @@ import { ApiProblem, problems } from '@burrow/contracts'
 import { assertScope, organizations, pathOfNul, projects, type Caller, type CoreDeps, type KeyGuessGuard } from '@burrow/core'
 import { initTRPC } from '@trpc/server'
 import { z, ZodError } from 'zod'
-import { problemFromError, trpcErrorFromProblem } from './errors'
+import { problemFromError, trpcErrorFromProblem, unavailableProblem } from './errors'
 import { scopeOfProcedure, throttleOfProcedure } from './procedurePolicy'
 import type { ApiThrottle } from './throttle'
 
@@ -46,7 +46,10 @@ export const createCallerFactory = t.createCallerFactory
  */
 const problemsToTrpcErrors = t.middleware(async ({ next }) => {
   const result = await next()
-  if (!result.ok && result.error.cause instanceof ApiProblem) throw trpcErrorFromProblem(result.error.cause)
+  if (result.ok) return result
+  if (result.error.cause instanceof ApiProblem) throw trpcErrorFromProblem(result.error.cause)
+  const unavailable = unavailableProblem(result.error.cause)
+  if (unavailable) throw trpcErrorFromProblem(unavailable)
   return result
 })
 

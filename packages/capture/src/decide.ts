@@ -1,4 +1,5 @@
 import {
+  isDependencyUnavailable,
   replaceNul,
   type CoreDeps,
   type FlagDefinitionsResolver,
@@ -286,6 +287,8 @@ export async function handleDecide(input: CaptureInput, deps: DecideDeps, flagsE
   } catch (err) {
     if (err instanceof ApiProblem) return { status: err.status, body: err.body, headers: err.headers }
     deps.log('decide failed', err)
+    // A store that is down or too slow: the client retries later.
+    if (isDependencyUnavailable(err)) return { status: 503, body: problems.dependencyUnavailable().body }
     return { status: 500, body: problems.serverError().body }
   }
 }

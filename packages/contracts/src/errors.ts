@@ -165,6 +165,9 @@ export const problems = {
       'The query ran past its time limit and was stopped. Narrow it down (a shorter time range, an event or more filters) and try again.',
       options,
     ),
+  /** A store the request needs (PostgreSQL, ClickHouse) is not answering: clients retry. */
+  dependencyUnavailable: (options?: Cause) =>
+    new ApiProblem('service_unavailable', 'A database the service needs is not answering. Retry the request later.', options),
   /** The project of a key could not be looked up: clients retry. */
   fetchTeamFailed: (options?: Cause) => new ApiProblem('fetch_team_fail', 'Unable to fetch team from database.', options),
   starting: () => new ApiProblem('service_unavailable', 'The service is starting.'),

@@ -4,7 +4,12 @@ export interface TcpProxy {
   port: number
   /** Resets new connections and drops the open ones, as a server going down does. */
   cut(): Promise<void>
-  /** Accepts connections again on the same port. */
+  /**
+   * Stops forwarding, in both directions, without closing anything: new connections are
+   * accepted and never answered, as a server stopped with SIGSTOP or cut off by the network behaves.
+   */
+  freeze(): Promise<void>
+  /** Accepts connections again on the same port, and forwards again what a freeze held. */
   restore(): Promise<void>
   close(): Promise<void>
 }
@@ -19,21 +24,45 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   // could be taken by another process on a busy machine, and a client would then hang on a
   // server that is not the one it asked for instead of being refused.
   let down = false
-  const server: Server = createServer((client) => {
-    if (down) {
-      client.resetAndDestroy()
-      return
-    }
+  let frozen = false
+  // Sockets accepted while frozen, connected upstream at the restore.
+  const held = new Set<Socket>()
+  const pairs = new Set<[Socket, Socket]>()
+  const forward = (client: Socket) => {
     const upstream = connect(target.port, target.host)
-    for (const s of [client, upstream]) {
+    const pair: [Socket, Socket] = [client, upstream]
+    pairs.add(pair)
+    for (const s of pair) {
       sockets.add(s)
-      s.on('close', () => sockets.delete(s))
+      s.on('close', () => {
+        sockets.delete(s)
+        pairs.delete(pair)
+      })
       s.on('error', () => {
         client.destroy()
         upstream.destroy()
       })
     }
     client.pipe(upstream).pipe(client)
+  }
+  const server: Server = createServer((client) => {
+    if (down) {
+      client.resetAndDestroy()
+      return
+    }
+    if (frozen) {
+      // Not read, so what the client sends waits in the kernel's buffers, as on a stopped server.
+      client.pause()
+      held.add(client)
+      sockets.add(client)
+      client.on('error', () => client.destroy())
+      client.on('close', () => {
+        held.delete(client)
+        sockets.delete(client)
+      })
+      return
+    }
+    forward(client)
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -50,8 +79,27 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       down = true
       dropAll()
     },
+    freeze: async () => {
+      frozen = true
+      for (const [client, upstream] of pairs) {
+        client.unpipe(upstream)
+        upstream.unpipe(client)
+        client.pause()
+        upstream.pause()
+      }
+    },
     restore: async () => {
       down = false
+      if (!frozen) return
+      frozen = false
+      for (const [client, upstream] of pairs) client.pipe(upstream).pipe(client)
+      for (const client of held) {
+        held.delete(client)
+        sockets.delete(client)
+        client.removeAllListeners('close')
+        client.removeAllListeners('error')
+        if (!client.destroyed) forward(client)
+      }
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -15,7 +15,7 @@ type Message =
   | { kind: 'call'; id: number; method: string; args: unknown[] }
   | { kind: 'notify'; method: string; args: unknown[] }
   | { kind: 'reply'; id: number; ok: true; value: unknown }
-  | { kind: 'reply'; id: number; ok: false; error: string }
+  | { kind: 'reply'; id: number; ok: false; error: string; code?: string }
 
 export interface Peer {
   /** Runs `method` on the other side; resolves with its answer, rejects with its error. */
@@ -40,8 +40,12 @@ export function connectPeer(end: MessageEnd, handlers: Handlers, log: (msg: stri
       .then(run)
       .then(
         (value) => end.postMessage({ kind: 'reply', id, ok: true, value } satisfies Message),
-        (err: unknown) =>
-          end.postMessage({ kind: 'reply', id, ok: false, error: (err as Error)?.message ?? String(err) } satisfies Message),
+        (err: unknown) => {
+          // The code crosses too: it tells the other side what failed (a store that is down is a 503, not a 500).
+          const code = (err as { code?: unknown })?.code
+          const error = (err as Error)?.message ?? String(err)
+          end.postMessage({ kind: 'reply', id, ok: false, error, ...(typeof code === 'string' ? { code } : {}) } satisfies Message)
+        },
       )
       .catch((err: unknown) =>
         end.postMessage({ kind: 'reply', id, ok: false, error: `the answer could not be sent: ${String(err)}` } satisfies Message),
@@ -54,7 +58,7 @@ export function connectPeer(end: MessageEnd, handlers: Handlers, log: (msg: stri
       const call = waiting.get(message.id)
       waiting.delete(message.id)
       if (message.ok) call?.resolve(message.value)
-      else call?.reject(new Error(message.error))
+      else call?.reject(Object.assign(new Error(message.error), message.code === undefined ? {} : { code: message.code }))
       return
     }
     const handler = handlers[message.method]
