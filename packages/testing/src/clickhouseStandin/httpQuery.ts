@@ -114,6 +114,40 @@ function credentialsOf(url: URL, headers: Record<string, string | string[] | und
   }
 }
 
+/** One field of a multipart/form-data body. */
+export interface FormField {
+  name: string
+  /** Set for a file part: ClickHouse takes those as external tables. */
+  filename: string | undefined
+  value: string
+}
+
+/**
+ * The fields of a multipart/form-data body, as ClickHouse's HTTP interface takes them from a POST:
+ * `query` (the SQL, or its rest after the URL's), `param_<name>` (bound parameters too large
+ * for a URL), and files (external tables). Undefined when the body is not such a form.
+ */
+export function formFields(contentType: string | undefined, body: Buffer): FormField[] | undefined {
+  if (!contentType || !/^multipart\/form-data\b/i.test(contentType)) return undefined
+  const boundary = /;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType)
+  const delimiter = boundary?.[1] ?? boundary?.[2]
+  if (!delimiter) throw new BadHttpQuery(36, 'BAD_ARGUMENTS', 'A multipart/form-data body without a boundary')
+  const text = body.toString('utf8')
+  const fields: FormField[] = []
+  for (const part of text.split(`--${delimiter}`).slice(1)) {
+    if (part.startsWith('--')) break
+    const headerEnd = part.indexOf('\r\n\r\n')
+    if (headerEnd < 0) throw new BadHttpQuery(36, 'BAD_ARGUMENTS', 'A multipart/form-data part without headers')
+    const headers = part.slice(0, headerEnd)
+    const name = /\bname="([^"]*)"/i.exec(headers)?.[1]
+    if (name === undefined) throw new BadHttpQuery(36, 'BAD_ARGUMENTS', 'A multipart/form-data part without a name')
+    // A part's value ends with the line break before the next delimiter.
+    const value = part.slice(headerEnd + 4).replace(/\r\n$/, '')
+    fields.push({ name, filename: /\bfilename="([^"]*)"/i.exec(headers)?.[1], value })
+  }
+  return fields
+}
+
 /** A ClickHouse string literal. */
 export function quoteString(value: string): string {
   return `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`

@@ -8,7 +8,7 @@ import { startClickHouseStandin } from './server'
 import type { StandinCommand, StandinReply } from './control'
 
 const usage =
-  'usage: clickhouse:standin -- --path DIR [--port P] [--host H] [--user U] [--password P] [--config-file FILE]\n' +
+  'usage: clickhouse:standin -- --path DIR [--port P] [--host H] [--user U] [--password P] [--config-file FILE] [--max-header-bytes N]\n' +
   "  serves ClickHouse's HTTP interface over the embedded engine (chDB), with its data in DIR"
 
 function fail(message: string): never {
@@ -26,6 +26,7 @@ try {
       user: { type: 'string', default: 'default' },
       password: { type: 'string', default: '' },
       'config-file': { type: 'string' },
+      'max-header-bytes': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   }).values
@@ -39,6 +40,10 @@ if (args.help) {
 if (!args.path) fail('--path is required')
 const port = Number(args.port)
 if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be a port number, not ${args.port}`)
+const maxHeaderBytes = args['max-header-bytes'] === undefined ? undefined : Number(args['max-header-bytes'])
+if (maxHeaderBytes !== undefined && !(Number.isInteger(maxHeaderBytes) && maxHeaderBytes > 0)) {
+  fail(`--max-header-bytes must be a positive number of bytes, not ${args['max-header-bytes']}`)
+}
 
 const dataDir = path.resolve(args.path)
 mkdirSync(dataDir, { recursive: true })
@@ -49,6 +54,7 @@ const standin = await startClickHouseStandin({
   user: args.user,
   password: args.password,
   configFile: args['config-file'],
+  maxHeaderBytes,
 }).catch((err: unknown) => fail(`could not start: ${err instanceof Error ? err.message : String(err)}`))
 process.stdout.write(`listening on ${standin.url}\n`)
 

@@ -14,6 +14,8 @@ export interface StandinProcessOptions {
   user?: string
   password?: string
   configFile?: string
+  /** Bound on a request's line and headers: a longer URL is answered 431, as a proxy in front (nginx: 8 KB) answers it. */
+  maxHeaderBytes?: number
 }
 
 /** A ClickHouse stand-in running as a separate process, driven by the test that started it. */
@@ -39,6 +41,7 @@ export async function startStandinProcess(options: StandinProcessOptions = {}): 
   if (options.user !== undefined) args.push('--user', options.user)
   if (options.password !== undefined) args.push('--password', options.password)
   if (options.configFile !== undefined) args.push('--config-file', options.configFile)
+  if (options.maxHeaderBytes !== undefined) args.push('--max-header-bytes', String(options.maxHeaderBytes))
   const child = spawn(process.execPath, args, { cwd: HERE, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] })
   const url = await listeningUrl(child)
 

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net'
 import { promisify } from 'node:util'
 import { createBrotliDecompress, createGunzip, createInflate, gzip } from 'node:zlib'
 import { Session, version, type RawInsertFormat } from 'chdb'
-import { BadHttpQuery, answerFormat, contextStatements, parseHttpQuery, type HttpQuery } from './httpQuery'
+import { BadHttpQuery, answerFormat, contextStatements, formFields, parseHttpQuery, type FormField, type HttpQuery } from './httpQuery'
 import { exceptionBody, parseEngineException, statusOfException, type EngineException } from './exceptionStatus'
 import { FaultQueue } from './faults'
 
@@ -21,6 +21,11 @@ export interface StandinOptions {
   configFile?: string | undefined
   /** Bound on a request body after decompression; larger ones get 413. */
   maxBodyBytes?: number
+  /**
+   * Bound on the request line and headers together: a longer URL gets 431, as it would from a
+   * proxy in front of a server (nginx's 8 KB); Node's default (16 KB) without it.
+   */
+  maxHeaderBytes?: number | undefined
 }
 
 export interface ClickHouseStandin {
@@ -103,7 +108,35 @@ export async function startClickHouseStandin(options: StandinOptions): Promise<C
       fail(res, { code: 271, name: 'CANNOT_DECOMPRESS', message: 'Cannot decompress the request body' }, query.queryId)
       return
     }
-    const sql = [query.queryParam, body.toString('utf8')].filter((part) => part !== undefined && part.length > 0).join('\n')
+    let form: FormField[] | undefined
+    try {
+      form = formFields(header(req.headers['content-type']), body)
+    } catch (err) {
+      if (!(err instanceof BadHttpQuery)) throw err
+      fail(res, { code: err.code, name: err.exceptionName, message: err.message }, query.queryId)
+      return
+    }
+    if (form?.some((field) => field.filename !== undefined)) {
+      fail(res, { code: 48, name: 'NOT_IMPLEMENTED', message: 'The stand-in takes no external tables' }, query.queryId)
+      return
+    }
+    // A form's `query` fields follow the URL's, and its `param_` fields are parameters, as on a server.
+    for (const field of form ?? []) {
+      if (!field.name.startsWith('param_')) continue
+      const name = field.name.slice('param_'.length)
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+        fail(res, { code: 36, name: 'BAD_ARGUMENTS', message: `Invalid query parameter name '${name}'` }, query.queryId)
+        return
+      }
+      query.params.push([name, field.value])
+    }
+    const bodyText = form
+      ? form
+          .filter((field) => field.name === 'query')
+          .map((field) => field.value)
+          .join('')
+      : body.toString('utf8')
+    const sql = [query.queryParam, bodyText].filter((part) => part !== undefined && part.length > 0).join('\n')
     if (sql.trim().length === 0) {
       fail(res, { code: 62, name: 'SYNTAX_ERROR', message: 'Empty query' }, query.queryId)
       return
@@ -120,7 +153,7 @@ export async function startClickHouseStandin(options: StandinOptions): Promise<C
     }
 
     const format = answerFormat(sql, query.defaultFormat)
-    const insert = query.queryParam !== undefined && body.length > 0 ? parseInsert(query.queryParam) : undefined
+    const insert = query.queryParam !== undefined && body.length > 0 && !form ? parseInsert(query.queryParam) : undefined
     const session = new Session(options.path)
     let outcome: { answer: Uint8Array; summary: Record<string, string> }
     try {
@@ -170,7 +203,7 @@ export async function startClickHouseStandin(options: StandinOptions): Promise<C
     res.writeHead(200, headers).end(answer)
   }
 
-  const server: Server = createServer((req, res) => {
+  const server: Server = createServer({ ...(options.maxHeaderBytes ? { maxHeaderSize: options.maxHeaderBytes } : {}) }, (req, res) => {
     handle(req, res).catch((err: unknown) => {
       // A failure of the stand-in itself, not of a query: answered as ClickHouse answers an internal error.
       if (res.headersSent) {
@@ -222,6 +255,10 @@ export async function startClickHouseStandin(options: StandinOptions): Promise<C
       engine.close()
     },
   }
+}
+
+function header(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value
 }
 
 /** The request's body, decompressed as its Content-Encoding says, within `limit` bytes. */

@@ -202,6 +202,33 @@ describe('the ClickHouse stand-in over plain HTTP', () => {
     expect(read.body.toString()).toBe('thirty\n')
   })
 
+  it('takes the statement and parameters too large for a URL from a multipart form, as a server does', async () => {
+    const ids = Array.from({ length: 3_000 }, (_, i) => `id-${i}`)
+    const result = await client.query({
+      query: 'SELECT length({ids:Array(String)}) AS n, {name:String} AS name',
+      query_params: { ids, name: "o'brien" },
+      format: 'JSONEachRow',
+      use_multipart_params: true,
+    })
+    expect(await result.json()).toEqual([{ n: '3000', name: "o'brien" }])
+  })
+
+  it('answers 431 to a request line longer than its bound, as a proxy in front of a server does', async () => {
+    const strict = await startStandinProcess({ password: 'secret', maxHeaderBytes: 8 * 1024 })
+    try {
+      const long = await exchange(strict.url, {
+        path: `/?param_x=${'a'.repeat(9_000)}`,
+        headers: { Authorization: basic },
+        body: 'SELECT 1',
+      })
+      expect(long.status).toBe(431)
+      const short = await exchange(strict.url, { path: '/?param_x=a', headers: { Authorization: basic }, body: 'SELECT {x:String}' })
+      expect(short.body.toString()).toBe('a\n')
+    } finally {
+      await strict.stop()
+    }
+  })
+
   it('runs GET requests read-only', async () => {
     const answer = await exchange(standin.url, {
       method: 'GET',
