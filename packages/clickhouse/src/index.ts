@@ -16,7 +16,17 @@ export type { PluginLogRow } from './tables/pluginLogEntries'
 export type { IngestionWarningRow } from './tables/ingestionWarnings'
 export type { PropertyCondition, PropertyExpression, PropertyGroup, CohortCondition, BehaviouralCondition } from './propertyConditions'
 export { NIL_UUID } from './tables/events'
-export { clickHouseErrorCode, isDataRejection, isQueryTimeout } from './errors'
+export {
+  clickHouseErrorCode,
+  ClickHouseTimedOut,
+  ClickHouseUnavailable,
+  isClickHouseRefusal,
+  isClickHouseUnavailable,
+  isDataRejection,
+  isQueryTimeout,
+} from './errors'
+export { asTenant, type Tenant } from './tenant'
+export { StatementCancelled, type ClickHouseReader, type ReadParams } from './readerPool'
 export { deleteTeamData } from './teamData'
 export { DEFAULT_MATERIALIZED_PROPERTIES, ensureMaterializedProperties, GROUP_COLUMNS, materializedColumns } from './materializedProperties'
 export { detachedParts, type DetachedPart } from './detachedParts'

@@ -83,7 +83,8 @@ export async function insertEncodedEvents(
 /** Which of these event uuids are stored (in any project), in lower case. */
 export async function storedEventUuids(ch: ClickHouse, uuids: string[]): Promise<Set<string>> {
   const stored = new Set<string>()
-  // In slices: on a server the uuids travel in the request's URL.
+  // In slices: on a server a large parameter travels in the request's body, one form field,
+  // which ClickHouse takes up to http_max_field_value_size (128 KiB): 2,000 uuids are about 80 KB.
   for (let at = 0; at < uuids.length; at += UUIDS_PER_LOOKUP) {
     const result = await ch.reader.query({
       query: `SELECT DISTINCT toString(uuid) AS stored FROM ${EVENTS_TABLE} WHERE uuid IN {uuids:Array(UUID)}${settingsSql(READ_SETTINGS)}`,
@@ -135,6 +136,11 @@ const EVENTS = EVENTS_TABLE
 
 /** Bound on one read of the API's: a read that would take longer is stopped, so that it cannot hold the engine for others. */
 const READ_SETTINGS = { max_execution_time: 20 }
+/**
+ * The service's own bound on the same reads, a second past ClickHouse's: a read the engine does
+ * not stop in time (or a server that does not answer) is answered and killed then.
+ */
+const READ_TIMEOUT_MS = (READ_SETTINGS.max_execution_time + 1) * 1000
 
 /**
  * A statement's own SETTINGS clause: settings given to the client instead stay on the embedded
@@ -225,6 +231,7 @@ export async function queryEvents(ch: ClickHouse, q: EventsQuery): Promise<Event
         LIMIT {limit:UInt32} OFFSET {offset:UInt64}${settingsSql({ ...READ_SETTINGS, query_plan_max_limit_for_lazy_materialization: 200_000 })}`,
       query_params: { ...windowParams, limit: q.limit + 1, offset: q.offset },
       format: 'JSONEachRow',
+      timeoutMs: READ_TIMEOUT_MS,
       // The properties are read for the rows of the page only, after the sort (ClickHouse's lazy materialisation).
       abort_signal: q.signal,
     })
@@ -252,6 +259,7 @@ async function boundedCount(ch: ClickHouse, filter: string, params: Record<strin
     query: `SELECT count() AS count FROM (SELECT 1 FROM ${EVENTS} ${filter} LIMIT {cap:UInt64})${settingsSql(READ_SETTINGS)}`,
     query_params: { ...params, cap: q.offset + q.limit + COUNT_MARGIN },
     format: 'JSONEachRow',
+    timeoutMs: READ_TIMEOUT_MS,
     abort_signal: q.signal,
   })
   const [row] = await result.json<{ count: string | number }>()
@@ -263,6 +271,7 @@ export async function findEvent(ch: ClickHouse, teamId: number, uuid: string): P
     query: `SELECT ${STORED_EVENT_COLUMNS} FROM ${EVENTS} WHERE team_id = ${TEAM} AND uuid = {uuid:UUID} LIMIT 1${settingsSql(READ_SETTINGS)}`,
     query_params: { team_id: teamId, uuid },
     format: 'JSONEachRow',
+    timeoutMs: READ_TIMEOUT_MS,
   })
   const [row] = await result.json<StoredEvent>()
   return row && toStored(row)
@@ -332,6 +341,7 @@ export async function propertyValues(ch: ClickHouse, q: PropertyValuesQuery): Pr
       GROUP BY value ORDER BY count DESC, value LIMIT ${VALUES_LIMIT}${settingsSql({ ...READ_SETTINGS, query_plan_max_limit_for_lazy_materialization: VALUES_SAMPLE_EVENTS })}`,
     query_params: { ...params.values, team_id: q.teamId },
     format: 'JSONEachRow',
+    timeoutMs: READ_TIMEOUT_MS,
   })
   return (await result.json<{ name: string; count: string | number }>()).map((r) => ({ name: r.name, count: Number(r.count) }))
 }
@@ -351,6 +361,7 @@ export async function eventVolumes(
       FROM event_daily_counts WHERE team_id = ${TEAM} AND event IN {names:Array(String)} GROUP BY event${settingsSql(READ_SETTINGS)}`,
     query_params: { team_id: teamId, names },
     format: 'JSONEachRow',
+    timeoutMs: READ_TIMEOUT_MS,
   })
   const rows = await result.json<{ event: string; volume: string | number; last_seen: string }>()
   return new Map(rows.map((r) => [r.event, { volume30Day: Number(r.volume), lastSeenAt: clickHouseDateTimeToIso(r.last_seen) }]))
@@ -365,12 +376,16 @@ export async function recentPropertyKeys(ch: ClickHouse, teamId: number): Promis
       GROUP BY key ORDER BY key LIMIT 1000${settingsSql(READ_SETTINGS)}`,
     query_params: { team_id: teamId },
     format: 'JSONEachRow',
+    timeoutMs: READ_TIMEOUT_MS,
   })
   return (await result.json<{ key: string; numerical: number | string }>()).map((r) => ({
     key: r.key,
     numerical: Number(r.numerical) === 1,
   }))
 }
+
+/** An export's page may take longer than an API read. */
+const EXPORT_SETTINGS = { max_execution_time: 60 }
 
 export interface StoredEventRow extends StoredEvent {
   /** DateTime64(6) text, for the next page's cursor. */
@@ -393,7 +408,7 @@ export async function eventsInRange(
         AND timestamp < parseDateTime64BestEffort({to:String}, 6, 'UTC')
         ${q.after ? `AND (timestamp, uuid) > (toDateTime64({after_ts:String}, 6, 'UTC'), toUUID({after_uuid:String}))` : ''}
       ORDER BY timestamp, uuid
-      LIMIT {limit:UInt32}`,
+      LIMIT {limit:UInt32}${settingsSql(EXPORT_SETTINGS)}`,
     query_params: {
       team_id: q.teamId,
       from: q.from,
@@ -402,7 +417,7 @@ export async function eventsInRange(
       ...(q.after ? { after_ts: q.after.timestamp, after_uuid: q.after.uuid } : {}),
     },
     format: 'JSONEachRow',
-    clickhouse_settings: { max_execution_time: 60 },
+    timeoutMs: (EXPORT_SETTINGS.max_execution_time + 1) * 1000,
   })
   const rows = await result.json<StoredEventRow>()
   return rows.map((r) => ({ ...r, timestamp: clickHouseDateTimeToIso(r.timestamp) }))
