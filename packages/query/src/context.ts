@@ -13,8 +13,13 @@ export interface QueryContext {
   weekStartDay: 0 | 1
   /** The moment relative dates count from, fixed once per query so that all of its parts agree. */
   now: Date
-  /** ClickHouse's `max_execution_time` for each statement the query runs, in seconds. */
+  /** How long the query may take, in seconds: every statement it runs together, when `deadline` is set; else each. */
   maxExecutionSeconds: number
+  /**
+   * When (epoch milliseconds) the query's time is up: each statement gets what is left of it, so
+   * that a query of several statements answers within its limit too.
+   */
+  deadline?: number
   /** Aborted when the caller goes away or cancels: the statement under way is cancelled. */
   signal?: AbortSignal
   /**

@@ -1,13 +1,55 @@
-import { clickHouseErrorCode } from '@burrow/clickhouse'
+import { clickHouseErrorCode, isQueryTimeout } from '@burrow/clickhouse'
 import { ApiProblem } from '@burrow/contracts'
 import type { QueryContext } from './context'
 
 /** The team's id, as every statement names it. */
 export const TEAM = '{team_id:Int64}'
 
-/** ClickHouse's TIMEOUT_EXCEEDED and QUERY_WAS_CANCELLED. */
-const TIMEOUT_EXCEEDED = 159
+/** ClickHouse's QUERY_WAS_CANCELLED. */
 const QUERY_WAS_CANCELLED = 394
+
+/**
+ * How much longer than ClickHouse's own limit (max_execution_time) the service waits before it
+ * answers the caller and kills the statement itself: the engine's limit, when it holds, answers first.
+ */
+const WALL_CLOCK_GRACE_MS = 1_000
+
+/**
+ * PostHog's answer to a query that hit its time limit (ClickHouse's TIMEOUT_EXCEEDED: a 400
+ * `timeout_exceeded` with this first sentence), with what to do about it.
+ */
+export function queryTimedOut(cause?: unknown): ApiProblem {
+  return new ApiProblem(
+    'timeout_exceeded',
+    'Query has hit the max execution time before completing. Try a shorter date range, fewer series or a breakdown with fewer values.',
+    cause === undefined ? {} : { cause },
+  )
+}
+
+/**
+ * The time a statement of the query may take, in milliseconds: what is left of the query's
+ * deadline, or the whole limit for each statement without one. Throws PostHog's timeout when
+ * nothing is left.
+ */
+export function statementBudgetMs(ctx: QueryContext): number {
+  const left = ctx.deadline === undefined ? ctx.maxExecutionSeconds * 1000 : ctx.deadline - Date.now()
+  if (left <= 0) throw queryTimedOut()
+  return left
+}
+
+/**
+ * The read options that bound a statement in time: ClickHouse's own limit in the statement's
+ * SETTINGS (`settings`; in the statement, so that it holds on the embedded engine, whose settings
+ * would outlive it), and the service's wall clock (`timeoutMs`), which kills the statement
+ * if the engine's limit does not hold.
+ */
+export function statementLimits(ctx: QueryContext): { settings: string; timeoutMs: number } {
+  const budgetMs = statementBudgetMs(ctx)
+  return {
+    settings: `max_execution_time = ${Math.max(1, Math.ceil(budgetMs / 1000))}, timeout_overflow_mode = 'throw'`,
+    timeoutMs: budgetMs + WALL_CLOCK_GRACE_MS,
+  }
+}
 
 /** The query was cancelled by its caller (DELETE .../query/:id/ or a closed connection). */
 export class QueryCancelled extends Error {
@@ -18,32 +60,25 @@ export class QueryCancelled extends Error {
 }
 
 /**
- * Runs one SELECT of a runner, bounded by the context's execution time (in the statement
- * itself, so that it holds on the embedded engine, whose settings would outlive the statement)
- * and cancelled with the context's signal.
+ * Runs one SELECT of a runner within the query's time (statementLimits) and cancelled with the
+ * context's signal.
  */
 export async function select<T>(ctx: QueryContext, sql: string, params: Record<string, unknown>): Promise<T[]> {
   if (ctx.signal?.aborted) throw new QueryCancelled()
-  const seconds = Math.max(1, Math.ceil(ctx.maxExecutionSeconds))
+  const limits = statementLimits(ctx)
   try {
     const result = await ctx.ch.reader.query({
-      query: `${sql}\nSETTINGS max_execution_time = ${seconds}, timeout_overflow_mode = 'throw'`,
+      query: `${sql}\nSETTINGS ${limits.settings}`,
       query_params: { ...params, team_id: ctx.teamId },
       format: 'JSONEachRow',
+      timeoutMs: limits.timeoutMs,
       ...(ctx.signal ? { abort_signal: ctx.signal } : {}),
     })
     return await result.json<T>()
   } catch (err: unknown) {
     if (ctx.signal?.aborted) throw new QueryCancelled()
-    const code = clickHouseErrorCode(err)
-    if (code === TIMEOUT_EXCEEDED) {
-      throw new ApiProblem(
-        'timeout_exceeded',
-        'Query has hit the max execution time before completing. Try a shorter date range, fewer series or a breakdown with fewer values.',
-        { cause: err },
-      )
-    }
-    if (code === QUERY_WAS_CANCELLED) throw new QueryCancelled()
+    if (isQueryTimeout(err)) throw queryTimedOut(err)
+    if (clickHouseErrorCode(err) === QUERY_WAS_CANCELLED) throw new QueryCancelled()
     throw err
   }
 }

@@ -8,6 +8,7 @@ import {
   type QueryStatus,
   type RefreshMode,
 } from '@burrow/contracts'
+import { asTenant } from '@burrow/clickhouse'
 import type { ProjectRow } from '@burrow/postgres'
 import { QueryCancelled, runQuery, type QueryContext, type RunnerOutput } from '@burrow/query'
 import { pinCohortVersions } from '../cohortDefinition'
@@ -74,6 +75,8 @@ function contextFor(deps: CoreDeps, project: ProjectRow, signal?: AbortSignal): 
     weekStartDay: 0,
     now: new Date(),
     maxExecutionSeconds: limitsOf(deps).maxExecutionSeconds,
+    // The whole query (all its statements) answers within the limit.
+    deadline: Date.now() + limitsOf(deps).maxExecutionSeconds * 1000,
     ...(signal ? { signal } : {}),
     async properties(raw, attr) {
       try {
@@ -94,11 +97,14 @@ function refreshMode(request: QueryRequest): RefreshMode {
 
 async function compute(deps: CoreDeps, project: ProjectRow, query: AnalyticsQuery, signal?: AbortSignal): Promise<CachedAnswer> {
   const started = performance.now()
-  const output = await stateOf(deps).slots.run(project.id, async () => {
-    const answer = runQuery(contextFor(deps, project, signal), query)
-    if (!answer) throw problems.validation('kind', `Queries of kind ${query.kind} are not supported.`)
-    return answer
-  })
+  const output = await stateOf(deps).slots.run(project.id, () =>
+    // Its statements wait their turn at ClickHouse's reader connections as the organization's and the project's.
+    asTenant({ organization: project.organization_id, project: project.id }, async () => {
+      const answer = runQuery(contextFor(deps, project, signal), query)
+      if (!answer) throw problems.validation('kind', `Queries of kind ${query.kind} are not supported.`)
+      return answer
+    }),
+  )
   const timings = [{ k: `./${query.kind}`, t: (performance.now() - started) / 1000 }]
   return { output: { ...output, extra: { ...output.extra, timings } }, lastRefresh: new Date().toISOString() }
 }

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto'
-import { clickHouseErrorCode } from '@burrow/clickhouse'
+import { clickHouseErrorCode, isQueryTimeout } from '@burrow/clickhouse'
 import type { QueryContext } from '../context'
+import { QueryCancelled, queryTimedOut, statementLimits } from '../sql'
 import { refused } from './errors'
 import type { PrintedQuery } from './printer'
 import { dateTimeZone, wallClockToIso } from './wallClock'
@@ -51,37 +51,15 @@ const USER_ERRORS: Record<number, string> = {
   427: 'a regular expression is invalid',
   491: 'a regular expression is invalid',
 }
-const TIMEOUT = 159
-
 /** The memory one query may take: the embedded engine shares the service's process, which must outlive a greedy query. */
 const MAX_MEMORY_BYTES = 4 * 1024 ** 3
 
-/**
- * ClickHouse's error code. The embedded engine's client throws its own copy of ClickHouseError
- * (not an instance of ours), with the code as text, or only in its cause's message.
- */
-function errorCode(err: unknown): number | undefined {
-  const code = clickHouseErrorCode(err)
-  if (code !== undefined) return code
-  if (!(err instanceof Error)) return undefined
-  const own = (err as { code?: unknown }).code
-  if (typeof own === 'string' && /^\d+$/.test(own)) return Number(own)
-  const texts = [err.message, err.cause instanceof Error ? err.cause.message : '']
-  for (const text of texts) {
-    const match = /\bCode: (\d+)\. DB::Exception/.exec(text)
-    if (match) return Number(match[1])
-  }
-  return undefined
-}
-
 /** Read-only, time-bounded settings of every statement a HogQL query runs. */
-function settingsClause(ctx: QueryContext): string {
-  const seconds = Math.max(1, Math.floor(ctx.maxExecutionSeconds))
+function settingsClause(timeLimit: string): string {
   return [
     'readonly = 2',
-    `max_execution_time = ${seconds}`,
+    timeLimit,
     `max_memory_usage = ${MAX_MEMORY_BYTES}`,
-    "timeout_overflow_mode = 'throw'",
     'output_format_json_quote_64bit_integers = 0',
     // The events table's person join reads a missing match as empty, ClickHouse's default.
     'join_use_nulls = 0',
@@ -91,72 +69,30 @@ function settingsClause(ctx: QueryContext): string {
 }
 
 /**
- * The embedded engine (chDB 3.4) keeps what a failed statement had written (a JSON header, the
- * rows before the error) and hands it out in front of the next statement's answer, whoever asks
- * it: a statement answered at once takes it away. Harmless on a server.
+ * Runs a printed query; user-caused ClickHouse failures become 400s without ClickHouse's text.
+ * The reader connections keep each statement's output its own, kill a statement whose caller
+ * aborted or whose time is up, and answer within that time (see @burrow/clickhouse's ReaderPool).
  */
-async function drain(ctx: QueryContext): Promise<void> {
-  try {
-    const result = await ctx.ch.reader.query({ query: 'SELECT 1', format: 'JSONEachRow' })
-    await result.text()
-  } catch {
-    // Draining is best effort; the failure being reported matters more.
-  }
-}
-
-const KILL_RETRY_MS = 200
-
-/**
- * Cancels the statement carrying `tag`. Aborting the request alone is not enough: the embedded
- * engine runs a statement to its end after its caller gave up, and a server may too.
- */
-async function kill(ctx: QueryContext, tag: string): Promise<void> {
-  // The tag is ours (letters, digits and dashes): KILL QUERY takes no query parameters.
-  await ctx.ch.writer.command({ query: `KILL QUERY WHERE query LIKE '%${tag}%' AND query NOT LIKE '%KILL QUERY%' ASYNC` })
-}
-
-/** Runs a printed query; user-caused ClickHouse failures become 400s without ClickHouse's text. */
 export async function executePrinted(ctx: QueryContext, printed: PrintedQuery): Promise<ExecutedQuery> {
   ctx.signal?.throwIfAborted()
-  // A tag of our own in the statement's text (its log comment), to find it again to cancel it.
-  const tag = `hogql ${randomUUID()}`
-  let settled = false
-  // Asked again until the statement ends: an abort can come before ClickHouse has started it.
-  const onAbort = () => {
-    if (settled) return
-    kill(ctx, tag)
-      .catch(() => {
-        // The statement may have ended already; its own failure is what the caller sees.
-      })
-      .finally(() => {
-        if (!settled) setTimeout(onAbort, KILL_RETRY_MS).unref()
-      })
-  }
-  ctx.signal?.addEventListener('abort', onAbort, { once: true })
+  const limits = statementLimits(ctx)
   let body: { meta?: Array<{ name: string; type: string }>; data?: unknown[][] }
   try {
     const result = await ctx.ch.reader.query({
-      query: `${printed.sql} SETTINGS ${settingsClause(ctx)}, log_comment = '${tag}'`,
+      query: `${printed.sql} SETTINGS ${settingsClause(limits.settings)}`,
       query_params: printed.params,
       format: 'JSONCompact',
+      timeoutMs: limits.timeoutMs,
       ...(ctx.signal ? { abort_signal: ctx.signal } : {}),
     })
     body = await result.json()
   } catch (err: unknown) {
-    await drain(ctx)
-    const code = errorCode(err)
-    if (code === TIMEOUT) {
-      throw refused(
-        `The query took longer than ${ctx.maxExecutionSeconds} seconds, its limit. Narrow it (a shorter date range, fewer events) and try again.`,
-        { cause: err },
-      )
-    }
+    if (ctx.signal?.aborted) throw new QueryCancelled()
+    if (isQueryTimeout(err)) throw queryTimedOut(err)
+    const code = clickHouseErrorCode(err)
     const reason = code !== undefined ? USER_ERRORS[code] : undefined
     if (reason) throw refused(`The query could not be run: ${reason}.`, { cause: err })
     throw err
-  } finally {
-    settled = true
-    ctx.signal?.removeEventListener('abort', onAbort)
   }
   const meta = body.meta ?? []
   const zones = meta.map((m) => dateTimeZone(m.type))
