@@ -29,7 +29,7 @@ for (const [network, prefix] of [
 for (const [network, prefix] of [
   ['::', 128],
   ['::1', 128],
-  ['64:ff9b::', 96], // NAT64 of any IPv4 address
+  ['64:ff9b:1::', 48], // NAT64 for local use (RFC 8215): what lies behind it is the operator's network
   ['100::', 64], // discard
   ['2001:db8::', 32], // documentation
   ['fc00::', 7], // unique local
@@ -48,13 +48,52 @@ export class PrivateAddressError extends Error {
   }
 }
 
-/** Whether an IP address (v4, v6, or v4 mapped into v6) lies in a private or reserved range. */
+/**
+ * Whether an IP address lies in a private or reserved range: IPv4, IPv6, or an IPv6 address
+ * that carries an IPv4 one (see `embeddedIpv4`), judged by the IPv4 address it leads to.
+ */
 export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address)
-  if (family === 0) return false
-  const mapped = family === 6 ? /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address) : null
-  if (mapped) return PRIVATE.check(mapped[1]!, 'ipv4')
-  return PRIVATE.check(address, family === 4 ? 'ipv4' : 'ipv6')
+  // A zone (`fe80::1%eth0`) names an interface, not another address.
+  const bare = address.split('%')[0]!
+  const family = isIP(bare)
+  if (family === 4) return PRIVATE.check(bare, 'ipv4')
+  if (family !== 6) return false
+  if (PRIVATE.check(bare, 'ipv6')) return true
+  return embeddedIpv4(bare).some((v4) => PRIVATE.check(v4, 'ipv4'))
+}
+
+/** The eight 16-bit groups of an IPv6 address. */
+function ipv6Groups(address: string): number[] {
+  // The URL parser writes an IPv6 host canonically: hex groups only (a dotted IPv4 tail
+  // converted), with at most one `::`.
+  const canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1)
+  const [head = '', tail] = canonical.split('::')
+  const parse = (part: string) => (part === '' ? [] : part.split(':').map((group) => Number.parseInt(group, 16)))
+  const start = parse(head)
+  if (tail === undefined) return start
+  const end = parse(tail)
+  return [...start, ...new Array<number>(8 - start.length - end.length).fill(0), ...end]
+}
+
+const dotted = (high: number, low: number) => `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`
+
+/**
+ * The IPv4 addresses an IPv6 address leads to, where it carries them: IPv4-compatible
+ * (`::a.b.c.d`), IPv4-mapped (`::ffff:a.b.c.d`), IPv4-translated (`::ffff:0:a.b.c.d`), NAT64's
+ * well-known prefix (`64:ff9b::a.b.c.d`), 6to4 (`2002:aabb:ccdd::`) and Teredo (its server, and
+ * its client's address, which Teredo stores inverted). A stack or relay that honours one of
+ * these forms connects to the IPv4 address, private ones included.
+ */
+export function embeddedIpv4(address: string): string[] {
+  const g = ipv6Groups(address)
+  const zeros = (from: number, to: number) => g.slice(from, to).every((group) => group === 0)
+  if (zeros(0, 6) || (zeros(0, 5) && g[5] === 0xffff) || (zeros(0, 4) && g[4] === 0xffff && g[5] === 0)) {
+    return [dotted(g[6]!, g[7]!)]
+  }
+  if (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) return [dotted(g[6]!, g[7]!)]
+  if (g[0] === 0x2002) return [dotted(g[1]!, g[2]!)]
+  if (g[0] === 0x2001 && g[1] === 0) return [dotted(g[2]!, g[3]!), dotted(g[6]! ^ 0xffff, g[7]! ^ 0xffff)]
+  return []
 }
 
 /** The host of a URL as an address when it is one (brackets of IPv6 removed). */
