@@ -145,6 +145,31 @@ describe('plugin configs', () => {
     expect(row!.config).toEqual({ url: 'https://hooks.example.com/z', secret: 's3cret', headers: '{"x-team":"a"}', method: 'POST' })
   })
 
+  it('refuses to move a webhook to another host with its stored secrets, until they are given again', async () => {
+    const fresh = await service.account()
+    const { body: created } = await call(fresh, 'POST', configsPath(fresh), {
+      plugin: WEBHOOK,
+      config: { url: 'https://hooks.example.com/x', secret: 's3cret', headers: '{"authorization":"Bearer t"}' },
+    })
+    const path = `${configsPath(fresh)}${created.id}/`
+    const moved = await call(fresh, 'PATCH', path, {
+      config: { url: 'https://elsewhere.example.net/x', secret: SECRET_MASK, headers: SECRET_MASK },
+    })
+    expect(moved.status).toBe(400)
+    expect(moved.body).toEqual({
+      type: 'validation_error',
+      code: 'required',
+      detail: '"Signing secret" must be given again when the URL\'s host changes.',
+      attr: 'config__secret',
+    })
+    const given = await call(fresh, 'PATCH', path, { config: { url: 'https://elsewhere.example.net/x', secret: 'new', headers: '' } })
+    expect(given.status).toBe(200)
+    const [row] = await service.app.deps.sql<
+      { config: Record<string, unknown> }[]
+    >`select config from plugin_configs where id = ${created.id}`
+    expect(row!.config).toEqual({ url: 'https://elsewhere.example.net/x', secret: 'new', method: 'POST' })
+  })
+
   it("creates a config from a multipart form, as PostHog's frontend sends it (the config as JSON text)", async () => {
     const fresh = await service.account()
     const form = new FormData()

@@ -13,7 +13,7 @@ import { problems } from '@burrow/contracts'
 import { pluginAppMetrics, pluginConfigs, type PluginConfigRow, type UserRow } from '@burrow/postgres'
 import type { CoreDeps } from './deps'
 import { catalogEntry, toPlugin, type CatalogEntry } from './plugins/catalog'
-import { maskSecrets, mergeConfig } from './plugins/config'
+import { checkSecretsFollowHost, maskSecrets, mergeConfig } from './plugins/config'
 import { listLogEntries, logSystemEvent, type LogQuery } from './plugins/logs'
 import { pluginConfigsChanged } from './plugins/projectPlugins'
 import { serialIdOrNotFound } from './ids'
@@ -102,6 +102,7 @@ export async function updatePluginConfig(
   if (input.deleted === true) return withRates(deps, await softDelete(deps, projectId, current.id))
   const entry = pluginOf(current)
   const enabled = input.enabled ?? current.enabled
+  if (entry.secretsFollowHostOf) checkSecretsFollowHost(entry.configSchema, current.config, input.config, entry.secretsFollowHostOf)
   const config = mergeConfig(entry.configSchema, current.config, input.config, enabled)
   if (enabled) entry.validate?.(config)
   const row = await pluginConfigs.updatePluginConfig(deps.sql, projectId, current.id, {

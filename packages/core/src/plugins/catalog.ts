@@ -27,6 +27,8 @@ interface CatalogEntry {
   transformation?: (config: Record<string, unknown>, env: PluginEnvironment) => Transformation
   /** Its transformation may change the event it is given (the runner then gives it a copy). */
   changesInPlace?: boolean
+  /** The config field of the URL its secrets are sent to: moved to another host, the secrets must be given again. */
+  secretsFollowHostOf?: string
 }
 
 export const GEOIP = 1
@@ -121,6 +123,7 @@ const CATALOG: CatalogEntry[] = [
     ],
     methods: ['onEvent'],
     validate: validateWebhookConfig,
+    secretsFollowHostOf: 'url',
     jobs: {
       'Export historical events': { payload: { dateFrom: { type: 'date', required: true }, dateTo: { type: 'date', required: true } } },
     },

@@ -53,6 +53,38 @@ export function mergeConfig(
   return merged
 }
 
+/**
+ * Refuses an update that moves the config's URL (the field `urlKey`) to another host while a
+ * stored secret would be kept: the signing secret and the extra headers (often credentials)
+ * were given for the old address and would otherwise be sent to the new one, whoever runs it.
+ * As PostHog does, each must then be given again (or cleared with an empty value).
+ */
+export function checkSecretsFollowHost(
+  schema: PluginConfigField[],
+  previous: Record<string, unknown>,
+  incoming: Record<string, unknown> | undefined,
+  urlKey: string,
+): void {
+  if (incoming === undefined) return
+  const hostOf = (value: unknown) => {
+    try {
+      return typeof value === 'string' ? new URL(value).host : undefined
+    } catch {
+      return undefined
+    }
+  }
+  const host = hostOf(incoming[urlKey])
+  // No valid URL, nothing is sent; the next URL given is then compared with this one.
+  if (host === undefined || host === hostOf(previous[urlKey])) return
+  for (const field of schema) {
+    if (!field.secret || previous[field.key] === undefined) continue
+    const sent = incoming[field.key]
+    if (sent === undefined || sent === null || sent === SECRET_FIELD_MASK) {
+      throw problems.validation(fieldAttr(field.key), `"${field.name}" must be given again when the URL's host changes.`, 'required')
+    }
+  }
+}
+
 /** The config as responses show it: secrets that are set replaced by the mask. */
 export function maskSecrets(schema: PluginConfigField[], config: Record<string, unknown>): Record<string, unknown> {
   const masked = { ...config }
