@@ -337,48 +337,52 @@ describe('Webhook Export', () => {
     await sink.close()
   })
 
-  it('runs the historical export job once, sending the stored events of the range, with its progress in the log', async () => {
+  it('sends every stored event of the range in the historical export, those delivered before included, once per run, and logs how many', async () => {
     const fresh = await createTestAccount(app.deps.sql)
+    const sink = new Sink()
+    await sink.open()
+    // The config exists as the events arrive: it delivers them as they are stored.
+    const id = await webhookConfig(fresh, sink)
     const uuids = [randomUUID(), randomUUID()]
     await capture(fresh, [
       { event: 'old', uuid: uuids[0], distinct_id: 'h', timestamp: '2024-03-01T10:00:00Z' },
       { event: 'old', uuid: uuids[1], distinct_id: 'h', timestamp: '2024-03-02T10:00:00Z' },
       { event: 'outside', uuid: randomUUID(), distinct_id: 'h', timestamp: '2024-05-01T10:00:00Z' },
     ])
-    await waitFor(
-      async () => {
-        const { body } = await call(fresh, 'GET', `/api/projects/${fresh.projectId}/events/?after=2024-01-01T00:00:00Z`)
-        return body.results.length >= 3 ? true : undefined
-      },
-      { what: 'the events stored' },
-    )
-    const sink = new Sink()
-    await sink.open()
-    const id = await webhookConfig(fresh, sink)
+    await waitFor(() => (sink.delivered().length >= 3 ? true : undefined), { what: 'the events delivered as stored', timeoutMs: 20_000 })
+    const deliveriesOf = (uuid: string) => sink.delivered().filter((r) => r.uuid === uuid).length
+
+    // The destination lost them: the export sends the range's events again.
     const job = await call(fresh, 'POST', `${configsPath(fresh)}${id}/job/`, {
       job: { type: 'Export historical events', payload: { dateFrom: '2024-03-01', dateTo: '2024-04-01' } },
     })
     expect(job.status).toBe(200)
-    await waitFor(() => (sink.delivered().length >= 2 ? true : undefined), { what: 'the exported events', timeoutMs: 20_000 })
-    await new Promise((resolve) => setTimeout(resolve, 500))
-    expect(
-      sink
-        .delivered()
-        .map((r) => r.uuid)
-        .sort(),
-    ).toEqual([...uuids].sort())
-    const logs = await waitFor(
-      async () => {
-        const { body } = await call(fresh, 'GET', `${configsPath(fresh)}${id}/logs/?search=Export%20historical%20events`)
-        return body.results.some((e: { message: string }) => e.message.includes('finished')) ? body : undefined
-      },
-      { what: 'the job finished in the log' },
-    )
-    const messages = logs.results.map((e: { message: string }) => e.message)
+    await waitFor(() => (uuids.every((uuid) => deliveriesOf(uuid) >= 2) ? true : undefined), {
+      what: 'the exported events',
+      timeoutMs: 20_000,
+    })
+    const finished = async (runs: number) =>
+      waitFor(
+        async () => {
+          const { body } = await call(fresh, 'GET', `${configsPath(fresh)}${id}/logs/?search=Export%20historical%20events`)
+          const messages: string[] = body.results.map((e: { message: string }) => e.message)
+          return messages.filter((m) => m.includes('finished')).length >= runs ? messages : undefined
+        },
+        { what: `the job finished ${runs} time(s) in the log` },
+      )
+    const messages = await finished(1)
     expect(messages).toContain('Job "Export historical events" started.')
-    expect(messages.some((m: string) => m.startsWith('Export historical events: 2 events read, 2 queued'))).toBe(true)
-    const [row] = await app.deps.sql<{ status: string }[]>`select status from plugin_jobs where plugin_config_id = ${id}`
+    expect(messages.some((m) => m.startsWith('Export historical events: 2 events read, 2 sent for delivery'))).toBe(true)
+    expect(messages.some((m) => m.includes('finished: 2 events from 2024-03-01T00:00:00.000Z to 2024-04-01T00:00:00.000Z sent'))).toBe(true)
+    const [row] = await app.deps.sql<{ id: string; status: string }[]>`select id, status from plugin_jobs where plugin_config_id = ${id}`
     expect(row!.status).toBe('done')
+
+    // The same run taken again, as when its server dies before recording the end: nothing is sent twice for it.
+    await app.deps.sql`update plugin_jobs set status = 'running', leased_until = now() - interval '1 second' where id = ${row!.id}`
+    await finished(2)
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    expect(uuids.map(deliveriesOf)).toEqual([2, 2])
+    expect(sink.delivered()).toHaveLength(5)
     await sink.close()
   })
 

@@ -111,7 +111,11 @@ function dateOf(payload: Record<string, unknown>, key: string): string {
   return new Date(Date.parse(value)).toISOString()
 }
 
-/** Webhook Export's job: the project's stored events of [dateFrom, dateTo) through the same outbox, in pages. */
+/**
+ * Webhook Export's job: every stored event of the project in [dateFrom, dateTo) through the same
+ * outbox, in pages. As PostHog's, it sends the events the config delivered or queued before too:
+ * the job exists to fill a destination that lost data or was added late. Each is sent once per run.
+ */
 async function exportHistoricalEvents(
   deps: CoreDeps,
   config: PluginConfigRow,
@@ -124,40 +128,38 @@ async function exportHistoricalEvents(
   const only = eventFilter(config.config)
   let after: { timestamp: string; uuid: string } | undefined
   let read = 0
-  let queued = 0
+  let sent = 0
+  let unwanted = 0
   for (;;) {
     const rows = await eventsTable.eventsInRange(deps.ch, { teamId: config.project_id, from, to, after, limit: EXPORT_PAGE })
     if (rows.length === 0) break
     const last = rows[rows.length - 1]!
     after = { timestamp: last.timestamp_raw, uuid: last.uuid }
     read += rows.length
-    queued += await pluginWebhookOutbox.enqueueDeliveries(
+    const wanted = rows.filter((r) => !only || only.has(r.event))
+    unwanted += rows.length - wanted.length
+    sent += await pluginWebhookOutbox.enqueueExport(
       deps.sql,
-      rows
-        .filter((r) => !only || only.has(r.event))
-        .map((r) => ({
-          plugin_config_id: config.id,
-          event_uuid: r.uuid,
-          project_id: config.project_id,
-          event: {
-            uuid: r.uuid,
-            event: r.event,
-            distinct_id: r.distinct_id,
-            properties: JSON.parse(r.properties) as Record<string, unknown>,
-            timestamp: r.timestamp,
-            team_id: config.project_id,
-            person_id: r.person_id,
-            elements_chain: r.elements_chain,
-          },
-        })),
+      job.id,
+      wanted.map((r) => ({
+        plugin_config_id: config.id,
+        event_uuid: r.uuid,
+        project_id: config.project_id,
+        event: {
+          uuid: r.uuid,
+          event: r.event,
+          distinct_id: r.distinct_id,
+          properties: JSON.parse(r.properties) as Record<string, unknown>,
+          timestamp: r.timestamp,
+          team_id: config.project_id,
+          person_id: r.person_id,
+          elements_chain: r.elements_chain,
+        },
+      })),
     )
     await progress()
-    await logSystemEvent(
-      deps,
-      config,
-      `Export historical events: ${read} events read, ${queued} queued for delivery, up to ${last.timestamp}.`,
-    )
+    await logSystemEvent(deps, config, `Export historical events: ${read} events read, ${sent} sent for delivery, up to ${last.timestamp}.`)
     if (rows.length < EXPORT_PAGE) break
   }
-  return `${queued} of the ${read} events from ${from} to ${to} queued for delivery (the others were queued or delivered before).`
+  return `${sent} events from ${from} to ${to} sent for delivery${unwanted > 0 ? ` (${unwanted} left out by the config's event filter)` : ''}.`
 }

@@ -22,6 +22,41 @@ export async function enqueueDeliveries(sql: Sql, entries: OutboxEntry[]): Promi
   return rows.length
 }
 
+/**
+ * Queues the events of a historical export run (`jobId`) for delivery, every one of them: an
+ * event the config already delivered (or gave up on) is queued again, one still waiting is sent
+ * once as it is. An event this run queued before (a run taken again after its server died) is
+ * left as it is, so each is delivered once per run. Answers how many of the entries this run
+ * sends (all but those of a config deleted meanwhile).
+ */
+export async function enqueueExport(sql: Sql, jobId: string, entries: OutboxEntry[]): Promise<number> {
+  if (entries.length === 0) return 0
+  const doc = sql.json(entries.map((e) => ({ c: e.plugin_config_id, u: e.event_uuid, p: e.project_id, e: e.event })) as never)
+  const [row] = await sql<{ sent: string }[]>`
+    with entry as (
+      -- An event read twice (stored twice in ClickHouse) is one delivery: one statement may not update a row twice.
+      select distinct on ((x->>'c')::int, (x->>'u')::uuid) (x->>'c')::int as c, (x->>'u')::uuid as u, (x->>'p')::int as p, x->'e' as e
+      from jsonb_array_elements(${doc}) as x
+      where exists (select 1 from plugin_configs c where c.id = (x->>'c')::int)
+    ), queued as (
+      -- Run though the answer does not read it, as PostgreSQL runs every data-modifying WITH.
+      insert into plugin_webhook_outbox as o (plugin_config_id, event_uuid, project_id, event, export_job_id)
+      select c, u, p, e, ${jobId}::uuid from entry
+      on conflict (plugin_config_id, event_uuid) do update set
+        export_job_id = excluded.export_job_id,
+        -- One waiting (perhaps being sent right now) is sent once more anyway: left in its place in line.
+        event = case when o.status = 'pending' then o.event else excluded.event end,
+        status = 'pending',
+        attempts = case when o.status = 'pending' then o.attempts else 0 end,
+        next_attempt_at = case when o.status = 'pending' then o.next_attempt_at else now() end,
+        delivered_at = null,
+        last_error = case when o.status = 'pending' then o.last_error else null end
+      where o.export_job_id is distinct from excluded.export_job_id
+    )
+    select count(*) as sent from entry`
+  return Number(row?.sent ?? 0)
+}
+
 export interface LeasedDelivery extends OutboxEntry {
   attempts: number
   created_at: Date
