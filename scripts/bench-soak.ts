@@ -54,7 +54,7 @@ await withService('burrow-soak-', async (service) => {
     const sample = {
       minute: Math.round((performance.now() - started) / 600) / 100,
       rssMb: rssMb(pid),
-      heapMb: Math.round(metric('burrow_nodejs_heap_size_used_bytes') / 1e6),
+      heapMb: Math.round(metric('nodejs_heap_size_used_bytes') / 1e6),
       spoolMb: Math.round(metric('burrow_spool_bytes') / 1e5) / 10,
       inserted: metric('burrow_events_inserted_total'),
     }

@@ -310,7 +310,7 @@ export async function startService(dataDir: string, token?: string, extraEnv: Re
     // The capture threads' figures are 0 when capture runs on the main thread.
     const ms = (name: string) => Math.round((metric(name) || 0) * 1000)
     return {
-      mainDelayMs: ms('burrow_nodejs_eventloop_lag_max_seconds'),
+      mainDelayMs: ms('nodejs_eventloop_lag_max_seconds'),
       captureDelayMs: ms('burrow_capture_eventloop_lag_max_seconds'),
       mainBusyMs: ms('burrow_eventloop_busy_max_seconds'),
       captureBusyMs: ms('burrow_capture_eventloop_busy_max_seconds'),

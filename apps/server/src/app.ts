@@ -22,7 +22,7 @@ import { EventSink, EventSpool, listDeadLetters, purgeDeadLetters, replayDeadLet
 import { connectPostgres, migratePostgres, persons as personQueries, whileClickHouseMigrationLocked } from '@burrow/postgres'
 import { flagGroupsFrom } from './flagGroups'
 import { SpoolBytes } from '@burrow/spool'
-import { AggregatorRegistry, collectDefaultMetrics, Registry } from 'prom-client'
+import { AggregatorRegistry, collectDefaultMetrics, Gauge, Registry } from 'prom-client'
 import { startAdminSocket } from './adminSocket'
 import { backupService } from './backup'
 import { startCaptureThreads, type CaptureServices, type CaptureThreads } from './captureThreads/pool'
@@ -38,8 +38,15 @@ import { logFn, rateLimitedLog, type Logger } from './logger'
 import { createServerMetrics } from './metrics'
 import { beforeStoringWith } from './eventStages'
 import { pluginStages, startPluginRuntime } from './plugins'
-import { CHECK_TIMEOUT_MS, runReadinessChecks, type ReadinessCheck } from './probes'
-import { registerBuildInfo, registerDeadLetterGauge, SERVICE_VERSION } from './serviceMetrics'
+import { readinessReport, type ReadinessCheck, type ReadinessReport } from './probes'
+import {
+  registerBuildInfo,
+  registerDeadLetterGauge,
+  registerReadinessGauges,
+  registerRoomGauges,
+  SERVICE_COMMIT,
+  SERVICE_VERSION,
+} from './serviceMetrics'
 import { openSpoolLanes } from './spoolLanes'
 import { connectClickHouseFrom, redactedTarget } from './storage'
 
@@ -68,12 +75,21 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
   // What fails per request (a lookup while PostgreSQL is down) is written once per 30 s with a count.
   const perRequest = rateLimitedLog(warn)
   const registry = new Registry()
-  collectDefaultMetrics({ register: registry, prefix: 'burrow_', eventLoopMonitoringPrecision: config.EVENT_LOOP_SAMPLE_MS })
+  // Under their standard names (process_start_time_seconds, nodejs_heap_size_used_bytes, ...), which the usual Node.js dashboards read.
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: config.EVENT_LOOP_SAMPLE_MS })
+  // prom-client leaves its start time out of an aggregate (the capture threads' and this thread's): the process has one.
+  registry.removeSingleMetric('process_start_time_seconds')
+  new Gauge({
+    name: 'process_start_time_seconds',
+    help: 'Start time of the process since unix epoch in seconds.',
+    aggregator: 'first',
+    registers: [registry],
+  }).set(Math.round(Date.now() / 1000 - process.uptime()))
   // prom-client's maximum is reset at each scrape: replaced by one over a window, which reading does not change.
-  registry.removeSingleMetric('burrow_nodejs_eventloop_lag_max_seconds')
+  registry.removeSingleMetric('nodejs_eventloop_lag_max_seconds')
   const loopDelay = monitorEventLoopDelayMax({
     registry,
-    name: 'burrow_nodejs_eventloop_lag_max_seconds',
+    name: 'nodejs_eventloop_lag_max_seconds',
     help: "The longest delay of the main thread's event loop in the last minute",
     sampleMs: config.EVENT_LOOP_SAMPLE_MS,
   })
@@ -116,10 +132,14 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     const all = AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), ...(await threads.metrics())])
     return { contentType: all.contentType, body: await all.metrics() }
   }
+  registerRoomGauges(registry, { disk, spoolMaxBytes: config.SPOOL_MAX_BYTES })
+  // Read from state kept up to date in the background: answered at once, whatever the dependencies do.
+  const readiness = (): ReadinessReport => ({ version: SERVICE_VERSION, commit: SERVICE_COMMIT, ...readinessReport(readinessChecks) })
+  registerReadinessGauges(registry, () => (lifecycle === 'ready' ? readiness() : { status: 'unavailable', checks: {} }))
   const serviceEndpoints: Pick<DispatchDeps, 'lifecycle' | 'metricsToken' | 'readiness' | 'onAnswered'> = {
     lifecycle: () => lifecycle,
     metricsToken: config.METRICS_TOKEN,
-    readiness: async () => ({ version: SERVICE_VERSION, ...(await runReadinessChecks(readinessChecks)) }),
+    readiness: async () => readiness(),
     // Request logs at debug level; nothing is built for them otherwise.
     onAnswered: logger.isLevelEnabled('debug')
       ? ({ method, route, path, status, durationMs }) =>
@@ -219,7 +239,16 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       'postgres',
       redactedTarget(config.DATABASE_URL, 'embedded'),
       async () => {
-        const handle = await connectPostgres({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, log })
+        const handle = await connectPostgres({
+          databaseUrl: config.DATABASE_URL,
+          dataDir: config.DATA_DIR,
+          log,
+          deadlines: {
+            statementMs: config.POSTGRES_STATEMENT_TIMEOUT_MS,
+            livenessIntervalMs: config.DEPENDENCY_CHECK_INTERVAL_MS,
+            livenessTimeoutMs: config.DEPENDENCY_CHECK_TIMEOUT_MS,
+          },
+        })
         return answering(handle, () => handle.sql`select 1`)
       },
       waitMs(config.DATABASE_URL),
@@ -251,33 +280,52 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     const materialized = await ensureMaterializedProperties(ch, [...DEFAULT_MATERIALIZED_PROPERTIES, ...config.MATERIALIZED_PROPERTIES])
     if (materialized.length > 0) log(`clickhouse: properties in columns of their own: ${materialized.join(', ')}`)
 
-    // Not waited for: the cache misses until Redis answers, then connects by itself.
+    // Not waited for: the cache misses until Redis answers, then connects by itself. Its
+    // connection is given the time of a dependency check, so that the log says whether it answers.
     const cache = await createSharedCache(config.REDIS_URL, warn)
     cleanups.unshift(() => cache.close())
+    const redisAnswers = await connectedWithin(cache, config.REDIS_URL ? config.DEPENDENCY_CHECK_TIMEOUT_MS : 0)
     log(
-      `cache: ${cache.kind}${config.REDIS_URL ? ` ${redactedTarget(config.REDIS_URL, '')}${cache.connected() ? '' : ' (not answering yet)'}` : ''}`,
+      `cache: ${cache.kind}${config.REDIS_URL ? ` ${redactedTarget(config.REDIS_URL, '')}${redisAnswers ? '' : ' (not answering yet)'}` : ''}`,
     )
 
     const dependencies = watchDependencies(
       [
-        { name: 'postgres', probe: async () => void (await pg.sql`select 1`) },
-        { name: 'clickhouse', probe: async () => void (await ch.reader.command({ query: 'SELECT 1' })) },
+        {
+          // PostgreSQL's connection checks itself (and fails calls at once while it does not answer): its state is read here.
+          name: 'postgres',
+          probe: () => {
+            const liveness = pg.liveness()
+            if (!liveness.ok) throw new Error(liveness.error ?? 'not answering')
+            return liveness.latencyMs === undefined ? undefined : { latency_ms: liveness.latencyMs }
+          },
+        },
+        { name: 'clickhouse', probe: async (signal) => void (await ch.reader.command({ query: 'SELECT 1', abort_signal: signal })) },
         ...(config.REDIS_URL
           ? [
               {
                 name: 'redis' as const,
-                probe: () => {
-                  if (!cache.connected()) throw new Error('not connected')
-                },
+                // A round trip: a Redis that is frozen keeps its connection open, and only a command tells.
+                probe: () => (cache.connected() ? cache.ping() : Promise.reject(new Error('not connected'))),
               },
             ]
           : []),
       ],
-      registry,
-      CHECK_TIMEOUT_MS,
+      {
+        registry,
+        intervalMs: config.DEPENDENCY_CHECK_INTERVAL_MS,
+        timeoutMs: config.DEPENDENCY_CHECK_TIMEOUT_MS,
+        onChange: (dependency, outcome) =>
+          outcome.ok
+            ? logger.warn({ dependency }, `${dependency} answers again`)
+            : logger.warn({ dependency, err: outcome.error }, `${dependency} is not answering: ${outcome.error ?? ''}`),
+      },
     )
+    await dependencies.start()
+    cleanups.unshift(async () => dependencies.stop())
     readinessChecks.push(...dependencies.checks)
-    registerDeadLetterGauge(registry, ch, CHECK_TIMEOUT_MS)
+    const stopDeadLetterGauge = registerDeadLetterGauge(registry, ch, config.DEPENDENCY_CHECK_TIMEOUT_MS)
+    cleanups.unshift(async () => stopDeadLetterGauge())
 
     // Rate limits and the count of invalid keys: in Redis when configured, so that every instance counts alike.
     const rateLimits = createRateLimitStore(config.REDIS_URL, warn)
@@ -437,6 +485,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
           spool: lanes[0]!,
           sink,
           metrics,
+          disk,
           maxDecompressedBytes: config.MAX_DECOMPRESSED_BYTES,
           log: perRequest,
           cookielessSalts: decide.cookielessSalts,
@@ -525,6 +574,12 @@ function projectEventQuota(limit: RateLimit, perSecond: number) {
     const verdict = await limit.hit(String(projectId), Math.min(events, perSecond))
     return verdict.allowed ? undefined : verdict.retryAfterMs
   }
+}
+
+/** Whether the cache answers within `ms` (it connects in the background). */
+async function connectedWithin(cache: { connected(): boolean }, ms: number): Promise<boolean> {
+  for (const until = Date.now() + ms; !cache.connected() && Date.now() < until;) await new Promise((resolve) => setTimeout(resolve, 20))
+  return cache.connected()
 }
 
 /** `handle` once `probe` succeeds through it; closed (and the error thrown) when it does not, so that a retry starts afresh. */

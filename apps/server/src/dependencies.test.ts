@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { DependencyUnavailable, waitForDependency } from './dependencies'
+import { Registry } from 'prom-client'
+import { DependencyUnavailable, waitForDependency, watchDependencies } from './dependencies'
 import { createLogger } from './logger'
 
 function capturedLogger() {
@@ -52,5 +53,40 @@ describe('waiting for a dependency at start', () => {
     expect((failure as Error).message).toBe(
       'postgres at db:5432/burrow refused the connection: 28P01: password authentication failed for user "burrow"',
     )
+  })
+})
+
+describe('the dependencies watched in the background', () => {
+  it('reports one that hangs as failing once its check passes the deadline, and reads its state at once meanwhile', async () => {
+    let hang = false
+    const watch = watchDependencies(
+      [
+        {
+          name: 'clickhouse',
+          probe: (signal) =>
+            hang ? new Promise<void>((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))) : undefined,
+        },
+      ],
+      { registry: new Registry(), intervalMs: 20, timeoutMs: 60 },
+    )
+    await watch.start()
+    try {
+      const [check] = watch.checks
+      expect(check!.check()).toMatchObject({ ok: true })
+      hang = true
+      const started = performance.now()
+      let outcome = check!.check()
+      while (outcome.ok && performance.now() - started < 2_000) {
+        await new Promise((resolve) => setTimeout(resolve, 5))
+        outcome = check!.check()
+      }
+      expect(outcome).toEqual({ ok: false, error: 'no answer within 60 ms' })
+      // The probe read state: it took no time of its own, whatever the dependency does.
+      const read = performance.now()
+      check!.check()
+      expect(performance.now() - read).toBeLessThan(5)
+    } finally {
+      watch.stop()
+    }
   })
 })

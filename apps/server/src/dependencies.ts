@@ -76,61 +76,95 @@ export async function waitForDependency<T>(
 /** A shared dependency as probes and metrics look at it. */
 export interface Dependency {
   name: 'postgres' | 'redis' | 'clickhouse'
-  /** Throws when the dependency does not answer. */
-  probe(): Promise<void> | void
+  /**
+   * Throws when the dependency does not answer; may answer figures for the readiness report.
+   * Stops its work when `signal` aborts (the check's deadline).
+   */
+  probe(signal: AbortSignal): Promise<CheckOutcome['detail'] | void> | CheckOutcome['detail'] | void
 }
 
-/** How long one probe's answer is reused: readiness probes and scrapes together would otherwise query each dependency every second. */
-const PROBE_CACHE_MS = 1_000
+export interface DependencyWatchOptions {
+  registry: Registry
+  /** How often each dependency is checked (DEPENDENCY_CHECK_INTERVAL_MS). */
+  intervalMs: number
+  /** A check unanswered this long fails (DEPENDENCY_CHECK_TIMEOUT_MS). */
+  timeoutMs: number
+  /** Told when a dependency starts failing and when it answers again. */
+  onChange?: (name: Dependency['name'], outcome: CheckOutcome) => void
+}
 
 /**
- * The shared dependencies' state: a readiness check each, and a gauge that says 1 when the
- * dependency answers. They are not critical for readiness: every instance shares them, and
- * taking them all out of the load balancer would turn a degraded service (capture still
- * accepted and kept in the spool) into a complete outage.
+ * The shared dependencies' state, kept up to date in the background: each dependency is
+ * checked on an interval with a deadline of its own, and readiness and /_metrics read the last
+ * result, so that they answer at once whatever the dependencies do (a probe has about a second;
+ * a dependency that hangs would otherwise take all of it). A readiness check per dependency,
+ * and a gauge that says 1 when it answers. The checks are not critical for readiness: every
+ * instance shares them, and taking them all out of the load balancer would turn a degraded
+ * service (capture still accepted and kept in the spool) into a complete outage.
  */
-export function watchDependencies(dependencies: readonly Dependency[], registry: Registry, timeoutMs: number) {
-  const cached = new Map<string, { at: number; outcome: Promise<CheckOutcome> }>()
-  const outcomeOf = (dependency: Dependency): Promise<CheckOutcome> => {
-    const hit = cached.get(dependency.name)
-    if (hit && Date.now() - hit.at < PROBE_CACHE_MS) return hit.outcome
-    const outcome = probeWithin(dependency, timeoutMs)
-    cached.set(dependency.name, { at: Date.now(), outcome })
-    return outcome
-  }
-  new Gauge({
+export function watchDependencies(dependencies: readonly Dependency[], options: DependencyWatchOptions) {
+  const outcomes = new Map<string, CheckOutcome>()
+  const running = new Map<string, Promise<void>>()
+  const up = new Gauge({
     name: 'burrow_dependency_up',
-    help: 'Whether a shared dependency answers (1) or not (0), probed at each scrape',
+    help: 'Whether a shared dependency answered its last check (1) or not (0), checked in the background every DEPENDENCY_CHECK_INTERVAL_MS',
     labelNames: ['dependency'] as const,
-    registers: [registry],
-    async collect() {
-      const outcomes = await Promise.all(dependencies.map(outcomeOf))
-      dependencies.forEach((dependency, i) => this.set({ dependency: dependency.name }, outcomes[i]!.ok ? 1 : 0))
-    },
+    registers: [options.registry],
   })
+  const record = (dependency: Dependency, outcome: CheckOutcome) => {
+    const before = outcomes.get(dependency.name)
+    outcomes.set(dependency.name, outcome)
+    up.set({ dependency: dependency.name }, outcome.ok ? 1 : 0)
+    if (before && before.ok !== outcome.ok) options.onChange?.(dependency.name, outcome)
+  }
+  const checkOne = (dependency: Dependency): Promise<void> => {
+    // One check at a time per dependency: its deadline ends it, so none pile up on one that hangs.
+    const current = running.get(dependency.name)
+    if (current) return current
+    const check = probeWithin(dependency, options.timeoutMs)
+      .then((outcome) => record(dependency, outcome))
+      .finally(() => running.delete(dependency.name))
+    running.set(dependency.name, check)
+    return check
+  }
+  const checkAll = () => Promise.all(dependencies.map(checkOne))
+  let timer: NodeJS.Timeout | undefined
   return {
+    /** Checks every dependency once (so that the first probe has an answer), then on the interval. */
+    async start(): Promise<void> {
+      await checkAll()
+      timer = setInterval(() => void checkAll(), options.intervalMs)
+      timer.unref()
+    },
+    stop(): void {
+      clearInterval(timer)
+    },
+    /** The last outcome of a dependency's check. */
+    outcome: (name: Dependency['name']): CheckOutcome | undefined => outcomes.get(name),
     checks: dependencies.map((dependency): ReadinessCheck => ({
       name: dependency.name,
       critical: false,
-      check: () => outcomeOf(dependency),
+      check: () => outcomes.get(dependency.name) ?? { ok: false, error: 'not checked yet' },
     })),
   }
 }
 
 async function probeWithin(dependency: Dependency, timeoutMs: number): Promise<CheckOutcome> {
   let timer: NodeJS.Timeout | undefined
+  const abort = new AbortController()
   const started = performance.now()
   try {
-    await Promise.race([
-      Promise.resolve().then(() => dependency.probe()),
-      new Promise((_, reject) => {
+    const detail = await Promise.race([
+      Promise.resolve().then(() => dependency.probe(abort.signal)),
+      new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)
       }),
     ])
-    return { ok: true, detail: { latency_ms: Math.round((performance.now() - started) * 10) / 10 } }
+    return { ok: true, detail: detail ?? { latency_ms: Math.round((performance.now() - started) * 10) / 10 } }
   } catch (err) {
     return { ok: false, error: errorText(err) }
   } finally {
     clearTimeout(timer)
+    abort.abort()
   }
 }

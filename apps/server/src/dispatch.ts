@@ -43,7 +43,7 @@ export interface DispatchDeps {
   metricsToken?: string | undefined
   /** What /_readyz reports once the service is ready; absent where another thread answers it. */
   readiness?: () => Promise<ReadinessReport>
-  metrics: Pick<ServerMetrics, 'requests' | 'requestDuration'>
+  metrics: Pick<ServerMetrics, 'requests' | 'requestDuration' | 'captureRefused'>
   /** Told of every answer (request logs at debug level); absent when nothing listens, which costs nothing. */
   onAnswered?: ((entry: AnsweredRequest) => void) | undefined
   /** Absent when this process does not run ingestion (ROLE=api). */
@@ -161,6 +161,7 @@ export function createDispatcher(deps: DispatchDeps) {
 
     const capture = deps.capture
     if (isCapturePath(path) && capture) {
+      if (lifecycle === 'draining' && req.method !== 'OPTIONS') deps.metrics.captureRefused.inc({ reason: 'draining' })
       return publicEndpoint(req, lifecycle, true, () =>
         handleCapture(publicInput(req, req.body, deps.trustProxy), capture).then(captureResponse),
       )

@@ -1,4 +1,4 @@
-import { createCaptureMetrics } from '@burrow/capture'
+import { CAPTURE_REFUSALS, createCaptureMetrics } from '@burrow/capture'
 import { createIngestionMetrics } from '@burrow/ingestion'
 import { createSpoolMetrics } from '@burrow/spool'
 import { Counter, Histogram, type Registry } from 'prom-client'
@@ -9,7 +9,7 @@ import { Counter, Histogram, type Registry } from 'prom-client'
  * spool's depth gauges read the main thread's lanes (`spoolSource`), a capture thread has none.
  */
 export function createServerMetrics(registry: Registry, spoolSource: Parameters<typeof createIngestionMetrics>[1] = {}) {
-  return {
+  const metrics = {
     requests: new Counter({
       name: 'burrow_http_requests_total',
       help: 'HTTP requests answered, by route and status',
@@ -39,6 +39,19 @@ export function createServerMetrics(registry: Registry, spoolSource: Parameters<
     ...createIngestionMetrics(registry, spoolSource),
     ...createSpoolMetrics(registry),
   }
+  // Every known label is there from the start at 0: an alert on increase() or rate() needs a series that exists before the first event.
+  for (const reason of CAPTURE_REFUSALS) metrics.captureRefused.inc({ reason }, 0)
+  for (const stage of CONSUMER_STAGES) metrics.consumerFailures.inc({ stage }, 0)
+  for (const kind of GUESSED_KEYS) for (const outcome of GUESS_OUTCOMES) metrics.keyGuesses.inc({ kind, outcome }, 0)
+  for (const throttle of THROTTLES) metrics.apiThrottled.inc({ throttle }, 0)
+  return metrics
 }
+
+/** The consumer's steps (burrow_consumer_failures_total{stage}). */
+const CONSUMER_STAGES = ['read', 'prepare', 'insert', 'handoff', 'advance'] as const
+const GUESSED_KEYS = ['personal', 'project'] as const
+const GUESS_OUTCOMES = ['counted', 'slowed', 'refused'] as const
+/** The private API's limit classes (burrow_api_throttled_total{throttle}). */
+const THROTTLES = ['api', 'query'] as const
 
 export type ServerMetrics = ReturnType<typeof createServerMetrics>

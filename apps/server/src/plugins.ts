@@ -4,6 +4,7 @@ import { createPluginMetrics, DestinationStage, transformFrames, type PluginMetr
 import { pluginWebhookOutbox } from '@burrow/postgres'
 import type { FrameContent } from '@burrow/spool'
 import { Gauge, type Counter, type Registry } from 'prom-client'
+import { refreshedInBackground } from './serviceMetrics'
 
 /** What runs on events: the projects' transformations before they are stored, their destinations after. */
 export interface PluginStages {
@@ -63,6 +64,9 @@ export function startPluginRuntime(config: Config, deps: CoreDeps, registry: Reg
   let poke = () => {}
   const stages = pluginStages(config, deps, registry, eventsDropped, () => poke())
   const { appMetrics, metrics } = stages
+  // At 0 from the start, so that alerts on their increase have a series to read.
+  for (const outcome of ['delivered', 'retry', 'undeliverable'] as const) metrics.webhookDeliveries.inc({ outcome }, 0)
+  for (const outcome of ['done', 'failed', 'skipped'] as const) metrics.jobsRun.inc({ outcome }, 0)
   const sender = new plugins.WebhookSender(deps, appMetrics, new plugins.PluginLogBuffer(), {
     retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
@@ -79,7 +83,7 @@ export function startPluginRuntime(config: Config, deps: CoreDeps, registry: Reg
     onQueued: () => sender.poke(),
   })
   jobs.start()
-  registerOutboxGauge(registry, deps)
+  const stopOutboxGauge = registerOutboxGauge(registry, deps)
   const prune = setInterval(
     () =>
       void pluginWebhookOutbox
@@ -94,6 +98,7 @@ export function startPluginRuntime(config: Config, deps: CoreDeps, registry: Reg
     afterStored: stages.afterStored,
     async stop() {
       clearInterval(prune)
+      stopOutboxGauge()
       // With PostgreSQL down these would wait for its connection timeout: a stop takes a bounded
       // time, and the metrics and log lines not written by then are given up (deliveries stay in the outbox).
       await withinStopBudget(Promise.all([jobs.stop(), sender.stop()]))
@@ -102,24 +107,29 @@ export function startPluginRuntime(config: Config, deps: CoreDeps, registry: Reg
   }
 }
 
-/** Webhook deliveries waiting (pending) and given up (failed, kept for a replay), counted at each scrape. */
-function registerOutboxGauge(registry: Registry, deps: CoreDeps): void {
+/** Webhook deliveries waiting (pending) and given up (failed, kept for a replay), counted in the background. Answers its stop. */
+function registerOutboxGauge(registry: Registry, deps: CoreDeps): () => void {
+  const counts = refreshedInBackground(() => pluginWebhookOutbox.outboxCounts(deps.sql), {
+    intervalMs: OUTBOX_COUNT_EVERY_MS,
+    timeoutMs: 5_000,
+  })
   new Gauge({
     name: 'burrow_plugin_webhook_outbox',
     help: 'Webhook deliveries in the outbox, by status (pending: to send or retry; failed: refused by the endpoint, kept for a replay)',
     labelNames: ['status'] as const,
     registers: [registry],
-    async collect() {
-      try {
-        const counts = await pluginWebhookOutbox.outboxCounts(deps.sql)
-        this.set({ status: 'pending' }, counts.pending)
-        this.set({ status: 'failed' }, counts.failed)
-      } catch {
-        // PostgreSQL unavailable: the gauge keeps its last values.
-      }
+    collect() {
+      const last = counts.value()
+      if (!last) return
+      this.set({ status: 'pending' }, last.pending)
+      this.set({ status: 'failed' }, last.failed)
     },
   })
+  return counts.stop
 }
+
+/** How often the outbox is counted: a scrape reads the last count (PostgreSQL down must not hold /_metrics). */
+const OUTBOX_COUNT_EVERY_MS = 10_000
 
 /** How long the plugins' stop may take. */
 const STOP_STEP_MS = 300

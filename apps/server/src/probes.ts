@@ -9,55 +9,49 @@ export interface CheckOutcome {
 
 /**
  * One part readiness looks at. A critical check that fails makes the instance not ready (503),
- * so that a load balancer sends its traffic elsewhere; a failing one that is not critical is
- * reported (status "degraded") but the instance keeps taking traffic.
+ * so that a load balancer sends its traffic elsewhere: what fails is the instance's own (its
+ * disk, its spool). A failing one that is not critical (a dependency every instance shares) is
+ * reported, status "degraded", with 200: taking every instance out of the load balancer for a
+ * database they all share would refuse the events the spool still accepts.
+ *
+ * A check answers at once, from state kept up to date elsewhere (dependencies are checked in
+ * the background): a probe must answer within the orchestrator's timeout whatever they do.
  */
 export interface ReadinessCheck {
   name: string
   critical: boolean
-  check(): CheckOutcome | Promise<CheckOutcome>
+  check(): CheckOutcome
 }
 
 export interface ReadinessReport {
   /** The release answering, as Grafana's /api/health says it. */
   version?: string
+  /** The commit it was built from. */
+  commit?: string
   status: 'ok' | 'degraded' | 'unavailable'
   checks: Record<string, { status: 'ok' | 'failing'; critical: boolean; error?: string } & Record<string, unknown>>
 }
 
-/** A check that has not answered in this time counts as failing: a probe must answer within its own timeout. */
-export const CHECK_TIMEOUT_MS = 2_000
-
-async function outcomeOf(check: ReadinessCheck, timeoutMs: number): Promise<CheckOutcome> {
-  let timer: NodeJS.Timeout | undefined
-  const timedOut = new Promise<CheckOutcome>((resolve) => {
-    timer = setTimeout(() => resolve({ ok: false, error: `no answer within ${timeoutMs} ms` }), timeoutMs)
-  })
-  try {
-    return await Promise.race([Promise.resolve().then(() => check.check()), timedOut])
-  } catch (err) {
-    return { ok: false, error: errorText(err) }
-  } finally {
-    clearTimeout(timer)
-  }
-}
-
-/** Runs every check at once and says whether the instance should take traffic. */
-export async function runReadinessChecks(checks: readonly ReadinessCheck[], timeoutMs = CHECK_TIMEOUT_MS): Promise<ReadinessReport> {
-  const outcomes = await Promise.all(checks.map((check) => outcomeOf(check, timeoutMs)))
+/** Reads every check and says whether the instance should take traffic. */
+export function readinessReport(checks: readonly ReadinessCheck[]): ReadinessReport {
   const report: ReadinessReport = { status: 'ok', checks: {} }
-  checks.forEach((check, i) => {
-    const outcome = outcomes[i]!
+  for (const check of checks) {
+    let outcome: CheckOutcome
+    try {
+      outcome = check.check()
+    } catch (err) {
+      outcome = { ok: false, error: errorText(err) }
+    }
     report.checks[check.name] = {
       status: outcome.ok ? 'ok' : 'failing',
       critical: check.critical,
       ...(outcome.error ? { error: outcome.error } : {}),
       ...outcome.detail,
     }
-    if (outcome.ok) return
+    if (outcome.ok) continue
     if (check.critical) report.status = 'unavailable'
     else if (report.status === 'ok') report.status = 'degraded'
-  })
+  }
   return report
 }
 

@@ -356,7 +356,7 @@ describe('browsers and operations', () => {
     }
     // Sampled every 2 ms (EVENT_LOOP_SAMPLE_MS), the shortest gap between samples is well under
     // the default interval of 10 ms.
-    const lagMin = Number(/^burrow_nodejs_eventloop_lag_min_seconds (\S+)$/m.exec(metrics)?.[1])
+    const lagMin = Number(/^nodejs_eventloop_lag_min_seconds (\S+)$/m.exec(metrics)?.[1])
     expect(lagMin).toBeGreaterThan(0)
     expect(lagMin).toBeLessThan(0.006)
   })

@@ -72,7 +72,7 @@ async function memory(): Promise<Memory> {
   const status = readFileSync(`/proc/${child.child.pid}/status`, 'utf8')
   const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN)
   const metrics = await (await fetch(`${baseUrl}/_metrics`)).text()
-  const heap = Number(/^burrow_nodejs_heap_size_used_bytes (\S+)$/m.exec(metrics)?.[1] ?? NaN)
+  const heap = Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(metrics)?.[1] ?? NaN)
   return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024, heap: heap / 1024 / 1024 }
 }
 

@@ -28,6 +28,7 @@ describe('probes, metrics and logs', () => {
     expect(ready.status).toBe(200)
     expect(await ready.json()).toEqual({
       version: expect.any(String),
+      commit: expect.any(String),
       status: 'ok',
       checks: {
         postgres: { status: 'ok', critical: false, latency_ms: expect.any(Number) },
@@ -71,13 +72,32 @@ describe('probes, metrics and logs', () => {
     expect(text).not.toContain(`route="/api/projects/${account.projectId}/"`)
     expect(metricValue(text, 'burrow_http_request_duration_seconds_count{route="decide",method="POST"}')).toBeGreaterThanOrEqual(1)
     expect(metricValue(text, 'burrow_http_request_duration_seconds_count{route="flags",method="POST"}')).toBeGreaterThanOrEqual(1)
-    expect(text).toMatch(/^burrow_build_info\{version="\d+\.\d+\.\d+[^"]*",node_version="v\d+[^"]*"\} 1$/m)
+    expect(text).toMatch(/^burrow_build_info\{version="\d+\.\d+\.\d+[^"]*",commit="[^"]+",node_version="v\d+[^"]*"\} 1$/m)
     expect(metricValue(text, 'burrow_dependency_up{dependency="postgres"}')).toBe(1)
     expect(metricValue(text, 'burrow_dependency_up{dependency="clickhouse"}')).toBe(1)
     expect(metricValue(text, 'burrow_dead_letter_queue_rows')).toBeGreaterThanOrEqual(0)
     expect(metricValue(text, 'burrow_spool_oldest_event_age_seconds')).toBeGreaterThanOrEqual(0)
     expect(text).toContain('# TYPE burrow_consumer_failures_total counter')
-    expect(metricValue(text, 'burrow_nodejs_eventloop_lag_max_seconds')).toBeGreaterThan(0)
+    expect(metricValue(text, 'nodejs_eventloop_lag_max_seconds')).toBeGreaterThan(0)
+  })
+
+  it('says from the start what an on-call reads: room on disk and in the spool, refusals by reason at 0, readiness, the runtime under its usual names', async () => {
+    const text = await scrape()
+    expect(metricValue(text, 'burrow_disk_free_bytes')).toBeGreaterThan(0)
+    expect(metricValue(text, 'burrow_disk_total_bytes')).toBeGreaterThanOrEqual(metricValue(text, 'burrow_disk_free_bytes')!)
+    expect(metricValue(text, 'burrow_disk_reserve_bytes')).toBe(service.config.DISK_RESERVE_BYTES + service.config.SPOOL_SEGMENT_BYTES)
+    expect(metricValue(text, 'burrow_spool_max_bytes')).toBe(service.config.SPOOL_MAX_BYTES)
+    for (const reason of ['spool_full', 'disk_full', 'spool_write_failed', 'draining', 'quota'])
+      expect(metricValue(text, `burrow_capture_refused_total{reason="${reason}"}`)).toBe(0)
+    for (const stage of ['read', 'prepare', 'insert', 'handoff', 'advance'])
+      expect(metricValue(text, `burrow_consumer_failures_total{stage="${stage}"}`)).toBe(0)
+    expect(metricValue(text, 'burrow_ready')).toBe(1)
+    expect(metricValue(text, 'burrow_readiness_check_ok{check="disk"}')).toBe(1)
+    expect(metricValue(text, 'burrow_readiness_check_ok{check="postgres"}')).toBe(1)
+    // prom-client's runtime metrics under the names the usual Node.js dashboards read.
+    expect(metricValue(text, 'process_start_time_seconds')).toBeGreaterThan(1_700_000_000)
+    expect(metricValue(text, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0)
+    expect(text).not.toMatch(/^burrow_(process|nodejs)_/m)
   })
 
   it('logs each request at debug level with its route, status and duration, and every line with its host and process', async () => {
@@ -173,8 +193,13 @@ describe('metrics on a port of their own, a full spool, and the first account', 
       expect(body.status).toBe('unavailable')
       expect(body.checks.spool).toMatchObject({ status: 'failing', critical: true, error: expect.stringMatching(/spool .* is full/) })
       expect(Number(body.checks.spool!.used_bytes)).toBeGreaterThan(0.95 * (2 << 20))
-      const oldest = metricValue(await (await fetch(`${metricsUrl}/_metrics`)).text(), 'burrow_spool_oldest_event_age_seconds')
-      expect(oldest).toBeGreaterThan(0)
+      const metrics = await (await fetch(`${metricsUrl}/_metrics`)).text()
+      expect(metricValue(metrics, 'burrow_spool_oldest_event_age_seconds')).toBeGreaterThan(0)
+      // What an alert reads: the refusals counted by reason, and readiness at 0.
+      expect(metricValue(metrics, 'burrow_capture_refused_total{reason="spool_full"}')).toBeGreaterThanOrEqual(1)
+      expect(metricValue(metrics, 'burrow_capture_refused_total{reason="disk_full"}')).toBe(0)
+      expect(metricValue(metrics, 'burrow_ready')).toBe(0)
+      expect(metricValue(metrics, 'burrow_readiness_check_ok{check="spool"}')).toBe(0)
     } finally {
       await ch.command({ query: 'RENAME TABLE events_offline TO events' })
     }

@@ -39,6 +39,7 @@ export function createMemoryCache({
     connected() {
       return true
     },
+    async ping() {},
     async close() {
       entries.clear()
     },

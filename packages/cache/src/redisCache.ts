@@ -111,6 +111,9 @@ export async function createRedisCache(
     connected() {
       return client.isReady
     },
+    async ping() {
+      await withinCommandTimeout(client.ping())
+    },
     async close() {
       await Promise.all([subscriber, client].map(closeClient))
     },

@@ -13,5 +13,7 @@ export interface SharedCache {
   onInvalidation(listener: (key: string) => void): void
   /** Whether the backend answers now (always, for memory). */
   connected(): boolean
+  /** Resolves once the backend answers a round trip (at once, for memory); rejects when it does not, within REDIS_COMMAND_TIMEOUT_MS. */
+  ping(): Promise<void>
   close(): Promise<void>
 }

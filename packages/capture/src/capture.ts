@@ -1,6 +1,6 @@
 import { toClickHouseDateTime, type DeadLetterRow, type IngestionWarningRow } from '@burrow/clickhouse'
 import { ApiProblem, jsonNestsDeeperThan, MAX_JSON_DEPTH, problems } from '@burrow/contracts'
-import type { CoreDeps, KeyGuessGuard, ProjectTokenResolver } from '@burrow/core'
+import { isDependencyUnavailable, type CoreDeps, type KeyGuessGuard, type ProjectTokenResolver } from '@burrow/core'
 import { encodeFrame, type PersonIntent, type Sighting, type SpoolAppend } from '@burrow/spool'
 import { withoutPersonalKey } from './credentials'
 import { deadLetter, rawPayloadOf } from './deadLetter'
@@ -37,6 +37,8 @@ export interface CaptureDeps {
     storeIngestionWarnings(warnings: IngestionWarningRow[]): Promise<void>
   }
   metrics: CaptureMetrics
+  /** DATA_DIR's free space above its reserve, which the spool's room includes: it tells a full disk from a full spool in the metrics. */
+  disk?: { hasRoom(): boolean } | undefined
   maxDecompressedBytes: number
   log: CoreDeps['log']
   /** The daily salts of cookieless hashes; without them, cookieless events are dropped. */
@@ -120,7 +122,10 @@ export async function handleCapture(input: CaptureInput, deps: CaptureDeps): Pro
     // Over its quota, the project's request is refused whole before anything is acknowledged: the client sends it again.
     if (deps.eventQuota) {
       const retryAfterMs = await deps.eventQuota(project.id, request.events.length)
-      if (retryAfterMs !== undefined) throw overQuota(retryAfterMs)
+      if (retryAfterMs !== undefined) {
+        deps.metrics.captureRefused.inc({ reason: 'quota' })
+        throw overQuota(retryAfterMs)
+      }
     }
     withoutPersonalKey(request.events, request.token)
 
@@ -184,10 +189,14 @@ export async function handleCapture(input: CaptureInput, deps: CaptureDeps): Pro
 
     if (lines.length > 0) {
       const frame = encodeFrame(lines, [...latest.values()], project.id, intents)
-      if (!deps.spool.hasRoom(frame.bytes.length)) throw problems.bufferFull()
+      if (!deps.spool.hasRoom(frame.bytes.length)) {
+        deps.metrics.captureRefused.inc({ reason: deps.disk && !deps.disk.hasRoom() ? 'disk_full' : 'spool_full' })
+        throw problems.bufferFull()
+      }
       try {
         await deps.spool.append(frame)
       } catch (err) {
+        deps.metrics.captureRefused.inc({ reason: 'spool_write_failed' })
         deps.log('spool append failed', err)
         throw problems.unavailable('The events could not be stored. Retry the request later.', { cause: err })
       }
@@ -199,6 +208,8 @@ export async function handleCapture(input: CaptureInput, deps: CaptureDeps): Pro
   } catch (err) {
     if (err instanceof ApiProblem) return { status: err.status, body: err.body, headers: err.headers }
     deps.log('capture failed', err)
+    // A store that is down or too slow: the client retries later.
+    if (isDependencyUnavailable(err)) return { status: 503, body: problems.dependencyUnavailable().body }
     return { status: 500, body: problems.serverError().body }
   }
 }

@@ -1,5 +1,5 @@
 export { CAPTURE_ACCEPTED, handleCapture, type CaptureDeps, type CaptureInput, type CaptureResult } from './capture'
-export { createCaptureMetrics, type CaptureMetrics } from './metrics'
+export { CAPTURE_REFUSALS, createCaptureMetrics, type CaptureMetrics, type CaptureRefusal } from './metrics'
 export { decodePayload } from './decode'
 export { captureRequestFrom, parseSentAt, type RawEvent } from './payload'
 export { runPipeline, type DraftEvent, type RequestContext, type Step } from './pipeline'

@@ -11,7 +11,17 @@ export function createCaptureMetrics(registry: Registry) {
       labelNames: ['reason'] as const,
       registers,
     }),
+    captureRefused: new Counter({
+      name: 'burrow_capture_refused_total',
+      help: 'Capture requests refused before their events were acknowledged, by reason: spool_full, disk_full (below the reserve), spool_write_failed (503), draining (503, stopping), quota (429)',
+      labelNames: ['reason'] as const,
+      registers,
+    }),
   }
 }
+
+/** Why capture refuses a request whose events it would otherwise take; clients retry each. */
+export const CAPTURE_REFUSALS = ['spool_full', 'disk_full', 'spool_write_failed', 'draining', 'quota'] as const
+export type CaptureRefusal = (typeof CAPTURE_REFUSALS)[number]
 
 export type CaptureMetrics = ReturnType<typeof createCaptureMetrics>

@@ -178,6 +178,18 @@ export const configSchema = z.object({
    * retrying with back-off, before it gives up (a database started alongside takes a while).
    */
   DEPENDENCY_WAIT_MS: z.coerce.number().int().min(0).default(60_000),
+  /**
+   * PostgreSQL's statement_timeout for the service's statements (0: none): a statement on a
+   * server that answers but is too slow is stopped, and its request answers 503.
+   */
+  POSTGRES_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  /**
+   * How often PostgreSQL, ClickHouse and Redis are checked in the background; the probes and
+   * metrics read the last result. A check unanswered in DEPENDENCY_CHECK_TIMEOUT_MS fails, and
+   * PostgreSQL calls then fail at once (503) until a check is answered again.
+   */
+  DEPENDENCY_CHECK_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(1_000),
+  DEPENDENCY_CHECK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
   /** ClickHouse's max_execution_time of each statement of an analytics query (/query/), in seconds. */
   QUERY_MAX_EXECUTION_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   /** Analytics queries of one project that run at once, across the servers sharing REDIS_URL (PostHog: 3). */

@@ -119,6 +119,7 @@ const capture: CaptureDeps = {
     storeIngestionWarnings: (warnings) => main.call('storeIngestionWarnings', warnings),
   },
   metrics,
+  disk,
   maxDecompressedBytes: data.maxDecompressedBytes,
   log,
   cookielessSalts: new CookielessSalts((day) => main.call<string>('cookielessSalt', day)),
