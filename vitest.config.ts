@@ -18,6 +18,7 @@ const NOT_CLICKHOUSE_SERVER = [
   'packages/cache/src/slots.int.test.ts', // Redis alone
   'packages/testing/src/clickhouseStandin/standin.int.test.ts', // a stand-in of its own, in either mode
   'apps/server/test/clickhouseServer.int.test.ts', // a stand-in of its own, in either mode
+  'apps/server/test/build.int.test.ts', // the build and the CLI's launcher alone
 ]
 
 /** Integration files that never reach the service's ClickHouse tables: the cluster layout's run leaves them out. */
@@ -28,6 +29,7 @@ const NOT_CLUSTER_LAYOUT = [
   'packages/testing/src/clickhouseStandin/standin.int.test.ts', // the stand-in's HTTP interface
   'apps/server/test/clickhouseServer.int.test.ts', // a stand-in of its own, in one server's layout
   'apps/server/test/instances.int.test.ts', // instances sharing a stand-in (or the suite's server), in one server's layout
+  'apps/server/test/build.int.test.ts', // the build and the CLI's launcher alone
 ]
 
 /**

@@ -4,11 +4,29 @@
 // every other package stays in node_modules, where native addons (uWebSockets.js, chDB,
 // embedded PostgreSQL) and the files packages read at run time (posthog-js's bundles) live.
 import { build } from 'esbuild'
+import { execFileSync } from 'node:child_process'
 import { rm } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 
 const serverDir = fileURLToPath(new URL('..', import.meta.url))
 const outdir = process.argv[2] ?? `${serverDir}/dist`
+
+/**
+ * The commit the build is made from, which /_readyz and burrow_build_info report: BURROW_COMMIT
+ * when given (an image built from a context without .git), else git's HEAD, else "unknown" (a
+ * copy of the sources without git still builds).
+ */
+function commit() {
+  // A build-time knob (the Dockerfile's build argument), not the service's configuration.
+  // eslint-disable-next-line no-restricted-properties
+  const given = process.env.BURROW_COMMIT
+  if (given) return given
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: serverDir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
+  } catch {
+    return 'unknown'
+  }
+}
 
 /** @type {import('esbuild').Plugin} */
 const thirdPartyExternal = {
@@ -37,5 +55,6 @@ await build({
   target: 'node20',
   sourcemap: true,
   logLevel: 'warning',
+  define: { __BURROW_COMMIT__: JSON.stringify(commit()) },
   plugins: [thirdPartyExternal],
 })

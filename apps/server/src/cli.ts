@@ -12,6 +12,7 @@ import { connectPostgres, migratePostgres, pluginConfigs, pluginWebhookOutbox } 
 import { AdminCommandRefused, sendAdminCommand } from './adminSocket'
 import { backupService, restoreService, type BackupManifest } from './backup'
 import { serviceDataProblem } from './dataDir'
+import { SERVICE_COMMIT, SERVICE_VERSION } from './serviceMetrics'
 import { DataDirInUseError, lockDataDir } from './ownership/dataDirLock'
 import { connectClickHouseFrom } from './storage'
 import { beforeStoringWith } from './eventStages'
@@ -49,6 +50,8 @@ commands:
       empty), through the running service when there is one
   restore --from DIR
       restores a backup into DATA_DIR (new or empty), with the service stopped; start it after
+  version
+      prints the release and the commit this build was made from
 
 DATA_DIR names the service's data directory (DATABASE_URL and CLICKHOUSE_URL its servers).`
 
@@ -311,6 +314,9 @@ async function run(command: string | undefined, rest: string[]): Promise<number>
         return await backup(rest)
       case 'restore':
         return await restore(rest)
+      case 'version':
+        console.log(`${SERVICE_VERSION} ${SERVICE_COMMIT}`)
+        return 0
       default:
         console.error(USAGE)
         return command ? 2 : 0
