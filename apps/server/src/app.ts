@@ -29,7 +29,7 @@ import { startCaptureThreads, type CaptureServices, type CaptureThreads } from '
 import { clientBundles } from './clientBundles'
 import { reportDetachedParts } from './detachedParts'
 import { watchDependencies, waitForDependency } from './dependencies'
-import { createDiskReserve, diskReserveOptions } from './disk'
+import { createDiskReserve, diskReserveOptions, watchDiskReserve } from './disk'
 import { createDispatcher, type DispatchDeps, type Lifecycle } from './dispatch'
 import { monitorEventLoopBusy } from './eventLoopBusy'
 import { monitorEventLoopDelayMax } from './eventLoopDelay'
@@ -115,6 +115,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
   let captureServices: CaptureServices | undefined
   let threads: CaptureThreads | undefined
   const disk = createDiskReserve(config)
+  // A line each way when the free space crosses the reserve; its state and counts are there for the metrics.
+  const diskWatch = watchDiskReserve(disk, logger)
   readinessChecks.push({
     name: 'disk',
     critical: true,
@@ -228,6 +230,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
   /** When the process's own deadline (SHUTDOWN_TIMEOUT_MS from the stop) comes: what is closed last must fit before it. */
   let stopDeadline = Infinity
   cleanups.push(async () => loopDelay.stop())
+  cleanups.push(async () => diskWatch.stop())
   if (loopBusy) cleanups.push(async () => loopBusy.stop())
   if (metricsServer) cleanups.push(async () => metricsServer.close())
   // The threads end last: their spools are closed (everything acknowledged on disk) before.
