@@ -29,6 +29,12 @@ export function createServerMetrics(registry: Registry, spoolSource: Parameters<
       labelNames: ['kind', 'outcome'] as const,
       registers: [registry],
     }),
+    storeDelay: new Histogram({
+      name: 'burrow_event_store_delay_seconds',
+      help: "Time from events' acknowledgement (on disk, answered 200) to their storage in ClickHouse, per group of acknowledgements a tenth of BATCH_MAX_AGE_MS long",
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600],
+      registers: [registry],
+    }),
     apiThrottled: new Counter({
       name: 'burrow_api_throttled_total',
       help: 'Private API calls refused (429) by the rate limits of their key, by limit class',

@@ -1,5 +1,8 @@
 import { createTestAccount, isolatedDatabaseUrl, removeTestDirs, waitFor, type TestAccount } from '@burrow/testing'
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { parse as parseYaml } from 'yaml'
 import { metricValue, startLoggedService, type LoggedService } from './loggedService'
 
 const TOKEN = 'scrape-secret-token'
@@ -98,6 +101,41 @@ describe('probes, metrics and logs', () => {
     expect(metricValue(text, 'process_start_time_seconds')).toBeGreaterThan(1_700_000_000)
     expect(metricValue(text, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0)
     expect(text).not.toMatch(/^burrow_(process|nodejs)_/m)
+  })
+
+  it('times events from acknowledgement to ClickHouse', async () => {
+    const res = await fetch(`${service.baseUrl}/capture/`, {
+      method: 'POST',
+      body: JSON.stringify({ api_key: account.projectToken, event: 'timed', distinct_id: 'u1' }),
+    })
+    expect(res.status).toBe(200)
+    await waitFor(async () => ((metricValue(await scrape(), 'burrow_event_store_delay_seconds_count') ?? 0) >= 1 ? true : undefined), {
+      what: 'the event timed once stored',
+      timeoutMs: 15_000,
+    })
+  })
+
+  it('serves every metric the shipped Grafana dashboard and Prometheus alert rules read', async () => {
+    const monitoring = path.join(import.meta.dirname, '../../../docker/monitoring')
+    const dashboard = JSON.parse(readFileSync(path.join(monitoring, 'grafana-dashboard.json'), 'utf8')) as {
+      panels: Array<{ targets?: Array<{ expr: string }> }>
+    }
+    const rules = parseYaml(readFileSync(path.join(monitoring, 'alerts.yml'), 'utf8')) as {
+      groups: Array<{ rules: Array<{ expr: string }> }>
+    }
+    const expressions = [
+      ...dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => target.expr)),
+      ...rules.groups.flatMap((group) => group.rules.map((rule) => rule.expr)),
+    ]
+    // A histogram is read through its series' suffixes; Prometheus' own `up` and functions are not ours.
+    const named = new Set(
+      expressions.flatMap((expr) =>
+        [...expr.matchAll(/\b((?:burrow|process|nodejs)_[a-z0-9_]+)/g)].map((m) => m[1]!.replace(/_(bucket|sum|count)$/, '')),
+      ),
+    )
+    expect(named.size).toBeGreaterThan(20)
+    const served = new Set([...(await scrape()).matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]!))
+    expect([...named].filter((name) => !served.has(name))).toEqual([])
   })
 
   it('logs each request at debug level with its route, status and duration, and every line with its host and process', async () => {

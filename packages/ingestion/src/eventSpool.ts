@@ -33,7 +33,11 @@ import type { IngestionMetrics } from './metrics'
 export interface EventSpoolOptions {
   dir: string
   sink: Pick<EventSink, 'insert' | 'stopRetrying'>
-  metrics: Pick<IngestionMetrics, 'consumerFailures'> & SpoolMetrics
+  metrics: Pick<IngestionMetrics, 'consumerFailures'> &
+    SpoolMetrics & {
+      /** Seconds from an acknowledgement (its commit to disk) to its rows stored in ClickHouse, per group of commits. */
+      storeDelay?: { observe(seconds: number): void }
+    }
   /** An insert happens at this many rows waiting, or when the oldest has waited maxAgeMs. */
   maxRows: number
   maxAgeMs: number
@@ -651,7 +655,10 @@ export class EventSpool {
     this.forgetKept()
     this.consumedRows += batch.liveRows
     this.earlierStored += batch.rows - batch.liveRows
-    while (this.commits.length > 0 && this.commits[0]!.rows <= this.consumedRows) this.commits.shift()
+    const storedAt = Date.now()
+    while (this.commits.length > 0 && this.commits[0]!.rows <= this.consumedRows) {
+      this.options.metrics.storeDelay?.observe((storedAt - this.commits.shift()!.at) / 1000)
+    }
     await writePosition(this.options.dir, this.position)
     await this.removeFinishedSegments()
     const restoredBefore = this.restoredBefore
