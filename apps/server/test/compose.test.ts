@@ -62,6 +62,19 @@ describe('docker/compose.yml', () => {
     for (const [name, s] of instances) expect(s.environment.DATA_DIR, name).toBe('/data')
   })
 
+  it("believes X-Forwarded-For from the load balancer's address alone, so that events record the client's address", () => {
+    const lbAddress = (services.lb!.networks as { default: { ipv4_address: string } }).default.ipv4_address
+    expect(lbAddress).toMatch(/^\$\{BURROW_LB_ADDRESS:-\d+\.\d+\.\d+\.\d+\}$/)
+    const subnet = (compose as unknown as { networks: { default: { ipam: { config: Array<{ subnet: string }> } } } }).networks.default.ipam
+      .config[0]!.subnet
+    const [lbDefault, subnetDefault] = [lbAddress, subnet].map((value) => /:-([^}]+)\}/.exec(value)![1]!)
+    expect(lbDefault!.split('.').slice(0, 3)).toEqual(subnetDefault!.split('/')[0]!.split('.').slice(0, 3))
+    for (const [name, s] of Object.entries(services).filter(([, s]) => s.image === 'burrow:local')) {
+      expect(s.environment.TRUSTED_PROXIES, name).toBe(lbAddress)
+      expect(s.environment.TRUST_PROXY, name).toBeUndefined()
+    }
+  })
+
   it('takes every password from the .env file, with none written in it', () => {
     const text = readFileSync(path.join(DOCKER_DIR, 'compose.yml'), 'utf8')
     for (const line of text.split('\n').filter((l) => /PASSWORD/.test(l) && !l.trim().startsWith('#'))) {
