@@ -190,8 +190,10 @@ export async function handleCapture(input: CaptureInput, deps: CaptureDeps): Pro
     if (lines.length > 0) {
       const frame = encodeFrame(lines, [...latest.values()], project.id, intents)
       if (!deps.spool.hasRoom(frame.bytes.length)) {
-        deps.metrics.captureRefused.inc({ reason: deps.disk && !deps.disk.hasRoom() ? 'disk_full' : 'spool_full' })
-        throw problems.bufferFull()
+        // The client is told which: a full spool clears as ClickHouse catches up, a full disk needs the operator.
+        const diskFull = deps.disk !== undefined && !deps.disk.hasRoom()
+        deps.metrics.captureRefused.inc({ reason: diskFull ? 'disk_full' : 'spool_full' })
+        throw diskFull ? problems.diskFull() : problems.bufferFull()
       }
       try {
         await deps.spool.append(frame)

@@ -185,6 +185,15 @@ describe('the problems capture and the SDK endpoints answer', () => {
       'The service is busy storing earlier events. Retry the request later.',
       null,
     ],
+    [
+      'a disk below its reserve',
+      problems.diskFull(),
+      503,
+      'server_error',
+      'service_unavailable',
+      "The service's disk is full (its free space is below the reserve it keeps): it takes no new events until space is freed. Retry the request later.",
+      null,
+    ],
     ['events that could not be stored', problems.unavailable('Try later.'), 503, 'server_error', 'service_unavailable', 'Try later.', null],
     [
       'a project lookup that failed',

@@ -158,6 +158,12 @@ export const problems = {
   malformedData: (detail: string, options?: Cause) => new ApiProblem('malformed_data', `Malformed request data: ${detail}`, options),
   missingDistinctId: () => new ApiProblem('missing_distinct_id', 'Decide requires a distinct_id.', { attr: 'distinct_id' }),
   bufferFull: () => new ApiProblem('service_unavailable', 'The service is busy storing earlier events. Retry the request later.'),
+  /** Capture refused at the disk reserve: what the client sends is fine, the service's disk is not. */
+  diskFull: () =>
+    new ApiProblem(
+      'service_unavailable',
+      "The service's disk is full (its free space is below the reserve it keeps): it takes no new events until space is freed. Retry the request later.",
+    ),
   unavailable: (detail: string, options?: Cause) => new ApiProblem('service_unavailable', detail, options),
   queryTimeout: (options?: Cause) =>
     new ApiProblem(
