@@ -1,3 +1,4 @@
+import { isClickHouseRefusal } from '@burrow/clickhouse'
 import { Gauge, type Registry } from 'prom-client'
 import type { Logger } from './logger'
 import { errorText, type CheckOutcome, type ReadinessCheck } from './probes'
@@ -30,15 +31,16 @@ export class DependencyUnavailable extends Error {
 }
 
 /**
- * Errors that waiting does not cure: a refused password, an unknown user. The start fails
- * at once on these instead of retrying them for DEPENDENCY_WAIT_MS.
+ * Errors that waiting does not cure: a refused password, an unknown user, a ClickHouse that
+ * answers with an exception (replicated DDL without a Keeper, a syntax it does not know) rather
+ * than not answering. The start fails at once on these instead of retrying them for DEPENDENCY_WAIT_MS.
  */
 function isPermanent(err: unknown): boolean {
   const raw = (err as { code?: unknown })?.code
   const code = typeof raw === 'string' || typeof raw === 'number' ? String(raw) : ''
   const message = String((err as Error)?.message ?? '')
   // PostgreSQL: invalid_password, invalid_authorization_specification; ClickHouse: AUTHENTICATION_FAILED (516).
-  return code === '28P01' || code === '28000' || code === '516' || /Authentication failed/i.test(message)
+  return code === '28P01' || code === '28000' || code === '516' || /Authentication failed/i.test(message) || isClickHouseRefusal(err)
 }
 
 /**

@@ -20,7 +20,15 @@ function ownCode(err: unknown): number | undefined {
   const e = err as { code?: unknown; type?: unknown; clickhouseCode?: unknown } | null
   if (typeof e?.clickhouseCode === 'number') return e.clickhouseCode
   // chDB's connection throws its own copy of the client's ClickHouseError: the same fields, another class.
-  if (err instanceof Error && typeof e?.code === 'string' && /^\d+$/.test(e.code) && typeof e.type === 'string') return Number(e.code)
+  if (
+    err instanceof Error &&
+    typeof e?.code === 'string' &&
+    /^\d+$/.test(e.code) &&
+    typeof e.type === 'string' &&
+    /^[A-Z][A-Z0-9_]+$/.test(e.type)
+  ) {
+    return Number(e.code)
+  }
   return undefined
 }
 
@@ -198,8 +206,9 @@ export function asClickHouseFailure(err: unknown, target: string): unknown {
 export function refusalWithAdvice(err: unknown, what: { target: string; cluster?: string | undefined }): ClickHouseRefused {
   const code = clickHouseErrorCode(err)
   const reason = err instanceof Error && err.message ? err.message.trim().split('\n')[0]!.slice(0, 300) : String(err)
+  // The advice first: a start that fails shows the first line's first 200 characters.
   return new ClickHouseRefused(
-    `ClickHouse at ${what.target} refused the service${code === undefined ? '' : ` (code ${code})`}: ${reason}. ${adviceFor(code, what.cluster)}`,
+    `${adviceFor(code, what.cluster)} ClickHouse at ${what.target} answered${code === undefined ? '' : ` code ${code}`}: ${reason}`,
     { cause: err },
   )
 }
@@ -213,17 +222,17 @@ function adviceFor(code: number | undefined, cluster: string | undefined): strin
       return 'Check CLICKHOUSE_USER and CLICKHOUSE_PASSWORD.'
     case 195: // IP_ADDRESS_NOT_ALLOWED
     case 497: // ACCESS_DENIED
-      return "Grant the user of CLICKHOUSE_USER what it needs on CLICKHOUSE_DATABASE (creating tables, inserting, selecting), from this host, in the server's users."
+      return 'Grant the CLICKHOUSE_USER user what it needs on CLICKHOUSE_DATABASE (create tables, insert, select), from this host.'
     case 81: // UNKNOWN_DATABASE
-      return 'Create the database of CLICKHOUSE_DATABASE on the server, or let the user of CLICKHOUSE_USER create it.'
+      return 'Create CLICKHOUSE_DATABASE on the server, or let the CLICKHOUSE_USER user create it.'
     case 225: // NO_ZOOKEEPER
     case 392: // QUERY_IS_PROHIBITED (replicated DDL disabled)
     case 701: // CLUSTER_DOESNT_EXIST
     case 170: // BAD_GET (an older server's word for an unknown cluster)
       return cluster === undefined
         ? 'The server cannot run this statement as it is configured.'
-        : `CLICKHOUSE_CLUSTER=${cluster} runs every DDL statement ON CLUSTER, which needs that cluster in the server's remote_servers and a Keeper (distributed_ddl) for its replicated tables: configure both, or unset CLICKHOUSE_CLUSTER to use one server.`
+        : `CLICKHOUSE_CLUSTER=${cluster} needs that cluster in the server's remote_servers and a Keeper for DDL ON CLUSTER: configure both, or unset CLICKHOUSE_CLUSTER.`
     default:
-      return 'Waiting would not change the answer: fix what it names and start the service again.'
+      return 'Waiting would not change the answer: fix what it names, then start again.'
   }
 }
