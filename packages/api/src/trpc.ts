@@ -1,5 +1,5 @@
 import { ApiProblem, problems } from '@burrow/contracts'
-import { assertScope, organizations, pathOfNul, projects, type Caller, type CoreDeps, type KeyGuessGuard } from '@burrow/core'
+import { asTenant, assertScope, organizations, pathOfNul, projects, type Caller, type CoreDeps, type KeyGuessGuard } from '@burrow/core'
 import { initTRPC } from '@trpc/server'
 import { z, ZodError } from 'zod'
 import { problemFromError, trpcErrorFromProblem, unavailableProblem } from './errors'
@@ -94,7 +94,8 @@ export const projectIdInput = z.object({ project_id: z.union([z.string(), z.numb
 /** A procedure scoped to one project the caller may see, loaded from `project_id`. */
 export const projectProcedure = authedProcedure.input(projectIdInput).use(async ({ ctx, input, next }) => {
   const project = await projects.findAccessibleProject(ctx.deps, ctx.user, input.project_id)
-  return next({ ctx: { ...ctx, project } })
+  // The procedure's reads wait their turn at ClickHouse as this organization's and project's.
+  return asTenant({ organization: project.row.organization_id, project: project.row.id }, () => next({ ctx: { ...ctx, project } }))
 })
 
 /** `organization_id` as the URL gives it: a uuid or `@current`. */

@@ -1,3 +1,4 @@
+import { isClickHouseUnavailable } from '@burrow/clickhouse'
 import { isPostgresUnavailable } from '@burrow/postgres'
 
 /**
@@ -7,7 +8,7 @@ import { isPostgresUnavailable } from '@burrow/postgres'
  */
 export function isDependencyUnavailable(err: unknown): boolean {
   for (let e = err, depth = 0; e !== undefined && e !== null && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
-    if (isPostgresUnavailable(e)) return true
+    if (isPostgresUnavailable(e) || isClickHouseUnavailable(e)) return true
   }
   return false
 }

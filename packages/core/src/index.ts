@@ -24,7 +24,7 @@ export { cookielessDays, cookielessSalt, cookielessState } from './cookielessSal
 export { elementsFromChain } from './elementsChain'
 export { parsePropertyFilters } from './propertyFilters'
 export { SERVICE_VERSION } from './version'
-export { isQueryTimeout } from '@burrow/clickhouse'
+export { asTenant, isQueryTimeout } from '@burrow/clickhouse'
 export { isDependencyUnavailable } from './dependencyUnavailable'
 export * as keys from './keys'
 export { FlagDefinitionsResolver, type ProjectFlags } from './flagDefinitions'
