@@ -87,8 +87,14 @@ export function identifies(at: number): SentEvent[] {
   }))
 }
 
-/** Sends the events in batches and waits until all are stored and the merges are done. */
-export async function sendAll(service: TestService, account: TestAccount, events: SentEvent[], storedBefore = 0): Promise<void> {
+/** Sends the events in batches and waits until all are stored and the first `merged` merges (identifies) are done. */
+export async function sendAll(
+  service: TestService,
+  account: TestAccount,
+  events: SentEvent[],
+  storedBefore = 0,
+  merged = MERGED,
+): Promise<void> {
   for (let i = 0; i < events.length; i += 500) {
     const res = await service.post('/batch/', { api_key: account.projectToken, batch: events.slice(i, i + 500) })
     if (res.status !== 200) throw new Error(`batch answered ${res.status}`)
@@ -104,7 +110,7 @@ export async function sendAll(service: TestService, account: TestAccount, events
     },
     { what: `${storedBefore + events.length} stored events`, timeoutMs: 60_000 },
   )
-  for (let k = 0; k < MERGED; k++) {
+  for (let k = 0; k < merged; k++) {
     await service.personOf(account, `anon-${k}`, (p) => (p.distinct_ids as string[]).includes(`u${k}`))
   }
 }

@@ -4,15 +4,16 @@ import type { QueryContext } from './context'
 import type { EventSelection } from './events'
 import { select } from './sql'
 
-/** The filters of a query and of one of its nodes, together. */
+/** The filters of a query and of one of its nodes (those the user edits and the fixed ones), together. */
 export async function selectionOf(
   ctx: QueryContext,
-  node: Pick<EventsNode, 'event' | 'properties'>,
+  node: Pick<EventsNode, 'event' | 'properties' | 'fixedProperties'>,
   queryFilters: PropertyExpression | undefined,
   attr: string,
 ): Promise<EventSelection> {
   const own = await ctx.properties(node.properties, attr)
-  return { event: node.event ?? null, properties: [queryFilters, own].filter((e): e is PropertyExpression => e !== undefined) }
+  const fixed = await ctx.properties(node.fixedProperties, attr)
+  return { event: node.event ?? null, properties: [queryFilters, own, fixed].filter((e): e is PropertyExpression => e !== undefined) }
 }
 
 /** The earliest event of the selections, for `date_from: all`. */

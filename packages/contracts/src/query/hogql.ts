@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { modifiersSchema, nodeFields, unsupported } from './fields'
 
 /** The longest HogQL text or expression accepted, in characters. */
 export const MAX_HOGQL_TEXT = 65_536
@@ -28,10 +29,19 @@ export const hogQLQuerySchema = z.object({
   filters: z
     .object({
       properties: propertyFilters.nullish(),
-      dateRange: z.object({ date_from: dateText.nullish(), date_to: dateText.nullish() }).nullish(),
+      dateRange: z
+        .object({ date_from: dateText.nullish(), date_to: dateText.nullish(), explicitDate: unsupported('explicitDate', [false]) })
+        .nullish(),
+      filterTestAccounts: unsupported('filterTestAccounts', [false]),
     })
     .nullish(),
   name: z.string().max(400).nullish(),
+  ...nodeFields,
+  modifiers: modifiersSchema,
+  connectionId: unsupported('connectionId'),
+  sendRawQuery: unsupported('sendRawQuery', [false]),
+  variables: unsupported('variables', [{}]),
+  explain: unsupported('explain', [false]),
 })
 export type HogQLQuery = z.infer<typeof hogQLQuerySchema>
 
@@ -50,11 +60,12 @@ export const eventsQuerySchema = z.object({
   before: dateText.nullish(),
   limit: z.number().int().min(1).max(MAX_QUERY_ROWS).nullish(),
   offset: z.number().int().min(0).max(1_000_000).nullish(),
-  /** PostHog's fields this service does not apply; named so that a query using them is refused rather than misread. */
-  filterTestAccounts: z.boolean().nullish(),
-  source: z.unknown().optional(),
-  actionId: z.unknown().optional(),
-  actionSteps: z.unknown().optional(),
+  ...nodeFields,
+  modifiers: modifiersSchema,
+  filterTestAccounts: unsupported('filterTestAccounts', [false]),
+  source: unsupported('source'),
+  actionId: unsupported('actionId'),
+  actionSteps: unsupported('actionSteps', [[]]),
 })
 export type EventsQuery = z.infer<typeof eventsQuerySchema>
 

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { eventsNodeSchema, insightQueryBase, intervalSchema } from './common'
+import { clientSide, unsupported } from './fields'
 
 export const LIFECYCLE_STATUSES = ['new', 'returning', 'resurrecting', 'dormant'] as const
 
@@ -9,6 +10,17 @@ export const lifecycleQuerySchema = z.looseObject({
   /** Lifecycle follows one event. */
   series: z.array(eventsNodeSchema).length(1),
   interval: intervalSchema.nullish(),
-  lifecycleFilter: z.looseObject({ toggledLifecycles: z.array(z.enum(LIFECYCLE_STATUSES)).nullish() }).nullish(),
+  lifecycleFilter: z
+    .looseObject({
+      /** Which statuses the chart shows; every status is answered, as PostHog answers them. */
+      toggledLifecycles: z.array(z.enum(LIFECYCLE_STATUSES)).nullish(),
+      showValuesOnSeries: clientSide,
+      showPercentagesOnSeries: clientSide,
+      showLegend: clientSide,
+      legendPosition: clientSide,
+      stacked: clientSide,
+    })
+    .nullish(),
+  customAggregationTarget: unsupported('customAggregationTarget', [false]),
 })
 export type LifecycleQuery = z.infer<typeof lifecycleQuerySchema>

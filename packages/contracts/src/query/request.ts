@@ -1,19 +1,24 @@
 import { z } from 'zod'
+import { unsupported } from './fields'
 import { funnelsQuerySchema } from './funnels'
 import { eventsQuerySchema, hogQLQuerySchema } from './hogql'
 import { lifecycleQuerySchema } from './lifecycle'
 import { retentionQuerySchema } from './retention'
 import { trendsQuerySchema } from './trends'
 
+/** A kind the endpoint does not run is refused as such, naming it, not as a malformed query. */
+const kindNotServed = (issue: { code: string; input?: unknown }) => {
+  if (issue.code !== 'invalid_union') return undefined
+  const kind = typeof issue.input === 'object' && issue.input !== null ? (issue.input as { kind?: unknown }).kind : undefined
+  return typeof kind === 'string' && kind.length > 0 && kind.length <= 100 ? `${kind} is not supported.` : undefined
+}
+
 /** Every query kind the endpoint runs, told apart by `kind`. */
-export const analyticsQuerySchema = z.discriminatedUnion('kind', [
-  trendsQuerySchema,
-  lifecycleQuerySchema,
-  funnelsQuerySchema,
-  retentionQuerySchema,
-  hogQLQuerySchema,
-  eventsQuerySchema,
-])
+export const analyticsQuerySchema = z.discriminatedUnion(
+  'kind',
+  [trendsQuerySchema, lifecycleQuerySchema, funnelsQuerySchema, retentionQuerySchema, hogQLQuerySchema, eventsQuerySchema],
+  { error: kindNotServed },
+)
 export type AnalyticsQuery = z.infer<typeof analyticsQuerySchema>
 export type QueryKind = AnalyticsQuery['kind']
 
@@ -40,6 +45,9 @@ export const queryRequestSchema = z.object({
   client_query_id: z.string().min(1).max(200).nullish(),
   name: z.string().max(400).nullish(),
   async: z.boolean().nullish(),
+  filters_override: unsupported('filters_override', [{}]),
+  variables_override: unsupported('variables_override', [{}]),
+  limit_context: unsupported('limit_context'),
 })
 export type QueryRequest = z.infer<typeof queryRequestSchema>
 

@@ -2,7 +2,6 @@ import { eventsQuerySchema, type EventsQuery, type EventsQueryResponse } from '@
 import type { QueryContext } from '../context'
 import { and, type AstNode, type SelectQueryNode } from './ast'
 import { dateToHogQL } from './dates'
-import { refused } from './errors'
 import { executePrinted } from './execute'
 import { isAggregateFunction } from './functions'
 import { hogqlString, hogqlValue } from './hogqlText'
@@ -57,13 +56,6 @@ function filterConditions(ctx: QueryContext, query: EventsQuery): string[] {
  */
 export async function runEventsQuery(ctx: QueryContext, input: EventsQuery): Promise<EventsQueryResponse> {
   const query = validQuery(eventsQuerySchema, input)
-  if (query.filterTestAccounts)
-    throw refused('filterTestAccounts is not supported yet: filter the test accounts out in `where` or `properties`.', {
-      attr: 'filterTestAccounts',
-    })
-  for (const field of ['source', 'actionId', 'actionSteps'] as const) {
-    if (query[field] !== undefined && query[field] !== null) throw refused(`${field} is not supported in an EventsQuery.`, { attr: field })
-  }
   const inputs = query.select.length === 0 ? ['*'] : query.select
   const selectText = inputs.map((c) => {
     const b = bare(c)
