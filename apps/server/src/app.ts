@@ -27,7 +27,7 @@ import { startAdminSocket } from './adminSocket'
 import { backupService } from './backup'
 import { startCaptureThreads, type CaptureServices, type CaptureThreads } from './captureThreads/pool'
 import { clientBundles } from './clientBundles'
-import { reportDetachedParts } from './detachedParts'
+import { watchDetachedParts } from './detachedParts'
 import { watchDependencies, waitForDependency } from './dependencies'
 import { createDiskReserve, diskReserveOptions, watchDiskReserve } from './disk'
 import { createDispatcher, type DispatchDeps, type Lifecycle } from './dispatch'
@@ -273,7 +273,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     cleanups.unshift(() => ch.close())
     const appliedCh = await migrateClickHouse(ch, { exclusively: (migrate) => whileClickHouseMigrationLocked(pg.sql, migrate) })
     log(`clickhouse: ${ch.description}${appliedCh.length ? `, applied ${appliedCh.join(', ')}` : ''}`)
-    await reportDetachedParts(ch, logger, registry)
+    const detached = await watchDetachedParts(ch, logger, registry, { dataDir: config.DATA_DIR })
+    cleanups.unshift(async () => detached.stop())
     const retention = await applyRetention(ch, {
       events: config.EVENT_RETENTION_DAYS,
       deadLetters: config.DEAD_LETTER_RETENTION_DAYS,

@@ -53,3 +53,18 @@ async function rowsOf(partPath: string): Promise<number | null> {
     return null
   }
 }
+
+/** Names ClickHouse gives its tables and parts: anything else is refused rather than written into a statement. */
+const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
+const PART_NAME = /^[A-Za-z0-9_.-]+$/
+
+/**
+ * Removes a detached part and its files for good. The statement takes no query parameters for
+ * these names, so they are checked against what ClickHouse itself names tables and parts.
+ */
+export async function dropDetachedPart(ch: ClickHouse, part: Pick<DetachedPart, 'table' | 'name'>): Promise<void> {
+  if (!TABLE_NAME.test(part.table) || !PART_NAME.test(part.name)) throw new Error(`not a part ClickHouse names: ${part.table} ${part.name}`)
+  await ch.writer.command({
+    query: `ALTER TABLE ${part.table} DROP DETACHED PART '${part.name}' SETTINGS allow_drop_detached = 1`,
+  })
+}
