@@ -100,6 +100,7 @@ describe('Redis at start', () => {
     })
     expect(capture.status).toBe(200)
 
+    expect(service.log.matching(/^cache: redis 127\.0\.0\.1:\d+ \(not answering yet\)$/)).toHaveLength(1)
     const down = await readiness(service)
     expect(down.status).toBe(200)
     expect(down.body.status).toBe('degraded')

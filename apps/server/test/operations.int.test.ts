@@ -138,6 +138,11 @@ describe('probes, metrics and logs', () => {
     expect([...named].filter((name) => !served.has(name))).toEqual([])
   })
 
+  it('says at start which cache it uses, and that Redis does not answer only when it does not', () => {
+    const [cache] = service.log.matching(/^cache: /)
+    expect(cache?.msg).toMatch(service.config.REDIS_URL ? /^cache: redis [^ ]+$/ : /^cache: memory$/)
+  })
+
   it('logs each request at debug level with its route, status and duration, and every line with its host and process', async () => {
     await fetch(`${service.baseUrl}/api/projects/${account.projectId}/`, { headers: { authorization: `Bearer ${account.personalApiKey}` } })
     await waitFor(() => service.log.lines.find((line) => line.msg === 'request' && line.route === '/api/projects/:id/'), {
