@@ -1,8 +1,12 @@
+import { existsSync } from 'node:fs'
+import path from 'node:path'
 import { setFlagsFromString } from 'node:v8'
 import { ConfigError, loadConfig, type Config } from '@burrow/config'
 import { startApp } from './app'
+import { dataDirProblem, DataDirRefused } from './dataDir'
 import { createLogger } from './logger'
 import { DataDirInUseError, lockDataDir, type DataDirLock } from './ownership/dataDirLock'
+import { keepDataDirPrivate } from './ownership/privateDataDir'
 import { ensurePortFree, PortInUseError } from './ownership/portProbe'
 
 // The old generation may grow to three times what survived the last major garbage collection
@@ -28,15 +32,29 @@ process.on('unhandledRejection', (reason) => {
   logger.error({ err: reason }, 'unhandled promise rejection')
 })
 
-// The data directory first, before anything in it is opened (the embedded PostgreSQL and
-// ClickHouse, the spool, the admin socket), then the port, before anything listens on it.
+// The data directory and the port are taken before anything in DATA_DIR is opened (the embedded
+// PostgreSQL and ClickHouse, the spool, the admin socket) or listens on the port.
 let dataDirLock: DataDirLock
-try {
-  dataDirLock = lockDataDir(config.DATA_DIR)
+/** What refuses a start besides another owner: looked at before DATA_DIR is made, when it does not exist yet. */
+const refusal = async () => {
   await ensurePortFree(config.HOST, config.PORT)
+  const problem = await dataDirProblem(config)
+  if (problem) throw new DataDirRefused(problem)
+}
+try {
+  // A refused start creates nothing. A DATA_DIR that exists is locked first, so that a second
+  // instance started on it by mistake is told which process has it rather than that the port is taken.
+  const existed = existsSync(path.resolve(config.DATA_DIR))
+  if (!existed) await refusal()
+  dataDirLock = lockDataDir(config.DATA_DIR)
+  // Every tenant's events are under DATA_DIR: other local users reach none of it. As root, the
+  // embedded PostgreSQL runs as the `postgres` user, which must pass through to its directory.
+  keepDataDirPrivate(config.DATA_DIR, { enterableByOthers: !config.DATABASE_URL && process.getuid?.() === 0 }, (msg) => logger.warn(msg))
+  if (existed) await refusal()
 } catch (err) {
   // Another owner is the expected refusal; anything else (no permission on DATA_DIR or the port) keeps its details.
-  if (err instanceof DataDirInUseError || err instanceof PortInUseError) logger.fatal(`not starting: ${err.message}`)
+  if (err instanceof DataDirInUseError || err instanceof PortInUseError || err instanceof DataDirRefused)
+    logger.fatal(`not starting: ${err.message}`)
   else logger.fatal({ err }, `not starting: ${err instanceof Error ? err.message : String(err)}`)
   process.exit(1)
 }

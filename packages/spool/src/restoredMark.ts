@@ -1,5 +1,6 @@
 import { readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import { FILE_MODE } from './segments'
 
 /**
  * A restore copies an instance's spool lanes into a new DATA_DIR and marks each with the first
@@ -10,7 +11,7 @@ import path from 'node:path'
 const markPath = (dir: string) => path.join(dir, 'restored.json')
 
 export async function markRestored(dir: string, beforeSeq: number): Promise<void> {
-  await writeFile(markPath(dir), JSON.stringify({ before_seq: beforeSeq }))
+  await writeFile(markPath(dir), JSON.stringify({ before_seq: beforeSeq }), { mode: FILE_MODE })
 }
 
 /** The first segment number not restored from a backup, or undefined when the lane holds no restored segment. */

@@ -18,12 +18,19 @@ export function segmentHeader(): Buffer {
   return header
 }
 
+/**
+ * The spool holds every tenant's acknowledged events: its files and directories are the
+ * service's user's alone, whatever the umask of the process that writes them.
+ */
+export const FILE_MODE = 0o600
+const DIRECTORY_MODE = 0o700
+
 /** Segment files are named by sequence number, so their order is their name's order. */
 export const segmentPath = (dir: string, seq: number) => path.join(dir, `${String(seq).padStart(12, '0')}.seg`)
 
 /** The existing segments, oldest first, with their sizes. */
 export async function listSegments(dir: string): Promise<Array<{ seq: number; size: number }>> {
-  await mkdir(dir, { recursive: true })
+  await mkdir(dir, { recursive: true, mode: DIRECTORY_MODE })
   const names = (await readdir(dir)).filter((name) => /^\d{12}\.seg$/.test(name)).sort()
   return Promise.all(names.map(async (name) => ({ seq: Number(name.slice(0, 12)), size: (await stat(path.join(dir, name))).size })))
 }
@@ -92,11 +99,11 @@ export async function readPosition(dir: string): Promise<SpoolProgress | undefin
 export async function writePosition(dir: string, progress: SpoolProgress, options: { sync?: boolean } = {}): Promise<void> {
   const tmp = `${positionPath(dir)}.tmp`
   if (!options.sync) {
-    await writeFile(tmp, JSON.stringify(progress))
+    await writeFile(tmp, JSON.stringify(progress), { mode: FILE_MODE })
     await rename(tmp, positionPath(dir))
     return
   }
-  const handle = await open(tmp, 'w')
+  const handle = await open(tmp, 'w', FILE_MODE)
   try {
     await handle.writeFile(JSON.stringify(progress))
     await handle.datasync()

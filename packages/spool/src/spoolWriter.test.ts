@@ -6,7 +6,7 @@ import { waitFor } from '@burrow/testing/waitFor'
 import { afterAll, expect, it } from 'vitest'
 import { encodeFrame, readFrame } from './frames'
 import { createSpoolMetrics } from './metrics'
-import { SEGMENT_HEADER_BYTES, segmentHeader, segmentPath } from './segments'
+import { listSegments, SEGMENT_HEADER_BYTES, segmentHeader, segmentPath, writePosition } from './segments'
 import { SpoolWriter, type SpoolWriterOptions, type WriteAt } from './spoolWriter'
 
 const root = mkdtempSync(path.join(tmpdir(), 'burrow-spool-writer-'))
@@ -106,6 +106,20 @@ it('acknowledges writes in order even when a later one reaches the disk first', 
   expect(committedIds).toEqual([['a'], ['b']])
   await writer.close()
   expect(idsIn(segmentPath(dir, 1))).toEqual(['a', 'b'])
+})
+
+it("writes segments and the position that only the service's user can read, whatever the process's umask", async () => {
+  const { dir, writer } = newWriter()
+  await writer.append(frameOf('a'))
+  await writer.close()
+  await writePosition(dir, { seq: 1, offset: 0 })
+  await writePosition(dir, { seq: 1, offset: 0 }, { sync: true })
+  const created = path.join(root, `listed-${++dirs}`, 'lane')
+  await listSegments(created)
+  expect(process.umask() & 0o077).toBe(0o022) // the test runner's, which would leave them 0644 and 0755
+  expect(statSync(segmentPath(dir, 1)).mode & 0o777).toBe(0o600)
+  expect(statSync(path.join(dir, 'position.json')).mode & 0o777).toBe(0o600)
+  expect(statSync(created).mode & 0o777).toBe(0o700)
 })
 
 it('groups the appends of one turn of the event loop into one write', async () => {

@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises'
 import { promisify } from 'node:util'
 import type { Frame, FrameContent } from './frames'
 import type { SpoolMetrics } from './metrics'
-import { SEGMENT_HEADER_BYTES, segmentHeader, segmentPath, syncDirectory } from './segments'
+import { FILE_MODE, SEGMENT_HEADER_BYTES, segmentHeader, segmentPath, syncDirectory } from './segments'
 
 const openFile = promisify(open)
 const closeFile = promisify(close)
@@ -336,7 +336,7 @@ export class SpoolWriter implements SegmentWriter {
 
   private async openSegment(seq: number): Promise<number> {
     const file = segmentPath(this.options.dir, seq)
-    const fd = await openFile(file, SEGMENT_FLAGS, 0o644)
+    const fd = await openFile(file, SEGMENT_FLAGS, FILE_MODE)
     try {
       await fillSegment(fd, this.options.segmentBytes)
       await syncDirectory(this.options.dir)

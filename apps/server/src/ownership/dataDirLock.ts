@@ -1,6 +1,7 @@
-import { closeSync, constants, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs'
+import { closeSync, constants, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs'
 import path from 'node:path'
 import { flockSync } from 'fs-ext'
+import { createDataDir } from './privateDataDir'
 
 /** The file under DATA_DIR whose lock marks the directory's owner, and which holds the owner's pid. */
 const LOCK_FILE = 'burrow.lock'
@@ -33,10 +34,10 @@ export interface DataDirLock {
  */
 export function lockDataDir(dataDir: string): DataDirLock {
   const dir = path.resolve(dataDir)
-  mkdirSync(dir, { recursive: true })
+  createDataDir(dir)
   const file = path.join(dir, LOCK_FILE)
   // Opened without truncating: until the lock is ours, the pid in it is the owner's.
-  const fd = openSync(file, constants.O_RDWR | constants.O_CREAT, 0o644)
+  const fd = openSync(file, constants.O_RDWR | constants.O_CREAT, 0o600)
   try {
     flockSync(fd, 'exnb')
   } catch (err) {
