@@ -116,8 +116,14 @@ export async function runFunnels(ctx: QueryContext, query: FunnelsQuery): Promis
         ? { kind, step: funnelsFilter?.breakdownAttributionValue ?? 0 }
         : { kind }
 
-  // Walking every value or step value over the person's events needs PostHog's walk.
-  const walked = order !== 'ordered' || exclusionNodes.length > 0 || attribution.kind === 'all_events' || attribution.kind === 'step'
+  // Walking every value or step value over the person's events needs PostHog's walk; so does a
+  // step of every event, where the chain of times alone cannot tell one event filling two steps.
+  const walked =
+    order !== 'ordered' ||
+    exclusionNodes.length > 0 ||
+    attribution.kind === 'all_events' ||
+    attribution.kind === 'step' ||
+    steps.some((s) => s.event === null)
   const perPerson = walked
     ? walkedPersonsSql({ n, order, eventsSql, joins, valueSql, guarded, attribution })
     : chainedPersonsSql({ steps, eventsSql, joins, valueSql: touchedValueSql(valueSql, attribution) })
@@ -217,7 +223,8 @@ export async function runFunnels(ctx: QueryContext, query: FunnelsQuery): Promis
       const named =
         order === 'unordered'
           ? { action_id: null, name: UNORDERED_NAME(i), custom_name: null }
-          : { action_id: node.event ?? null, name: node.event ?? 'All events', custom_name: node.custom_name ?? null }
+          : // PostHog names a step of every event null.
+            { action_id: node.event ?? null, name: node.event ?? null, custom_name: node.custom_name ?? null }
       return {
         ...named,
         order: i,
