@@ -50,13 +50,22 @@ export default tseslint.config(
   {
     // The one reader of the environment; tests and benchmarks read their own knobs and pass
     // the environment on to the processes they start.
-    files: ['packages/config/**', 'packages/testing/**', 'scripts/**', '**/*.test.ts', '**/test/**', 'vitest.config.ts'],
+    files: [
+      'packages/config/**',
+      'packages/testing/**',
+      'scripts/**',
+      '**/*.test.ts',
+      '**/*.test.tsx',
+      '**/test/**',
+      'vitest.config.ts',
+      'apps/web/vite.config.ts',
+    ],
     rules: { 'no-restricted-properties': 'off' },
   },
   {
     // Tests and benchmarks read JSON answers, which are untyped by nature; what they assert is
     // checked by the assertion, not by the types. The promise rules still apply to them.
-    files: ['**/*.test.ts', '**/test/**', 'scripts/**'],
+    files: ['**/*.test.ts', '**/*.test.tsx', '**/test/**', 'scripts/**'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',
@@ -70,9 +79,12 @@ export default tseslint.config(
     // What runs only in development: tests, benchmarks, tool configuration, the build.
     files: [
       '**/*.test.ts',
+      '**/*.test.tsx',
       '**/test/**',
       'scripts/**',
       'apps/server/scripts/**',
+      'apps/web/scripts/**',
+      'apps/web/vite.config.ts',
       '*.config.{js,ts}',
       'apps/server/src/captureThreads/bootstrap.mjs',
     ],

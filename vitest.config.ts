@@ -44,7 +44,8 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: everyWorkspace.map((dir) => `${dir}/**/*.test.ts`),
+          // The console's component tests (.tsx) name their DOM (happy-dom) in a comment at their top.
+          include: everyWorkspace.map((dir) => `${dir}/**/*.test.{ts,tsx}`),
           exclude: ['**/node_modules/**', '**/*.int.test.ts'],
           isolate: false,
           testTimeout: 10_000,

@@ -27,6 +27,7 @@ import { startAdminSocket } from './adminSocket'
 import { backupService } from './backup'
 import { startCaptureThreads, type CaptureServices, type CaptureThreads } from './captureThreads/pool'
 import { clientBundles } from './clientBundles'
+import { consoleAssets } from './consoleAssets'
 import { watchDetachedParts } from './detachedParts'
 import { watchDependencies, waitForDependency } from './dependencies'
 import { createDiskReserve, diskReserveOptions, watchDiskReserve } from './disk'
@@ -149,6 +150,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       : undefined,
   }
   const separateMetricsPort = config.METRICS_PORT !== undefined
+  const consoleFiles = runsApi ? consoleAssets() : undefined
+  if (runsApi) log(consoleFiles ? 'console: served at /' : 'console: not built (npm run build), / answers 404 until it is')
   const dispatch = createDispatcher({
     ...serviceEndpoints,
     siteUrl: config.SITE_URL,
@@ -156,6 +159,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     metricsText: separateMetricsPort ? undefined : metricsText,
     metrics,
     bundles: clientBundles(),
+    console: consoleFiles,
     get capture() {
       return capture
     },

@@ -17,6 +17,7 @@ import {
 import { timingSafeEqual } from 'node:crypto'
 import { problems, type ApiProblem } from '@burrow/contracts'
 import type { ClientBundles } from './clientBundles'
+import type { ConsoleAssets } from './consoleAssets'
 import type { IncomingRequest, OutgoingResponse } from './http/uwsServer'
 import type { ServerMetrics } from './metrics'
 import type { ReadinessReport } from './probes'
@@ -52,6 +53,8 @@ export interface DispatchDeps {
   decide: DecideDeps | undefined
   /** posthog-js's bundles under /static/; absent where another thread serves them. */
   bundles?: ClientBundles
+  /** The console's page and files at `/`; absent where it is not built or another thread serves it. */
+  console?: ConsoleAssets | undefined
   /** Absent when this process does not serve the private API (ROLE=ingestion). */
   rest: ((req: HttpRequest) => Promise<HttpResponse>) | undefined
   trpc: ((req: HttpRequest) => Promise<HttpResponse>) | undefined
@@ -189,6 +192,8 @@ export function createDispatcher(deps: DispatchDeps) {
     }
     const bundle = deps.bundles?.answer(req)
     if (bundle) return bundle
+    const consoleFile = deps.console?.answer(req)
+    if (consoleFile) return consoleFile
 
     // `/flags/definitions` is PostHog's path for a private-API resource (local evaluation).
     const api =

@@ -1,0 +1,98 @@
+import type { AppRouter } from '@burrow/api'
+import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client'
+
+/** The cookie the service sets beside the session, which the page reads and sends back as a header (Django's names). */
+export const CSRF_COOKIE = 'burrow_csrftoken'
+export const CSRF_HEADER = 'x-csrftoken'
+
+/** The session's CSRF token, from its cookie; undefined when signed out. */
+export function csrfToken(cookies: string = document.cookie): string | undefined {
+  for (const part of cookies.split(';')) {
+    const [name, ...value] = part.trim().split('=')
+    if (name === CSRF_COOKIE) return decodeURIComponent(value.join('='))
+  }
+  return undefined
+}
+
+function csrfHeaders(): Record<string, string> {
+  const token = csrfToken()
+  return token ? { [CSRF_HEADER]: token } : {}
+}
+
+/** The procedures, typed by the service's own router: a renamed field is a compile error here. */
+export const trpc = createTRPCClient<AppRouter>({
+  links: [
+    httpBatchLink({
+      url: '/trpc',
+      headers: csrfHeaders,
+      fetch: (url, init) => fetch(url, { ...init, credentials: 'same-origin' }),
+    }),
+  ],
+})
+
+/** PostHog's error body, as the REST side and tRPC's `data.problem` carry it. */
+export interface Problem {
+  type: string
+  code: string
+  detail: string
+  attr: string | null
+}
+
+/** A REST call's refusal, with the service's own words. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly problem: Problem | undefined,
+  ) {
+    super(problem?.detail ?? `The service answered ${status}.`)
+    this.name = 'ApiError'
+  }
+}
+
+function isProblem(value: unknown): value is Problem {
+  return typeof value === 'object' && value !== null && typeof (value as Problem).detail === 'string'
+}
+
+/** A REST call of the service, with the session's cookie and CSRF token; the parsed JSON answer. */
+export async function rest<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(path, {
+    method,
+    credentials: 'same-origin',
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...csrfHeaders() },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  const text = await response.text()
+  let parsed: unknown
+  try {
+    parsed = text ? JSON.parse(text) : undefined
+  } catch {
+    parsed = undefined
+  }
+  if (!response.ok) throw new ApiError(response.status, isProblem(parsed) ? parsed : undefined)
+  return parsed as T
+}
+
+/** The HTTP status of a failed call, REST or tRPC. */
+export function statusOf(error: unknown): number | undefined {
+  if (error instanceof ApiError) return error.status
+  if (error instanceof TRPCClientError) {
+    const data = (error as TRPCClientError<AppRouter>).data as { httpStatus?: number } | undefined
+    return data?.httpStatus
+  }
+  return undefined
+}
+
+/** What to tell a person of a failed call: the service's own words where it gave them. */
+export function errorWords(error: unknown): string {
+  if (error instanceof ApiError) return error.message
+  if (error instanceof TRPCClientError) {
+    const problem = ((error as TRPCClientError<AppRouter>).data as { problem?: unknown } | undefined)?.problem
+    if (isProblem(problem)) return problem.detail
+    return error.message
+  }
+  if (error instanceof TypeError) return 'The service could not be reached. Check that it is running, then try again.'
+  return error instanceof Error ? error.message : String(error)
+}
+
+export const signIn = (email: string, password: string) => rest<{ success: true }>('POST', '/api/login/', { email, password })
+export const signOut = () => rest<{ success: true }>('POST', '/api/logout/')

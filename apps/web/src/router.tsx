@@ -1,0 +1,108 @@
+import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Outlet } from '@tanstack/react-router'
+import { Home } from './pages/Home'
+import { NotFound } from './pages/NotFound'
+import { SignIn } from './pages/SignIn'
+import { Shell } from './components/Shell'
+import type { EventFilters } from './hooks'
+
+/** A search parameter as text, or nothing: what a person typed into a URL is not trusted to be anything else. */
+const text = (value: unknown): string | undefined =>
+  typeof value === 'string' && value !== '' ? value : typeof value === 'number' ? String(value) : undefined
+
+const rootRoute = createRootRoute({ component: Outlet, notFoundComponent: NotFound })
+
+const homeRoute = createRoute({ getParentRoute: () => rootRoute, path: '/', component: Home })
+
+export const signInRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/login',
+  validateSearch: (search: Record<string, unknown>): { next?: string | undefined } => {
+    const next = text(search.next)
+    // Only a path of this console: never a way to send someone elsewhere after they sign in.
+    return next?.startsWith('/') && !next.startsWith('//') ? { next } : {}
+  },
+  component: SignIn,
+})
+
+export const projectRoute = createRoute({ getParentRoute: () => rootRoute, path: '/project/$projectId', component: Shell })
+
+/** Each page's code is its own chunk, loaded when the page is first opened. */
+const page = <K extends string>(load: () => Promise<Record<K, React.ComponentType>>, name: K) => lazyRouteComponent(load, name)
+
+export const eventsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: 'events',
+  validateSearch: (search: Record<string, unknown>): EventFilters => ({
+    event: text(search.event),
+    distinct_id: text(search.distinct_id),
+    property: text(search.property),
+    value: text(search.value),
+  }),
+  component: page(() => import('./pages/LiveEvents'), 'LiveEvents'),
+})
+
+export const settingsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: 'settings',
+  component: page(() => import('./pages/Settings'), 'Settings'),
+})
+
+export const flagsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: 'feature_flags',
+  validateSearch: (search: Record<string, unknown>): { search?: string | undefined } => ({ search: text(search.search) }),
+  component: page(() => import('./pages/FeatureFlags'), 'FeatureFlags'),
+})
+
+export const personsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: 'persons',
+  validateSearch: (search: Record<string, unknown>): { search?: string | undefined } => ({ search: text(search.search) }),
+  component: page(() => import('./pages/Persons'), 'Persons'),
+})
+
+/** Pages whose URLs exist already and whose content comes in later releases. */
+const UPCOMING = [
+  ['web', 'Web analytics'],
+  ['insights', 'Insights'],
+  ['dashboards', 'Dashboards'],
+  ['sql', 'SQL'],
+  ['cohorts', 'Cohorts'],
+  ['data-management', 'Data management'],
+  ['plugins', 'Plugins'],
+] as const
+
+const upcomingRoutes = UPCOMING.map(([path]) =>
+  createRoute({ getParentRoute: () => projectRoute, path, component: page(() => import('./pages/Upcoming'), 'Upcoming') }),
+)
+
+const routeTree = rootRoute.addChildren([
+  homeRoute,
+  signInRoute,
+  projectRoute.addChildren([eventsRoute, settingsRoute, flagsRoute, personsRoute, ...upcomingRoutes]),
+])
+
+export const router = createRouter({ routeTree, defaultPreload: 'intent', scrollRestoration: true })
+
+declare module '@tanstack/react-router' {
+  interface Register {
+    router: typeof router
+  }
+}
+
+/** The side bar's pages, in order; `page` is the URL's segment after the project. */
+export const NAV = [
+  { page: 'events', to: '/project/$projectId/events', label: 'Live events' },
+  { page: 'web', to: '/project/$projectId/web', label: 'Web analytics' },
+  { page: 'insights', to: '/project/$projectId/insights', label: 'Insights' },
+  { page: 'dashboards', to: '/project/$projectId/dashboards', label: 'Dashboards' },
+  { page: 'sql', to: '/project/$projectId/sql', label: 'SQL' },
+  { page: 'persons', to: '/project/$projectId/persons', label: 'People' },
+  { page: 'cohorts', to: '/project/$projectId/cohorts', label: 'Cohorts' },
+  { page: 'feature_flags', to: '/project/$projectId/feature_flags', label: 'Feature flags' },
+  { page: 'data-management', to: '/project/$projectId/data-management', label: 'Data management' },
+  { page: 'plugins', to: '/project/$projectId/plugins', label: 'Plugins' },
+  { page: 'settings', to: '/project/$projectId/settings', label: 'Settings' },
+] as const
+
+export const UPCOMING_TITLES: Record<string, string> = Object.fromEntries(UPCOMING)
