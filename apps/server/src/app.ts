@@ -135,7 +135,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     const all = AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), ...(await threads.metrics())])
     return { contentType: all.contentType, body: await all.metrics() }
   }
-  registerRoomGauges(registry, { disk, spoolMaxBytes: config.SPOOL_MAX_BYTES })
+  registerRoomGauges(registry, { disk, reserve: () => diskWatch.state(), spoolMaxBytes: config.SPOOL_MAX_BYTES })
   // Read from state kept up to date in the background: answered at once, whatever the dependencies do.
   const readiness = (): ReadinessReport => ({ version: SERVICE_VERSION, commit: SERVICE_COMMIT, ...readinessReport(readinessChecks) })
   registerReadinessGauges(registry, () => (lifecycle === 'ready' ? readiness() : { status: 'unavailable', checks: {} }))

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { deadLetterQueue, type ClickHouse } from '@burrow/clickhouse'
-import { Gauge, type Registry } from 'prom-client'
+import { Counter, Gauge, type Registry } from 'prom-client'
 
 /** The release, from the server's package.json (beside src/ and beside the built dist/). */
 export const SERVICE_VERSION: string = (() => {
@@ -94,9 +94,34 @@ export function registerDeadLetterGauge(registry: Registry, ch: ClickHouse, time
 /** What an operator watches of the instance's own room: DATA_DIR's file system and the spool's bound. */
 export function registerRoomGauges(
   registry: Registry,
-  options: { disk: { room(): { freeBytes: number; totalBytes: number; reserveBytes: number } }; spoolMaxBytes: number },
+  options: {
+    disk: { room(): { freeBytes: number; totalBytes: number; reserveBytes: number } }
+    /** The watch of the reserve's crossings (disk.ts): whether free space is below it, and how often it crossed it. */
+    reserve: () => { below: boolean; wentBelow: number; cameBack: number }
+    spoolMaxBytes: number
+  },
 ): void {
   const registers = [registry]
+  new Gauge({
+    name: 'burrow_disk_below_reserve',
+    help: "1 while free space on DATA_DIR's file system is below the reserve and capture refuses new events (503), else 0",
+    registers,
+    collect() {
+      this.set(options.reserve().below ? 1 : 0)
+    },
+  })
+  new Counter({
+    name: 'burrow_disk_reserve_crossings_total',
+    help: 'Times free space on DATA_DIR crossed the reserve since the start: going below it (capture refuses) or back above it',
+    labelNames: ['direction'] as const,
+    registers,
+    collect() {
+      const state = options.reserve()
+      this.reset()
+      this.inc({ direction: 'below' }, state.wentBelow)
+      this.inc({ direction: 'above' }, state.cameBack)
+    },
+  })
   new Gauge({
     name: 'burrow_disk_free_bytes',
     help: "Bytes free for the service on DATA_DIR's file system; capture refuses events below burrow_disk_reserve_bytes",
