@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
 import type { Config } from '@burrow/config'
+import { dataDirectoryProblem } from '@burrow/postgres'
 
 /** Where the embedded engines keep their data under DATA_DIR: evidence that the service ran there. */
 const markers = (dataDir: string) => ({
@@ -37,4 +38,19 @@ export async function isEmptyDirectory(dir: string): Promise<boolean> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return true
     throw err
   }
+}
+
+/** The service refuses DATA_DIR: the message says why and what to do. */
+export class DataDirRefused extends Error {
+  override name = 'DataDirRefused'
+}
+
+/**
+ * Why the service could not use DATA_DIR, found before anything is created there, so that a
+ * refused start leaves nothing behind (a mistyped path would otherwise stay, created, with a
+ * lock file in it): the embedded PostgreSQL's user must be able to reach its data directory.
+ */
+export async function dataDirProblem(config: Pick<Config, 'DATA_DIR' | 'DATABASE_URL'>): Promise<string | undefined> {
+  if (config.DATABASE_URL) return undefined
+  return dataDirectoryProblem(path.join(path.resolve(config.DATA_DIR), 'postgres'))
 }
