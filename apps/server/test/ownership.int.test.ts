@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process'
-import { chmodSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -242,4 +242,38 @@ describe('one instance per port', () => {
       other.close()
     }
   }, 120_000)
+})
+
+describe('a start refused before it opens anything', () => {
+  it('creates no DATA_DIR when its port is taken', async () => {
+    const port = await freePort()
+    const other = createServer().listen(port, '0.0.0.0')
+    await new Promise((resolve) => other.once('listening', resolve))
+    try {
+      const parent = path.join(newDataDir(), 'not-yet')
+      const refused = await refusedStart(serverEnv(path.join(parent, 'data'), { PORT: String(port) }))
+      expect(refused.code).toBe(1)
+      expect(refused.output).toContain(`port ${port} on 127.0.0.1 is already served by another process`)
+      expect(existsSync(parent)).toBe(false)
+    } finally {
+      other.close()
+    }
+  }, 120_000)
+
+  // Only root runs the embedded PostgreSQL as another user, who may be kept out of DATA_DIR.
+  it.skipIf(process.getuid?.() !== 0)(
+    'creates no DATA_DIR the embedded PostgreSQL could not reach, and says why',
+    async () => {
+      // mkdtemp's mode 0700: the embedded server's user may not pass through it.
+      const closed = mkdtempSync(path.join(tmpdir(), 'burrow-ownership-closed-'))
+      dirs.push(closed)
+      const dataDir = path.join(closed, 'data')
+      const refused = await refusedStart(embeddedEnv(dataDir))
+      expect(refused.code).toBe(1)
+      expect(refused.output).toContain(`cannot reach its data directory ${path.join(dataDir, 'postgres')}`)
+      expect(refused.output).not.toMatch(/\n\s+at /)
+      expect(existsSync(dataDir)).toBe(false)
+    },
+    120_000,
+  )
 })
