@@ -4,6 +4,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, statfsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
+import { waitFor } from '@burrow/testing'
 import { afterAll, describe, expect, it } from 'vitest'
 import { exitCode, SERVER_DIR, startServiceProcess, type ServiceProcess } from './serviceProcess'
 
@@ -103,7 +104,11 @@ describe.skipIf(cannotMount !== undefined)('DATA_DIR on a file system that fills
         Promise.all(Array.from({ length: 4 }, client)),
         new Promise((_, reject) => setTimeout(() => reject(new Error(`no 503 after ${acknowledged.length} events`)), 120_000)),
       ])
-      expect(refusal).toMatchObject({ status: 503, body: { type: 'server_error', code: 'service_unavailable' } })
+      // The client is told the reason: the disk, not a backlog of events to store.
+      expect(refusal).toMatchObject({
+        status: 503,
+        body: { type: 'server_error', code: 'service_unavailable', detail: expect.stringContaining("The service's disk is full") },
+      })
       expect(acknowledged.length).toBeGreaterThan(1000)
       const free = statfsSync(dataDir)
       // The reserve held: the disk never filled, ClickHouse had room to store and merge.
@@ -114,6 +119,15 @@ describe.skipIf(cannotMount !== undefined)('DATA_DIR on a file system that fills
       expect(notReady.length, JSON.stringify(probes.map((probe) => probe.status))).toBeGreaterThan(0)
       for (const probe of notReady)
         expect((probe.body as { checks: Record<string, { status: string }> }).checks.disk).toMatchObject({ status: 'failing' })
+
+      // The operator is told too: a line when the free space fell below the reserve, not one per refused request.
+      const crossings = (direction: 'below the reserve' | 'above the reserve again') =>
+        service
+          .output()
+          .split('\n')
+          .filter((line) => line.includes(`file system is ${direction}`))
+      expect(crossings('below the reserve').length).toBeGreaterThan(0)
+      expect(crossings('below the reserve').length).toBeLessThan(refusals)
 
       // Room again: the file system grows, and capture takes events again without a restart.
       execFileSync('mount', ['-o', 'remount,size=256m', dataDir])
@@ -129,6 +143,11 @@ describe.skipIf(cannotMount !== undefined)('DATA_DIR on a file system that fills
         return 503
       })()
       expect(after).toBe(200)
+      // Each fall below the reserve has its line when the space came back, and the last one too.
+      await waitFor(() => (crossings('above the reserve again').length === crossings('below the reserve').length ? true : undefined), {
+        what: 'a line for the space back above the reserve',
+      })
+      expect(crossings('above the reserve again').at(-1)).toContain('capture takes new events again')
     } finally {
       await stop(service)
     }
@@ -150,5 +169,5 @@ describe.skipIf(cannotMount !== undefined)('DATA_DIR on a file system that fills
     } finally {
       await stop(again)
     }
-  }, 300_000)
+  }, 480_000) // two starts and a stop of a service that fills a disk: minutes on a busy two-core machine
 })
