@@ -26,8 +26,9 @@ function oracle(target: string, returning: string, last: string, total: number, 
   const returns = daysOf(returning)
   return cohortDays.map((day, i) => {
     const cohort = [...targets].filter(([, days]) => (firstTime ? [...days].sort()[0] === day : days.includes(day))).map(([p]) => p)
-    return Array.from({ length: total - i }, (_, j) =>
-      j === 0 ? cohort.length : cohort.filter((p) => (returns.get(p) ?? []).includes(cohortDays[i + j]!)).length,
+    // Every row has `total` values (PostHog's matrix): zero past the last day.
+    return Array.from({ length: total }, (_, j) =>
+      j >= total - i ? 0 : j === 0 ? cohort.length : cohort.filter((p) => (returns.get(p) ?? []).includes(cohortDays[i + j]!)).length,
     )
   })
 }
@@ -42,8 +43,8 @@ function oracleByPeriod(target: string, returning: string, periods: string[], pe
   const returns = periodsOf(returning)
   return periods.map((period, i) => {
     const cohort = [...targets].filter(([, ps]) => (firstTime ? [...ps].sort()[0] === period : ps.includes(period))).map(([p]) => p)
-    return Array.from({ length: periods.length - i }, (_, j) =>
-      j === 0 ? cohort.length : cohort.filter((p) => (returns.get(p) ?? []).includes(periods[i + j]!)).length,
+    return Array.from({ length: periods.length }, (_, j) =>
+      j >= periods.length - i ? 0 : j === 0 ? cohort.length : cohort.filter((p) => (returns.get(p) ?? []).includes(periods[i + j]!)).length,
     )
   })
 }

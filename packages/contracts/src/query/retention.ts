@@ -29,8 +29,10 @@ export const retentionQuerySchema = z.looseObject({
     period: z.enum(RETENTION_PERIODS).nullish(),
     totalIntervals: z.number().int().min(1).max(120).nullish(),
     retentionType: z.enum(['retention_recurring', 'retention_first_time']).nullish(),
-    cumulative: unsupported('cumulative', [false]),
-    minimumOccurrences: unsupported('minimumOccurrences', [1]),
+    /** A person counts in every period up to the last it came back in (PostHog's rolling retention). */
+    cumulative: z.boolean().nullish(),
+    /** How many returning events in a period make it count. */
+    minimumOccurrences: z.number().int().min(1).max(1_000_000).nullish(),
     timeWindowMode: unsupported('timeWindowMode', ['strict_calendar_dates']),
     retentionCustomBrackets: unsupported('retentionCustomBrackets', [[]]),
     aggregationType: unsupported('aggregationType', ['count']),

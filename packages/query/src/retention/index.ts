@@ -16,11 +16,17 @@ function startOf(at: DateTime, interval: Interval, weekStartDay: 0 | 1): DateTim
   return at.startOf('day').minus({ days: back })
 }
 
-/** The event an entity names: its `id` (PostHog's entity id is the event name), null for all events. */
+/**
+ * The event an entity names: its `id` (PostHog's entity id is the event name), every event when
+ * it has none; an entity not given at all is `$pageview`, as PostHog's.
+ */
 function eventOf(entity: RetentionEntity | null | undefined): string | null {
-  if (!entity || entity.id === undefined || entity.id === null) return '$pageview'
-  return String(entity.id)
+  if (!entity) return '$pageview'
+  return entity.id === undefined || entity.id === null ? null : String(entity.id)
 }
+
+/** The most cohorts (periods from date_from to date_to) one retention answers. */
+const MAX_COHORTS = 1000
 
 /** The days within which periods are compared as dates (ClickHouse's Date holds 1970 to 2149). */
 const DATES = { first: '1971-01-01', last: '2148-12-31' }
@@ -59,8 +65,11 @@ function periodSql(options: {
 
 /**
  * PostHog's RetentionQuery: a cohort per period of the persons who did the target event in it
- * (recurring) or did it for the first time ever in it (first time), and for each later period
- * how many of them did the returning event. Values start with the cohort itself.
+ * (recurring) or did it for the first time ever in it (first time), and for each of the
+ * `totalIntervals` periods from it how many of them did the returning event (at least
+ * `minimumOccurrences` times in that period); with `cumulative`, a person counts in every period
+ * up to the last one it came back in. Values start with the cohort itself, and every row has
+ * `totalIntervals` of them, zero past the last period of the range (PostHog's matrix).
  */
 export async function runRetention(ctx: QueryContext, query: RetentionQuery): Promise<RunnerOutput> {
   const filter = query.retentionFilter
@@ -69,16 +78,31 @@ export async function runRetention(ctx: QueryContext, query: RetentionQuery): Pr
   const total = filter.totalIntervals ?? DEFAULT_TOTAL_INTERVALS
   const zone = ctx.timezone
   const now: DateTime = DateTime.fromJSDate(ctx.now).setZone(zone)
-  let end: DateTime = now
-  if (query.dateRange?.date_to) {
-    const parsed = parseDate(query.dateRange.date_to, zone, now)
-    if (!parsed) throw problems.validation('date_to', `${JSON.stringify(query.dateRange.date_to)} is not a date.`)
-    end = parsed.at
+  const dateOf = (text: string, attr: 'date_from' | 'date_to'): DateTime => {
+    const parsed = parseDate(text, zone, now)
+    if (!parsed) throw problems.validation(attr, `${JSON.stringify(text)} is not a date.`)
+    return parsed.at
   }
-  // The last cohort is the period holding date_to; the first is totalIntervals - 1 periods before it.
+  const end = query.dateRange?.date_to ? dateOf(query.dateRange.date_to, 'date_to') : now
+  // The last cohort is the period holding date_to; the first is date_from's, or totalIntervals - 1 periods before the last.
   const lastStart = startOf(end, interval, ctx.weekStartDay)
-  const starts = Array.from({ length: total }, (_, i) => lastStart.minus({ [`${interval}s`]: total - 1 - i }))
-  const rangeEnd = lastStart.plus({ [`${interval}s`]: 1 })
+  const step = (n: number) => ({ [`${interval}s`]: n })
+  const firstStart = query.dateRange?.date_from
+    ? startOf(dateOf(query.dateRange.date_from, 'date_from'), interval, ctx.weekStartDay)
+    : lastStart.minus(step(total - 1))
+  if (firstStart > lastStart) throw problems.validation('date_to', 'The end of the date range is before its start.')
+  const starts: DateTime[] = []
+  for (let at = firstStart; at <= lastStart; at = at.plus(step(1))) {
+    starts.push(at)
+    if (starts.length > MAX_COHORTS) {
+      throw problems.validation(
+        'dateRange',
+        `The date range has more than ${MAX_COHORTS} periods: choose a longer period or a shorter range.`,
+      )
+    }
+  }
+  const rangeEnd = lastStart.plus(step(1))
+  const rows = starts.length
 
   const filters = await ctx.properties(query.properties, 'properties')
   const params = new SqlParams()
@@ -91,7 +115,7 @@ export async function runRetention(ctx: QueryContext, query: RetentionQuery): Pr
     return parts.join(' AND ')
   }
   const target = await condition(filter.targetEntity, 'targetEntity')
-  const returning = await condition(filter.returningEntity ?? filter.targetEntity, 'returningEntity')
+  const returning = await condition(filter.returningEntity, 'returningEntity')
   const firstTime = filter.retentionType === 'retention_first_time'
   const from = params.add('String', starts[0]!.toUTC().toFormat('yyyy-MM-dd HH:mm:ss.SSS'))
   const to = params.add('String', rangeEnd.toUTC().toFormat('yyyy-MM-dd HH:mm:ss.SSS'))
@@ -105,32 +129,50 @@ export async function runRetention(ctx: QueryContext, query: RetentionQuery): Pr
   ]
   if (filters) where.push(eventPropertiesSql(filters, TEAM, params))
   const period = periodSql({ interval, starts, rangeEnd, zone: zoneParam, weekStartDay: ctx.weekStartDay, params })
-  // The periods a person did an event in, as the bits of one integer (bit p for period p).
-  const bits = total < 64 ? 'UInt64' : 'UInt128'
-  const bitOf = (p: string) => `bitShiftLeft(to${bits}(1), ${p})`
-  const periodsIn = (mask: string) => `arrayFilter(p -> bitAnd(${mask}, ${bitOf('p')}) != 0, range(1, ${total + 1}))`
   const cohorts = firstTime
     ? `arrayFilter(p -> p > 0, [${period('minIf(e.timestamp, e.is_target)')}])`
-    : periodsIn(`groupBitOrIf(${bitOf(period('e.timestamp'))}, e.is_target AND ${inRange})`)
+    : periodsSql(rows, period('e.timestamp'), `e.is_target AND ${inRange}`)
+  const minimum = filter.minimumOccurrences ?? 1
+  // With a minimum, a period counts when the person did the returning event that many times in it.
+  const returns =
+    minimum > 1
+      ? `arrayFilter(p -> p > 0 AND countEqual(returned, p) >= ${Math.floor(minimum)}, arrayDistinct(returned))`
+      : periodsSql(rows, period('e.timestamp'), `e.is_returning AND ${inRange}`)
+  const returnedColumn = minimum > 1 ? `groupArrayIf(${period('e.timestamp')}, e.is_returning AND ${inRange}) AS returned,` : ''
+  // The periods after the cohort's it came back in, as offsets from it, within totalIntervals.
+  const offsets = `arrayConcat([0], arrayMap(r -> r - cohort, arrayFilter(r -> r > cohort AND r - cohort < ${total}, returns)))`
+  const counted = filter.cumulative ? `range(0, arrayMax(${offsets}) + 1)` : offsets
   const sql = `SELECT cohort, offset, count() AS persons FROM (
-      SELECT arrayJoin(cohorts) AS cohort,
-        arrayJoin(arrayConcat([0], arrayMap(r -> r - cohort, arrayFilter(r -> r > cohort, returns)))) AS offset
+      SELECT arrayJoin(cohorts) AS cohort, arrayJoin(${counted}) AS offset
       FROM (
         SELECT ${ACTOR} AS actor,
           ${cohorts} AS cohorts,
-          ${periodsIn(`groupBitOrIf(${bitOf(period('e.timestamp'))}, e.is_returning AND ${inRange})`)} AS returns
+          ${returnedColumn}
+          ${returns} AS returns
         FROM (${eventsWithActorSql(`timestamp, (${target}) AS is_target, (${returning}) AS is_returning`, where.join(' AND '))}) AS e
         GROUP BY actor
       )
     )
     WHERE cohort > 0
     GROUP BY cohort, offset`
-  const rows = await select<{ cohort: number | string; offset: number | string; persons: number | string }>(ctx, sql, params.values)
-  const counts = new Map(rows.map((r) => [`${num(r.cohort)}:${num(r.offset)}`, num(r.persons)]))
+  const rowsOut = await select<{ cohort: number | string; offset: number | string; persons: number | string }>(ctx, sql, params.values)
+  const counts = new Map(rowsOut.map((r) => [`${num(r.cohort)}:${num(r.offset)}`, num(r.persons)]))
   const results = starts.map((start, i) => ({
     label: `${periodName} ${i}`,
     date: isoInZone(start),
-    values: Array.from({ length: total - i }, (_, j) => ({ count: counts.get(`${i + 1}:${j}`) ?? 0, label: `${periodName} ${j}` })),
+    values: Array.from({ length: total }, (_, j) => ({ count: counts.get(`${i + 1}:${j}`) ?? 0, label: `${periodName} ${j}` })),
+    breakdown_value: null,
   }))
   return { results, resolvedDateRange: { date_from: isoInZone(starts[0]!), date_to: isoInZone(rangeEnd) } }
+}
+
+/**
+ * The periods (1-based, sorted) of the actor's events that pass `condition`: as the bits of one
+ * integer while the periods fit one (far cheaper to gather per actor), else as an array.
+ */
+function periodsSql(rows: number, period: string, condition: string): string {
+  if (rows >= 128) return `arraySort(groupUniqArrayIf(${period}, ${condition} AND ${period} > 0))`
+  const bits = rows < 64 ? 'UInt64' : 'UInt128'
+  const bitOf = (p: string) => `bitShiftLeft(to${bits}(1), ${p})`
+  return `arrayFilter(p -> bitAnd(groupBitOrIf(${bitOf(period)}, ${condition}), ${bitOf('p')}) != 0, range(1, ${rows + 1}))`
 }
