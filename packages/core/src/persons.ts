@@ -10,6 +10,64 @@ import { searchTerms } from './search'
 /** The shared-cache key whose invalidation tells every server that a distinct id changed person. */
 export const distinctIdKey = (projectId: number, distinctId: string) => `person-distinct:${projectId}:${distinctId}`
 
+/**
+ * Person properties whose change alone does not write a person (PostHog's
+ * FILTERED_PERSON_UPDATE_PROPERTIES): values that change on nearly every page view or with the
+ * network. They are written along with any other change, and to a person who lacks them.
+ * Campaign parameters, the app's version and GeoIP's country and city names are not among them.
+ */
+const FILTERED_PERSON_UPDATE_PROPERTIES: ReadonlySet<string> = new Set([
+  '$current_url',
+  '$pathname',
+  '$referring_domain',
+  '$referrer',
+  '$screen_height',
+  '$screen_width',
+  '$viewport_height',
+  '$viewport_width',
+  '$browser',
+  '$browser_version',
+  '$device_type',
+  '$raw_user_agent',
+  '$os',
+  '$os_name',
+  '$os_version',
+  '$geoip_postal_code',
+  '$geoip_time_zone',
+  '$geoip_latitude',
+  '$geoip_longitude',
+  '$geoip_accuracy_radius',
+  '$geoip_subdivision_1_code',
+  '$geoip_subdivision_1_name',
+  '$geoip_subdivision_2_code',
+  '$geoip_subdivision_2_name',
+  '$geoip_subdivision_3_code',
+  '$geoip_subdivision_3_name',
+  '$geoip_city_confidence',
+  '$geoip_country_confidence',
+  '$geoip_postal_code_confidence',
+  '$geoip_subdivision_1_confidence',
+  '$geoip_subdivision_2_confidence',
+])
+
+export const isFilteredPersonUpdateProperty = (key: string): boolean => FILTERED_PERSON_UPDATE_PROPERTIES.has(key)
+
+const WRITTEN_PREFIX = 'persons-written:'
+
+/**
+ * The shared-cache key whose invalidation tells every server that these persons' properties were
+ * written or that they were deleted: what a server remembers of them is stale. `origin` names the
+ * server that wrote them (empty for the API), which knows already.
+ */
+export const personsWrittenKey = (projectId: number, personIds: readonly number[], origin = ''): string =>
+  `${WRITTEN_PREFIX}${origin}:${projectId}:${personIds.join(',')}`
+
+export function parsePersonsWrittenKey(key: string): { origin: string; projectId: number; personIds: number[] } | undefined {
+  if (!key.startsWith(WRITTEN_PREFIX)) return undefined
+  const [origin = '', projectId = '', ids = ''] = key.slice(WRITTEN_PREFIX.length).split(':')
+  return { origin, projectId: Number(projectId), personIds: ids === '' ? [] : ids.split(',').map(Number) }
+}
+
 /** Copies what a write to persons changed into ClickHouse, where queries join them with events. */
 export async function copyPersonWrites(deps: Pick<CoreDeps, 'ch'>, writes: PersonWrites): Promise<void> {
   // The latest version of each person wins, whichever order the writes came in.
@@ -139,6 +197,7 @@ export async function deletePerson(deps: CoreDeps, projectId: number, idParam: s
   const found = await findPerson(deps, projectId, idParam)
   const deleted = await persons.deletePerson(deps.sql, projectId, found.id)
   if (!deleted) throw problems.notFound()
+  await deps.cache.publishInvalidation(personsWrittenKey(projectId, [found.id]))
   await copyPersonWrites(deps, deleted.writes)
   await announceMovedDistinctIds(deps, deleted.writes)
   if (options.deleteEvents && deleted.person.distinct_ids.length > 0) {

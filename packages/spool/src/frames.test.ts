@@ -3,7 +3,10 @@ import { encodeFrame, writtenFrameContent } from './frames'
 
 describe('writtenFrameContent', () => {
   it('gives back what a frame was written with, person intents included', () => {
-    const persons = ['anon-1', { distinctId: 'user-2', set: { plan: 'pro' }, setOnce: { $initial_os: 'Mac OS X' }, mergeWith: 'anon-2' }]
+    const persons = [
+      'anon-1',
+      { distinctId: 'user-2', set: { plan: 'pro' }, setOnce: { $initial_os: 'Mac OS X' }, mergeWith: 'anon-2', personEvent: true as const },
+    ]
     const frame = encodeFrame(['{"uuid":"a"}\n', '{"uuid":"ünïcode"}\n'], [[7, '$pageview', 1_700_000_000_000]], 7, persons)
     const content = writtenFrameContent(frame.bytes)
     expect(content).toEqual({ ...frame.content, body: expect.any(Buffer) })

@@ -46,6 +46,7 @@ type WireIntent =
       o?: Record<string, unknown>
       u?: string[]
       w?: Record<string, unknown>
+      e?: 1
       m?: string
       f?: 1
       x?: 1
@@ -70,6 +71,7 @@ function toWire(intent: PersonIntent): WireIntent {
   if (intent.setOnce) wire.o = intent.setOnce
   if (intent.unset) wire.u = intent.unset
   if (intent.softSet) wire.w = intent.softSet
+  if (intent.personEvent) wire.e = 1
   if (intent.mergeWith !== undefined) wire.m = intent.mergeWith
   if (intent.forceMerge) wire.f = 1
   if (intent.noPerson) wire.x = 1
@@ -86,6 +88,7 @@ function fromWire(wire: WireIntent): PersonIntent {
   if (wire.o) intent.setOnce = wire.o
   if (wire.u) intent.unset = wire.u
   if (wire.w) intent.softSet = wire.w
+  if (wire.e === 1) intent.personEvent = true
   if (wire.m !== undefined) intent.mergeWith = wire.m
   if (wire.f === 1) intent.forceMerge = true
   if (wire.x === 1) intent.noPerson = true

@@ -13,11 +13,17 @@ export interface PersonChanges {
   setOnce?: Record<string, unknown>
   unset?: string[]
   /**
-   * The part of `$set` that alone does not update a person who already has those keys: the
-   * device, page and campaign properties copied from every event (PostHog's filtered person
-   * update properties). Applied with any other change, or to a key the person lacks.
+   * The part of `$set` that alone does not update a person who already has those keys: the page,
+   * browser and device properties copied from every event and most GeoIP values (PostHog's
+   * filtered person update properties). Applied with any other change, or to a key the person lacks.
    */
   softSet?: Record<string, unknown>
+  /**
+   * An event about the person itself (`$identify`, `$create_alias`, `$merge_dangerously`, `$set`)
+   * that changes properties: a change it makes writes the person with everything its batch
+   * changed, filtered values included, as PostHog forces such updates.
+   */
+  personEvent?: true
   /** Another distinct id to put on the same person (`$identify`, `$create_alias`, `$merge_dangerously`). */
   mergeWith?: string
   /** The merge may join two identified persons (`$merge_dangerously`). */

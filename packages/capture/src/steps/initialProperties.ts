@@ -1,4 +1,5 @@
 import { isJsonObject } from '@burrow/contracts'
+import { persons } from '@burrow/core'
 
 /**
  * The event properties PostHog copies to the person (its `eventToPersonProperties`): device,
@@ -52,19 +53,11 @@ export const PERSON_INITIAL_PROPERTIES: readonly string[] = [
   'sccid',
 ]
 
-const COPIED_FROM_EVENTS = new Set(PERSON_INITIAL_PROPERTIES)
-/** GeoIP's person properties that segmentation uses, kept current although the others are not. */
-const KEPT_CURRENT_GEOIP = new Set(['$geoip_country_name', '$geoip_city_name'])
-
 /**
- * Person properties that change often and alone do not update a person who has them (PostHog's
- * filtered person update properties): those copied from every event, and GeoIP's but the
- * country and city names. An event that also changes something else writes them too.
+ * Whether a `$set` value of an event other than a person event updates the person only along with
+ * another change (PostHog's filtered person update properties).
  */
-export function isSoftPersonProperty(key: string): boolean {
-  if (COPIED_FROM_EVENTS.has(key)) return true
-  return key.startsWith('$geoip_') && !KEPT_CURRENT_GEOIP.has(key)
-}
+export const isSoftPersonProperty = (key: string): boolean => persons.isFilteredPersonUpdateProperty(key)
 
 /** `$browser` → `$initial_browser`, `utm_source` → `$initial_utm_source`. */
 const INITIAL_KEYS: ReadonlyArray<readonly [string, string]> = PERSON_INITIAL_PROPERTIES.map((key) => [

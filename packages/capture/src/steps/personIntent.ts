@@ -98,6 +98,7 @@ export function readPropertyChanges(intent: PersonChanges, eventName: string, p:
   if (Array.isArray(p.$unset)) intent.unset = p.$unset.filter((k): k is string => typeof k === 'string')
   else if (isJsonObject(p.$unset)) intent.unset = Object.keys(p.$unset)
   if (intent.unset?.length === 0) delete intent.unset
+  if (PERSON_EVENTS.has(eventName) && (intent.set || intent.setOnce || intent.unset)) intent.personEvent = true
 }
 
 /** Parts `$set` into the values that update the person and those that update it only along with others. */

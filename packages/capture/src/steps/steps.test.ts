@@ -310,10 +310,12 @@ describe('person changes', () => {
       distinct_id: 'd',
       properties: { $browser: 'Chrome', $os: 'Mac OS X', utm_source: 'newsletter', gclid: 'g-1', $current_url: 'https://x.test/' },
     })
-    // Values copied from the event update a person only along with another change (softSet), as PostHog filters them.
+    // PostHog's filtered properties (page, browser, device) update a person only along with another change (softSet);
+    // campaign parameters are changes of their own.
     expect(event.person).toEqual({
       distinctId: 'd',
-      softSet: { $browser: 'Chrome', $os: 'Mac OS X', utm_source: 'newsletter', gclid: 'g-1', $current_url: 'https://x.test/' },
+      set: { utm_source: 'newsletter', gclid: 'g-1' },
+      softSet: { $browser: 'Chrome', $os: 'Mac OS X', $current_url: 'https://x.test/' },
       setOnce: {
         $initial_browser: 'Chrome',
         $initial_os: 'Mac OS X',
@@ -324,14 +326,17 @@ describe('person changes', () => {
     })
   })
 
-  it('keeps the client’s own properties and GeoIP’s country and city in $set, and every property of a person event', () => {
+  it('keeps the client’s own properties and the GeoIP values PostHog does not filter in $set, and every property of a person event', () => {
     const pageview = accepted({
       event: '$pageview',
       distinct_id: 'd',
-      properties: { $browser: 'Chrome', $set: { plan: 'pro', $geoip_country_name: 'France', $geoip_latitude: 48.8 } },
+      properties: {
+        $browser: 'Chrome',
+        $set: { plan: 'pro', $geoip_country_name: 'France', $geoip_country_code: 'FR', $geoip_latitude: 48.8 },
+      },
     })
     expect(pageview.person).toMatchObject({
-      set: { plan: 'pro', $geoip_country_name: 'France' },
+      set: { plan: 'pro', $geoip_country_name: 'France', $geoip_country_code: 'FR' },
       softSet: { $browser: 'Chrome', $geoip_latitude: 48.8 },
     })
     const identify = accepted({ event: '$identify', distinct_id: 'd', properties: { $browser: 'Chrome', $set: { plan: 'pro' } } })

@@ -2,7 +2,7 @@ import { readPropertyChanges } from '@burrow/capture'
 import type { PersonChanges, PersonIntent } from '@burrow/spool'
 
 /** The fields readPropertyChanges reads from the event's properties. */
-const READ_FROM_PROPERTIES = new Set<keyof PersonChanges>(['set', 'softSet', 'setOnce', 'unset'])
+const READ_FROM_PROPERTIES = new Set<keyof PersonChanges>(['set', 'softSet', 'setOnce', 'unset', 'personEvent'])
 
 /**
  * An event's person intent once plugins changed it: its `$set`, `$set_once` and `$unset` read
