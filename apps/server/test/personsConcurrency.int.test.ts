@@ -103,10 +103,7 @@ async function duringMerge<T>(names: { anon: string; user: string }, waitsAs: st
 describe('a property change racing a merge', () => {
   it('lands on the person the merge kept when its person is merged away while the change waits for it', async () => {
     const { anon, result } = await duringMerge({ anon: 'race-anon', user: 'race-user' }, 'jsonb_to_recordset', (person) =>
-      persons.updatePersonProperties(
-        a.app.deps.sql,
-        new Map([[person.id, { set: {}, setOnce: { landing: '/race' }, unset: [], softSet: {} }]]),
-      ),
+      persons.updatePersonProperties(a.app.deps.sql, new Map([[person.id, { set: {}, setOnce: { landing: '/race' }, unset: [] }]])),
     )
     // Reported missing, the change is looked up again and applied to the merged person.
     expect(result.updated).toEqual([])
@@ -131,5 +128,25 @@ describe('a static cohort upload racing a merge', () => {
       { person_id: number }[]
     >`select person_id::int as person_id from cohort_people where cohort_id = ${cohort.id}`
     expect(members).toEqual([{ person_id: user.id }])
+  })
+})
+
+describe('what one instance remembers of a person another instance changes', () => {
+  it('writes a value this instance remembers the person holding once another instance changed it', async () => {
+    const planOf = async () => {
+      const [row] = await a.app.deps.sql<{ plan: string | null }[]>`
+        select p.properties->>'plan' as plan from persons p join person_distinct_ids d on d.person_id = p.id
+        where d.project_id = ${account.projectId} and d.distinct_id = 'switcher'`
+      return row?.plan
+    }
+    const setPlan = async (baseUrl: string, plan: string) => {
+      await batch(baseUrl, [{ event: '$pageview', distinct_id: 'switcher', properties: { $set: { plan } } }])
+      await waitFor(async () => ((await planOf()) === plan ? true : undefined), { what: `plan ${plan}`, timeoutMs: 15_000, intervalMs: 50 })
+    }
+    // This instance created the person and remembers it holding `free`.
+    await setPlan(a.baseUrl, 'free')
+    await setPlan(b.baseUrl, 'pro')
+    // Told of the other instance's write, it no longer takes `free` for what the person holds.
+    await setPlan(a.baseUrl, 'free')
   })
 })

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
+import { personWriteCounts } from './persons/personWriteCounts'
 
 /** What the depth gauges read of each spool lane (the main thread's; a capture thread has none). */
 export interface SpoolDepth {
@@ -58,6 +59,26 @@ export function createIngestionMetrics(registry: Registry, source: SpoolSource =
       registers,
       collect() {
         this.set(spools().reduce((max, spool) => Math.max(max, spool.oldestWaitingMs()), 0) / 1000)
+      },
+    }),
+    personWrites: new Counter({
+      name: 'burrow_person_writes_total',
+      help: 'Person rows ingestion wrote to PostgreSQL: created, updated, merged or merged away',
+      registers,
+      collect() {
+        this.reset()
+        this.inc(personWriteCounts.written)
+      },
+    }),
+    personUpdates: new Counter({
+      name: 'burrow_person_updates_total',
+      help: 'Persons whose property changes of a batch were settled from what this server remembers of them, without a round trip (memory), or took a PostgreSQL statement, to read or to write them (postgres)',
+      labelNames: ['settled_by'] as const,
+      registers,
+      collect() {
+        this.reset()
+        this.inc({ settled_by: 'memory' }, personWriteCounts.settledInMemory)
+        this.inc({ settled_by: 'postgres' }, personWriteCounts.sentToPostgres)
       },
     }),
     spoolBytes: new Gauge({

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import type { SharedCache } from '@burrow/cache'
 import { ingestionWarnings, toClickHouseDateTime, type ClickHouse, type IngestionWarningRow } from '@burrow/clickhouse'
 import { featureFlags, persons as personsCore, replaceNul, withoutNul } from '@burrow/core'
@@ -16,7 +17,9 @@ import type { FrameContent, PersonChanges, PersonIntent } from '@burrow/spool'
 import { yieldToEventLoop } from '../eventLoop'
 import { DistinctIdCache } from './distinctIdCache'
 import { mergeOptionsOf, planMerge, retriesMerge } from './mergePolicy'
-import { firstPropertyChange, foldPropertyChange } from './propertyChanges'
+import { personWriteCounts } from './personWriteCounts'
+import { creationProperties, decidePersonUpdate, type PersonOps } from './personUpdate'
+import { WrittenPersons, type Watch } from './writtenPersons'
 
 export interface PersonStageDeps {
   sql: Pool
@@ -53,28 +56,68 @@ const distinctIdsOf = (intent: PersonChanges): string[] =>
 
 const asChanges = (intent: PersonIntent): PersonChanges => (typeof intent === 'string' ? { distinctId: intent } : intent)
 
+const changesProperties = (intent: PersonChanges): boolean =>
+  intent.set !== undefined || intent.setOnce !== undefined || intent.unset !== undefined || intent.softSet !== undefined
+
+export interface PersonStageOptions {
+  /** Distinct ids whose person is remembered. */
+  cacheEntries?: number
+  /** Persons whose properties are remembered as last written or read (see WrittenPersons). */
+  writtenEntries?: number
+  /** How long a remembered person is believed without news (see WrittenPersonsOptions.maxAgeMs). */
+  writtenMaxAgeMs?: number
+}
+
+/** What one project's part of a batch has done so far. */
+interface TeamBatch {
+  teamId: number
+  writes: PersonWrites
+  /** Open while the batch runs: what it remembers of persons someone else wrote meanwhile is not kept. */
+  watch: Watch
+  /** Whether what is remembered of persons may settle a change without PostgreSQL. */
+  useMemory: boolean
+  /** Persons a merge or identification wrote: their filtered values are written too, as PostHog does. */
+  merged: Set<number>
+  /** The persons' properties as PostgreSQL answered them in this batch, or as this server remembers them. */
+  stored: Map<number, Record<string, unknown>>
+  /** The persons whose properties this batch had to read. */
+  read: Set<number>
+}
+
 /**
  * Gives each event of a batch its person, as PostHog's person processing does: creates the
  * persons of new distinct ids, merges on `$identify`/`$create_alias`, applies `$set`,
  * `$set_once` and `$unset`, and writes the person ids into the rows. PostgreSQL holds the
  * persons; what changed is copied to ClickHouse. Lookups are one query per batch and project,
- * and known distinct ids are answered from memory, so a batch of returning users costs no
- * database round trip beyond its property updates.
+ * and known distinct ids are answered from memory. Each person is written at most once per
+ * batch, and only when something changes as PostHog decides it (PostHog's filtered properties
+ * alone do not write a person); the persons this server last wrote or read are remembered, so
+ * that changes they already hold cost no round trip either.
  *
  * Every step can run again with the same result, which is what the spool needs: a batch that
  * fails here stays in the spool and is processed again.
  */
 export class PersonStage {
   private readonly known: DistinctIdCache
+  private readonly written: WrittenPersons
+  /** Names this server in its announcements of persons written, which it need not hear back. */
+  private readonly origin = randomUUID()
+  private readonly counts = personWriteCounts
   /** Group types known to be registered, per project. */
   private readonly groupTypes = new Map<number, Set<string>>()
 
   constructor(
     private readonly deps: PersonStageDeps,
-    options: { cacheEntries?: number } = {},
+    options: PersonStageOptions = {},
   ) {
     this.known = new DistinctIdCache(options.cacheEntries ?? 200_000)
-    deps.cache.onInvalidation((key) => this.known.forgetKey(key))
+    // A posthog-js person's properties take a few kilobytes: some tens of megabytes at most.
+    this.written = new WrittenPersons({ maxEntries: options.writtenEntries ?? 10_000, maxAgeMs: options.writtenMaxAgeMs ?? 60_000 })
+    deps.cache.onInvalidation((key) => {
+      this.known.forgetKey(key)
+      const written = personsCore.parsePersonsWrittenKey(key)
+      if (written && written.origin !== this.origin) this.written.forget(written.projectId, written.personIds)
+    })
   }
 
   /**
@@ -128,37 +171,86 @@ export class PersonStage {
     await this.registerGroupTypes(teamId, rows)
     const active = rows.filter((r) => !r.intent.noPerson)
     if (active.length === 0) return
-    const writes = persons.emptyWrites()
+    // What is remembered of persons is believed only while other servers' announcements of
+    // their writes can reach this one.
+    const useMemory = this.deps.cache.connected()
+    if (!useMemory) this.written.clear()
+    const batch: TeamBatch = {
+      teamId,
+      writes: persons.emptyWrites(),
+      watch: this.written.watch(),
+      useMemory,
+      merged: new Set(),
+      stored: new Map(),
+      read: new Set(),
+    }
+    if (!useMemory) batch.watch.all = true
+    try {
+      await this.processPersons(batch, active)
+    } finally {
+      this.written.end(batch.watch)
+    }
+  }
+
+  private async processPersons(batch: TeamBatch, active: readonly Row[]): Promise<void> {
+    const { teamId, writes } = batch
     const warnings: IngestionWarningRow[] = []
-    const mapping = await this.lookUp(teamId, active)
+    const mapping = await this.lookUp(batch, active)
 
     // New distinct ids get a person now, unless a merge event is where they first appear: the
     // merge links them to the other id's person instead of creating one to merge away.
-    // A new person is as old as the first event of its distinct id.
+    // A new person is as old as the first event of its distinct id, and holds what that event
+    // sets, as PostHog creates it: the filtered values included.
     const seen = new Set<string>()
     const toCreate: NewPerson[] = []
+    const firstRows = new Map<string, Row>()
     for (const row of active) {
       const { intent } = row
       for (const id of distinctIdsOf(intent)) {
         if (seen.has(id)) continue
         seen.add(id)
-        if (!mapping.has(id) && intent.mergeWith === undefined) toCreate.push({ distinctId: id, createdAt: createdAtOf(row) })
+        if (mapping.has(id) || intent.mergeWith !== undefined) continue
+        toCreate.push({ distinctId: id, createdAt: createdAtOf(row), properties: withoutNul(creationProperties(intent)) })
+        firstRows.set(id, row)
       }
     }
-    await this.create(teamId, toCreate, mapping, writes)
+    // The rows whose changes a person's creation holds (not those of an id another server created first).
+    const applied = new Set<Row>()
+    for (const id of await this.create(batch, toCreate, mapping)) applied.add(firstRows.get(id)!)
 
     for (const row of active) {
-      if (row.intent.mergeWith !== undefined) await this.merge(teamId, row, mapping, writes, warnings)
+      if (row.intent.mergeWith !== undefined) await this.merge(batch, row, mapping, warnings)
     }
 
-    await this.updateProperties(teamId, active, mapping, writes)
+    await this.updateProperties(batch, active, mapping, applied)
 
     for (const row of active) row.frame[row.index] = mapping.get(row.intent.distinctId)?.uuid
+    this.counts.written += writes.persons.length + writes.deletedPersons.length
+    await this.announceWritten(batch)
     // A failure here (ClickHouse unavailable) fails the batch, which the consumer tries again.
     await personsCore.copyPersonWrites(this.deps, writes)
     await ingestionWarnings.insertIngestionWarnings(this.deps.ch, warnings)
     for (const [distinctId, ref] of mapping) this.known.set(teamId, distinctId, ref)
     await personsCore.announceMovedDistinctIds(this.deps, writes)
+  }
+
+  /**
+   * Tells the other servers which persons this batch wrote, so that they forget what they
+   * remember of them. Sent as soon as PostgreSQL has them: a batch tried again after a failure
+   * later on finds them written and writes nothing, so it would announce nothing.
+   */
+  private async announceWritten({ teamId, writes }: TeamBatch): Promise<void> {
+    // A person just created (version 0) is in no other server's memory.
+    const ids = new Set([...writes.persons.filter((p) => p.version > 0), ...writes.deletedPersons].map((p) => p.id))
+    if (ids.size === 0) return
+    try {
+      await this.deps.cache.publishInvalidation(personsCore.personsWrittenKey(teamId, [...ids], this.origin))
+    } catch (err) {
+      // Unreachable, Redis keeps no server's memory in sync: each believes what it remembers no
+      // longer than WrittenPersonsOptions.maxAgeMs, and not at all while it cannot reach Redis.
+      // The cache logs its outages; a failure while it answers is worth a line.
+      if (this.deps.cache.connected()) this.deps.log(`persons: announcing ${ids.size} written persons failed: ${String(err)}`)
+    }
   }
 
   /** Registers the group types the rows name that this server has not seen registered yet. */
@@ -172,36 +264,46 @@ export class PersonStage {
     for (const type of fresh) known.add(type)
   }
 
-  /** The persons of the rows' distinct ids: from memory, the rest in one query. */
-  private async lookUp(teamId: number, rows: readonly Row[]): Promise<Map<string, PersonRef>> {
+  /**
+   * The persons of the rows' distinct ids: from memory, the rest in one query, which also reads
+   * the properties of those whose events change them.
+   */
+  private async lookUp(batch: TeamBatch, rows: readonly Row[]): Promise<Map<string, PersonRef>> {
     const mapping = new Map<string, PersonRef>()
     const unknown = new Set<string>()
+    const withProperties = new Set<string>()
     for (const { intent } of rows) {
       for (const id of distinctIdsOf(intent)) {
         if (mapping.has(id) || unknown.has(id)) continue
-        const ref = this.known.get(teamId, id)
+        const ref = this.known.get(batch.teamId, id)
         if (ref) mapping.set(id, ref)
         else unknown.add(id)
       }
+      if (changesProperties(intent) && unknown.has(intent.distinctId)) withProperties.add(intent.distinctId)
     }
-    for (const [id, ref] of await persons.personsOfDistinctIds(this.deps.sql, teamId, [...unknown])) mapping.set(id, ref)
+    await this.lookUpInto(batch, mapping, [...unknown], [...withProperties])
     return mapping
   }
 
-  private async create(teamId: number, newPersons: NewPerson[], mapping: Map<string, PersonRef>, writes: PersonWrites): Promise<void> {
-    if (newPersons.length === 0) return
-    const created = await persons.createPersons(this.deps.sql, teamId, newPersons)
-    for (const [id, ref] of created.refs) mapping.set(id, ref)
-    addWrites(writes, created.writes)
+  private async lookUpInto(batch: TeamBatch, mapping: Map<string, PersonRef>, ids: string[], withProperties: string[]): Promise<void> {
+    for (const [id, found] of await persons.lookUpPersons(this.deps.sql, batch.teamId, ids, withProperties)) {
+      mapping.set(id, { id: found.id, uuid: found.uuid })
+      if (found.properties) this.read(batch, found.id, found.properties)
+    }
   }
 
-  private async merge(
-    teamId: number,
-    row: Row,
-    mapping: Map<string, PersonRef>,
-    writes: PersonWrites,
-    warnings: IngestionWarningRow[],
-  ): Promise<void> {
+  /** Creates the persons; answers the distinct ids whose person this call made (not another server). */
+  private async create(batch: TeamBatch, newPersons: NewPerson[], mapping: Map<string, PersonRef>): Promise<string[]> {
+    if (newPersons.length === 0) return []
+    const created = await persons.createPersons(this.deps.sql, batch.teamId, newPersons)
+    for (const [id, ref] of created.refs) mapping.set(id, ref)
+    addWrites(batch.writes, created.writes)
+    this.wrote(batch, created.writes)
+    return created.writes.distinctIds.map((d) => d.distinct_id)
+  }
+
+  private async merge(batch: TeamBatch, row: Row, mapping: Map<string, PersonRef>, warnings: IngestionWarningRow[]): Promise<void> {
+    const { teamId, writes } = batch
     const { distinctId, mergeWith: otherId } = row.intent as { distinctId: string; mergeWith: string }
     const options = mergeOptionsOf(row.intent, createdAtOf(row))
     for (let attempt = 1; ; attempt++) {
@@ -212,6 +314,8 @@ export class PersonStage {
           decide: (state) => planMerge(state, options),
         })
         addWrites(writes, outcome.writes)
+        this.wrote(batch, outcome.writes)
+        for (const p of outcome.writes.persons) batch.merged.add(p.id)
         mapping.set(distinctId, outcome.person)
         if (outcome.kind === 'refused') {
           // As PostHog tells its users: the other id's person is identified already.
@@ -233,53 +337,102 @@ export class PersonStage {
     }
   }
 
+  /** Properties PostgreSQL answered: what the batch decides against, and what this server remembers. */
+  private remember(batch: TeamBatch, personId: number, properties: Record<string, unknown>): void {
+    batch.stored.set(personId, properties)
+    this.written.remember(batch.watch, batch.teamId, personId, properties)
+  }
+
+  private read(batch: TeamBatch, personId: number, properties: Record<string, unknown>): void {
+    batch.read.add(personId)
+    this.remember(batch, personId, properties)
+  }
+
+  /** What a statement wrote is what PostgreSQL now holds: other statements in flight must not remember older reads. */
+  private wrote(batch: TeamBatch, written: Pick<PersonWrites, 'persons' | 'deletedPersons'>): void {
+    this.written.forget(
+      batch.teamId,
+      [...written.persons, ...written.deletedPersons].map((p) => p.id),
+      batch.watch,
+    )
+    for (const p of written.deletedPersons) batch.stored.delete(p.id)
+    for (const p of written.persons) this.remember(batch, p.id, p.properties)
+  }
+
   /**
-   * Folds each person's `$set`/`$set_once`/`$unset` in event order and applies them in one
-   * statement. A person merged away or deleted by another server meanwhile is looked up again.
+   * Decides, for each person, whether its events of the batch (but the one its creation held)
+   * write it, as PostHog does (see decidePersonUpdate), and writes those that change in one
+   * statement. A person is decided against its properties as this batch read them or as this
+   * server remembers them: a person that holds every value already (or differs only in PostHog's
+   * filtered properties) costs no statement at all. A person merged away or deleted by another
+   * server meanwhile is looked up again.
    */
   private async updateProperties(
-    teamId: number,
+    batch: TeamBatch,
     rows: readonly Row[],
     mapping: Map<string, PersonRef>,
-    writes: PersonWrites,
+    applied: Set<Row>,
   ): Promise<void> {
+    const { teamId, writes } = batch
     for (let attempt = 0; attempt < 3; attempt++) {
-      const changes = new Map<number, PropertyChange>()
-      for (const { intent } of rows) {
-        if (!intent.set && !intent.setOnce && !intent.unset && !intent.softSet) continue
+      const events = new Map<number, PersonOps[]>()
+      for (const row of rows) {
+        const { intent } = row
+        if (applied.has(row) || !changesProperties(intent)) continue
         const person = mapping.get(intent.distinctId)
         if (!person) continue
-        // Keys like `__proto__` are ordinary property names here (see emptyPropertyChange).
-        const change = changes.get(person.id)
-        if (change) foldPropertyChange(change, intent)
-        else changes.set(person.id, firstPropertyChange(intent))
+        const list = events.get(person.id)
+        if (list) list.push(intent)
+        else events.set(person.id, [intent])
       }
-      // PostgreSQL cannot hold U+0000, which events may carry: it becomes U+FFFD, as in PostHog.
-      for (const change of changes.values()) {
-        change.set = withoutNul(change.set)
-        change.setOnce = withoutNul(change.setOnce)
-        change.softSet = withoutNul(change.softSet)
-        change.unset = change.unset.map(replaceNul)
+      const unread: number[] = []
+      for (const id of events.keys()) {
+        if (batch.stored.has(id)) continue
+        const known = batch.useMemory ? this.written.get(teamId, id) : undefined
+        if (known === undefined) unread.push(id)
+        else batch.stored.set(id, known)
       }
-      const { updated, missing } = await persons.updatePersonProperties(this.deps.sql, changes)
-      writes.persons.push(...updated)
+      const read = await persons.propertiesOfPersons(this.deps.sql, teamId, unread)
+      for (const [id, properties] of read) this.read(batch, id, properties)
+      const missing = unread.filter((id) => !read.has(id))
+
+      const toWrite = new Map<number, PropertyChange>()
+      for (const [id, ops] of events) {
+        const stored = batch.stored.get(id)
+        if (!stored) continue
+        const { outcome, change } = decidePersonUpdate(stored, ops, { merged: batch.merged.has(id) })
+        if (!batch.read.has(id) && outcome !== 'changed') this.counts.settledInMemory++
+        else this.counts.sentToPostgres++
+        // PostgreSQL cannot hold U+0000, which events may carry: it becomes U+FFFD, as in PostHog.
+        if (outcome === 'changed') {
+          toWrite.set(id, { set: withoutNul(change.set), setOnce: withoutNul(change.setOnce), unset: change.unset.map(replaceNul) })
+        }
+      }
+      const result = await persons.updatePersonProperties(this.deps.sql, toWrite)
+      writes.persons.push(...result.updated)
+      this.wrote(batch, { persons: result.updated, deletedPersons: [] })
+      for (const p of result.unchanged) this.read(batch, p.id, p.properties)
+      missing.push(...result.missing)
       if (missing.length === 0) return
+
+      this.written.forget(teamId, missing)
       const gone = new Set(missing)
+      for (const id of gone) batch.stored.delete(id)
       const stale = [...mapping].filter(([, ref]) => gone.has(ref.id)).map(([id]) => id)
       for (const id of stale) {
         mapping.delete(id)
         this.known.forget(teamId, id)
       }
-      for (const [id, ref] of await persons.personsOfDistinctIds(this.deps.sql, teamId, stale)) mapping.set(id, ref)
+      await this.lookUpInto(batch, mapping, stale, stale)
       const lost = stale.filter((id) => !mapping.has(id))
       await this.create(
-        teamId,
+        batch,
         lost.map((distinctId) => ({ distinctId, createdAt: new Date() })),
         mapping,
-        writes,
       )
-      // Only the persons that were gone need their changes again.
+      // Only the persons that were gone need their changes again, those their creation held included.
       rows = rows.filter((r) => stale.includes(r.intent.distinctId))
+      for (const row of rows) applied.delete(row)
     }
   }
 }

@@ -27,13 +27,11 @@ export interface PersonRef {
   uuid: string
 }
 
-/** Changes a batch of events makes to one person's properties, folded in event order. */
+/** What a batch of events writes to one person's properties, each key under the last operation on it. */
 export interface PropertyChange {
   set: Record<string, unknown>
   setOnce: Record<string, unknown>
   unset: string[]
-  /** Values set only along with another change, or where the person lacks the key (see PersonChanges.softSet). */
-  softSet: Record<string, unknown>
 }
 
 /** What a write to persons changed, for the ClickHouse copies. */
@@ -67,6 +65,47 @@ export async function personsOfDistinctIds(sql: Sql, projectId: number, distinct
   return new Map(rows.map((r) => [r.distinct_id, { id: r.id, uuid: r.uuid }]))
 }
 
+/** A distinct id's person, with its properties when they were asked for. */
+export interface PersonLookup extends PersonRef {
+  properties?: Record<string, unknown>
+}
+
+/**
+ * The persons the distinct ids belong to now, in one query, with the properties of those of the
+ * ids in `withProperties` (what a batch's property changes are decided against).
+ */
+export async function lookUpPersons(
+  sql: Sql,
+  projectId: number,
+  distinctIds: readonly string[],
+  withProperties: readonly string[],
+): Promise<Map<string, PersonLookup>> {
+  if (distinctIds.length === 0) return new Map()
+  const rows = await sql<{ distinct_id: string; id: number; uuid: string; properties: Record<string, unknown> | null }[]>`
+    select d.distinct_id, p.id::int as id, p.uuid,
+      case when d.distinct_id = any(${withProperties as string[]}) then p.properties end as properties
+    from person_distinct_ids d join persons p on p.id = d.person_id
+    where d.project_id = ${projectId} and d.distinct_id = any(${distinctIds as string[]})`
+  return new Map(
+    rows.map((r) => [
+      r.distinct_id,
+      r.properties === null ? { id: r.id, uuid: r.uuid } : { id: r.id, uuid: r.uuid, properties: r.properties },
+    ]),
+  )
+}
+
+/** The properties of the persons with these ids; persons no longer there are absent from the answer. */
+export async function propertiesOfPersons(
+  sql: Sql,
+  projectId: number,
+  ids: readonly number[],
+): Promise<Map<number, Record<string, unknown>>> {
+  if (ids.length === 0) return new Map()
+  const rows = await sql<{ id: number; properties: Record<string, unknown> }[]>`
+    select id::int as id, properties from persons where project_id = ${projectId} and id = any(${ids as number[]}::bigint[])`
+  return new Map(rows.map((r) => [r.id, r.properties]))
+}
+
 /**
  * Creates a person for each distinct id that has none. Another server may create some of them
  * at the same moment: the distinct id's unique key decides, the persons made here for the ids
@@ -76,6 +115,8 @@ export interface NewPerson {
   distinctId: string
   /** When its first event happened. */
   createdAt: Date
+  /** What its first event set, as PostHog creates a person with them. */
+  properties?: Record<string, unknown>
 }
 
 export async function createPersons(
@@ -86,14 +127,18 @@ export async function createPersons(
   const writes = emptyWrites()
   if (newPersons.length === 0) return { refs: new Map(), writes }
   // One lock order for every server: sorted ids cannot deadlock each other.
-  const createdAt = new Map(newPersons.map((p) => [p.distinctId, p.createdAt]))
-  const sorted = [...createdAt.keys()].sort()
+  const sorted = [...new Set(newPersons.map((p) => p.distinctId))].sort()
   const uuids = sorted.map(() => randomUUID())
-  const times = sorted.map((d) => createdAt.get(d)!.toISOString())
+  const byId = new Map(newPersons.map((p) => [p.distinctId, p]))
+  const input = sorted.map((d, i) => {
+    const person = byId.get(d)!
+    return { u: uuids[i], t: person.createdAt.toISOString(), props: person.properties ?? {} }
+  })
   const refs = await pool.begin(async (tx) => {
     const created = await tx<PersonRow[]>`
-      insert into persons as p (uuid, project_id, created_at)
-      select u, ${projectId}, t from unnest(${uuids}::uuid[], ${times}::timestamptz[]) as x(u, t)
+      insert into persons as p (uuid, project_id, created_at, properties)
+      select x.u, ${projectId}, x.t, x.props
+      from jsonb_to_recordset(${tx.json(input as never)}) as x(u uuid, t timestamptz, props jsonb)
       returning ${tx.unsafe(PERSON_COLUMNS)}`
     const byUuid = new Map(created.map((p) => [p.uuid, p]))
     const personIds = uuids.map((u) => byUuid.get(u)!.id)
@@ -132,16 +177,12 @@ export async function createPersons(
 }
 
 /**
- * Applies each person's folded property changes in one statement: `$set_once` fills only
- * missing keys, `$set` overwrites, `$unset` removes. Persons whose properties would not change
- * keep their version. Answers the changed persons and the ids it did not find (merged away or
- * deleted meanwhile) so the caller can look their distinct ids up again.
- *
- * Whether a person would change is first read from the statement's snapshot, without a lock:
- * most events set what their person already holds, and a person left as it is needs neither a
- * row lock nor a transaction to commit. A change another server commits after the snapshot
- * simply comes after this statement. The persons that do change are locked and compared again
- * as locked.
+ * Writes what each person's changes of a batch make of its properties, in one statement:
+ * `$set_once` fills only missing keys, `$set` overwrites, `$unset` removes, applied to the person
+ * as it is now (locked), so that a value another server wrote meanwhile is kept where the changes
+ * do not name it. A person whose properties would not change keeps its version. Answers the
+ * changed persons, the unchanged ones with the properties they hold, and the ids it did not find
+ * (merged away or deleted meanwhile) so the caller can look their distinct ids up again.
  *
  * Found means locked: a person deleted by a merge this statement waited for is still in the
  * statement's snapshot, so reading `persons` again would count it found and drop its change.
@@ -149,49 +190,44 @@ export async function createPersons(
 export async function updatePersonProperties(
   sql: Sql,
   changes: ReadonlyMap<number, PropertyChange>,
-): Promise<{ updated: PersonRow[]; missing: number[] }> {
-  if (changes.size === 0) return { updated: [], missing: [] }
+): Promise<{ updated: PersonRow[]; unchanged: UnchangedPerson[]; missing: number[] }> {
+  if (changes.size === 0) return { updated: [], unchanged: [], missing: [] }
   const ids = [...changes.keys()].sort((a, b) => a - b)
   const input = ids.map((id) => {
     const change = changes.get(id)!
-    return { id, set: { ...change.set }, set_once: { ...change.setOnce }, unset: change.unset, soft_set: { ...change.softSet } }
+    return { id, set: { ...change.set }, set_once: { ...change.setOnce }, unset: change.unset }
   })
-  // What the person becomes without the soft values of keys it has: unchanged, nothing is written.
-  const needed = sql.unsafe(`((i.set_once || p.properties) || i.set
-    || coalesce((select jsonb_object_agg(k, v) from jsonb_each(i.soft_set) as s(k, v) where not p.properties ? k), '{}'))
-    - array(select jsonb_array_elements_text(i.unset))`)
   const rows = await sql<(PersonRow & { changed: boolean })[]>`
     with input as (
-      select * from jsonb_to_recordset(${sql.json(input as never)}) as t(id bigint, set_once jsonb, set jsonb, unset jsonb, soft_set jsonb)
-    ),
-    seen as (
-      select p.id, ${needed} is distinct from p.properties as changes
-      from persons p join input i on i.id = p.id
+      select * from jsonb_to_recordset(${sql.json(input as never)}) as t(id bigint, set_once jsonb, set jsonb, unset jsonb)
     ),
     target as (
-      select p.id,
-        ((i.set_once || p.properties) || i.set || i.soft_set) - array(select jsonb_array_elements_text(i.unset)) as properties,
-        ${needed} as needed
+      select p.id, p.properties as current,
+        ((i.set_once || p.properties) || i.set) - array(select jsonb_array_elements_text(i.unset)) as properties
       from persons p join input i on i.id = p.id
-      where p.id in (select id from seen where changes)
       order by p.id
       for update of p
     ),
     changed as (
       update persons p set properties = t.properties, version = p.version + 1, properties_updated_at = now()
-      from target t where t.id = p.id and t.needed is distinct from p.properties
+      from target t where t.id = p.id and t.properties is distinct from p.properties
       returning p.*
     )
     select ${sql.unsafe(PERSON_COLUMNS)}, true as changed from changed p
     union all
-    select id::int, null, null, null, null, null, null, false from seen where not changes
-    union all
-    select id::int, null, null, null, null, null, null, false from target where id not in (select id from changed)`
+    select id::int, null, null, current, null, null, null, false from target where id not in (select id from changed)`
   const found = new Set(rows.map((r) => r.id))
   return {
     updated: rows.filter((r) => r.changed).map(({ changed: _, ...person }) => person),
+    unchanged: rows.filter((r) => !r.changed).map((r) => ({ id: r.id, properties: r.properties })),
     missing: ids.filter((id) => !found.has(id)),
   }
+}
+
+/** A person a property update left as it was, with the properties the statement read. */
+export interface UnchangedPerson {
+  id: number
+  properties: Record<string, unknown>
 }
 
 export type MergeOutcome = { kind: 'merged' | 'linked' | 'created' | 'unchanged' | 'refused'; person: PersonRef; writes: PersonWrites }
