@@ -53,12 +53,15 @@ export function embeddedLane(dir: string, base: ClickHouseSettings): Lane {
   }
 }
 
-/** KILL QUERY on a connection of its own: the lanes may all be busy with what it is to stop. */
+/** KILL QUERY and the probe on a connection of their own: the lanes may all be busy with what is to be stopped. */
 export function embeddedControl(dir: string): Control {
   const client = createClient({ connection: createChdbConnection({ path: dir }) } as never)
   return {
     async kill(id) {
       await client.command({ query: killStatementSql(id) })
+    },
+    async probe(signal) {
+      await client.command({ query: 'SELECT 1', ...(signal ? { abort_signal: signal } : {}) })
     },
     close: () => client.close(),
   }

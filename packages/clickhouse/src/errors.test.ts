@@ -25,7 +25,9 @@ describe('telling a ClickHouse that is not answering from one that refuses', () 
       expect(isClickHouseUnavailable(failure)).toBe(true)
       expect(isClickHouseRefusal(failure)).toBe(false)
       expect((failure as Error).message).toBe(
-        err instanceof ClickHouseHttpError ? 'ClickHouse at ch:8123/db is not available' : 'ClickHouse at ch:8123/db is not answering',
+        err instanceof ClickHouseHttpError
+          ? 'ClickHouse at ch:8123/db is not available (HTTP 502)'
+          : `ClickHouse at ch:8123/db is not answering: ${err.message}`,
       )
     }
   })

@@ -191,11 +191,16 @@ function isNetworkFailure(err: unknown): boolean {
  */
 export function asClickHouseFailure(err: unknown, target: string): unknown {
   if (err instanceof ClickHouseUnavailable || ownCode(err) !== undefined) return err
-  // The cause says what happened (a log shows it after the message): the message says where.
+  // The message says where and, briefly, what (a probe shows its first line); the cause says it in full.
   if (err instanceof ClickHouseHttpError) {
-    return err.status >= 500 ? new ClickHouseUnavailable(`ClickHouse at ${target} is not available`, { cause: err }) : err
+    return err.status >= 500
+      ? new ClickHouseUnavailable(`ClickHouse at ${target} is not available (HTTP ${err.status})`, { cause: err })
+      : err
   }
-  if (isNetworkFailure(err)) return new ClickHouseUnavailable(`ClickHouse at ${target} is not answering`, { cause: err })
+  if (isNetworkFailure(err)) {
+    const reason = err instanceof Error && err.message ? err.message.split('\n')[0]!.slice(0, 200) : String(err)
+    return new ClickHouseUnavailable(`ClickHouse at ${target} is not answering: ${reason}`, { cause: err })
+  }
   return err
 }
 

@@ -37,6 +37,8 @@ export interface Control {
   kill(id: string): Promise<void>
   /** Throws ClickHouseUnavailable when the server does not answer its ping in time; absent for the embedded engine, which cannot freeze apart from the process. */
   ping?(): Promise<void>
+  /** Runs `SELECT 1` as the service's user: whether ClickHouse answers statements, whatever the lanes are busy with. */
+  probe(signal?: AbortSignal): Promise<void>
   close(): Promise<void>
 }
 

@@ -35,6 +35,8 @@ export interface CommandParams {
 export interface ClickHouseReader {
   query<Format extends DataFormat = 'JSON'>(params: ReadParams<Format>): Promise<QueryResult<Format>>
   command(params: CommandParams): Promise<{ query_id: string; response_headers: ResponseHeaders }>
+  /** Whether ClickHouse answers a statement, asked out of turn: for probes, which must not wait behind the readers' statements. */
+  probe(signal?: AbortSignal): Promise<void>
 }
 
 export interface ReaderPoolOptions {
@@ -98,6 +100,11 @@ export class ReaderPool implements ClickHouseReader {
       params,
     )
     return { query_id: id, response_headers: answer.headers }
+  }
+
+  /** Whether ClickHouse answers a statement, asked on the control connection: never queued behind the lanes' statements. */
+  probe(signal?: AbortSignal): Promise<void> {
+    return this.options.control.probe(signal)
   }
 
   async close(): Promise<void> {

@@ -120,6 +120,13 @@ export function serverControl(client: ClickHouseClient, target: string): Control
         target,
       )
     },
+    async probe(signal) {
+      await sendStatement(
+        client,
+        { kind: 'command', sql: 'SELECT 1', params: {}, settings: {}, id: randomUUID(), signal: signal ?? AbortSignal.timeout(5_000) },
+        target,
+      )
+    },
     async ping() {
       const result = await client.ping({ select: false, abort_signal: AbortSignal.timeout(PING_TIMEOUT_MS) })
       if (!result.success) {
