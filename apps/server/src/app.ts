@@ -18,7 +18,15 @@ import {
   keyGuessGuard,
 } from '@burrow/core'
 import { CookielessSalts, type CaptureDeps, type DecideDeps, type ProxyTrust } from '@burrow/capture'
-import { EventSink, EventSpool, listDeadLetters, purgeDeadLetters, replayDeadLetters, whileAllPaused } from '@burrow/ingestion'
+import {
+  EventSink,
+  EventSpool,
+  listDeadLetters,
+  purgeDeadLetters,
+  registerSinkFailingGauge,
+  replayDeadLetters,
+  whileAllPaused,
+} from '@burrow/ingestion'
 import { connectPostgres, migratePostgres, persons as personQueries, whileClickHouseMigrationLocked } from '@burrow/postgres'
 import { flagGroupsFrom } from './flagGroups'
 import { SpoolBytes } from '@burrow/spool'
@@ -308,7 +316,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
             return liveness.latencyMs === undefined ? undefined : { latency_ms: liveness.latencyMs }
           },
         },
-        { name: 'clickhouse', probe: async (signal) => void (await ch.reader.command({ query: 'SELECT 1', abort_signal: signal })) },
+        // Asked out of turn: the readers' statements may all be long, and a probe must not wait behind them.
+        { name: 'clickhouse', probe: (signal) => ch.reader.probe(signal) },
         ...(config.REDIS_URL
           ? [
               {
@@ -409,6 +418,9 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     if (runsIngestion) {
       const definitions = new EventDefinitionTracker(deps)
       const sink = new EventSink({ ch, metrics, log: warn })
+      // A batch that keeps failing holds every event behind it: readiness says so (the instance still takes events).
+      readinessChecks.push({ name: 'ingestion', critical: false, check: () => sink.readiness() })
+      registerSinkFailingGauge(registry, sink)
       spools = await openSpoolLanes(
         path.join(config.DATA_DIR, 'spool'),
         captureThreads ? Array.from({ length: config.CAPTURE_THREADS }, (_, lane) => captureThreads.writerFor(lane)) : [undefined],

@@ -1,8 +1,11 @@
 // The service on a ClickHouse server (the stand-in process: ClickHouse's HTTP interface over
 // the real engine), with the server misbehaving: every acknowledged event is stored once.
 import { randomUUID } from 'node:crypto'
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { connectClickHouse, events, migrateClickHouse, NIL_UUID, toClickHouseDateTime, type ClickHouse } from '@burrow/clickhouse'
-import { startStandinProcess, type StandinProcess, type TestAccount } from '@burrow/testing'
+import { startStandinProcess, waitFor, type StandinProcess, type TestAccount } from '@burrow/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestService, type TestService } from './service'
 
@@ -144,4 +147,157 @@ describe('the service on a ClickHouse server that misbehaves', () => {
     expect(await service.eventsOf(account, 10)).toHaveLength(10)
     expect(await storedCopies(service.app.deps.ch, account.projectId)).toEqual({ rows: 10, uuids: 10 })
   })
+})
+
+describe('a batch of thousands of events resumed after a restart, behind a proxy that bounds request lines at 8 KB', () => {
+  let strict: StandinProcess
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'burrow-resume-'))
+  // The embedded PostgreSQL (when the suite has none) runs as its own user, which must enter this directory.
+  chmodSync(dataDir, 0o755)
+  const services: TestService[] = []
+
+  beforeAll(async () => {
+    strict = await startStandinProcess({ maxHeaderBytes: 8 * 1024 })
+  })
+
+  afterAll(async () => {
+    for (const service of services) await service.stop().catch(() => {})
+    await strict?.stop()
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  const readiness = async (service: TestService) =>
+    (await (await fetch(`${service.baseUrl}/_readyz`)).json()) as {
+      status: string
+      checks: Record<string, { status: string; error?: string }>
+    }
+
+  it('stores all of them, and says while it cannot that storing keeps failing', async () => {
+    const env = {
+      CLICKHOUSE_URL: strict.url,
+      CLICKHOUSE_DATABASE: `resume_${randomUUID().replaceAll('-', '')}`,
+      DATA_DIR: dataDir,
+      CAPTURE_THREADS: 0,
+    }
+    const first = await startTestService({ ...env, SHUTDOWN_TIMEOUT_MS: 2_000 })
+    services.push(first)
+    const account = await first.account()
+    // ClickHouse takes no events (everything else goes through): the batch stays the one being inserted.
+    await strict.inject({ kind: 'unavailable', match: 'INSERT INTO events', times: 100_000 })
+    const batch = Array.from({ length: 10_000 }, (_, i) => ({ event: 'resumed', distinct_id: `user-${i % 50}`, properties: { i } }))
+    expect((await first.post('/batch/', { api_key: account.projectToken, batch })).status).toBe(200)
+    const failing = await waitFor(
+      async () => {
+        const report = await readiness(first)
+        return report.checks.ingestion?.status === 'failing' ? report : undefined
+      },
+      { what: 'readiness to say that storing events keeps failing', timeoutMs: 20_000 },
+    )
+    expect(failing.status).toBe('degraded')
+    expect(failing.checks.ingestion!.error).toMatch(/storing events in ClickHouse has failed for \d+ s \(\d+ attempts.*HTTP 503/)
+    const metrics = await (await fetch(`${first.baseUrl}/_metrics`)).text()
+    expect(Number(/^burrow_flush_failing_seconds (\S+)$/m.exec(metrics)?.[1])).toBeGreaterThan(0)
+    await first.stop()
+
+    await strict.clearFaults()
+    const second = await startTestService(env)
+    services.push(second)
+    // The resumed batch first asks which of its 10,000 events are stored already: thousands of uuids in one statement.
+    const stored = await waitFor(
+      async () => {
+        const result = await second.app.deps.ch.reader.query({
+          query: 'SELECT count() AS n FROM events WHERE team_id = {team:Int64}',
+          query_params: { team: account.projectId },
+          format: 'JSONEachRow',
+        })
+        const n = Number((await result.json<{ n: string }>())[0]?.n)
+        return n >= 10_000 ? n : undefined
+      },
+      { what: '10,000 resumed events stored', timeoutMs: 60_000 },
+    )
+    expect(stored).toBe(10_000)
+    expect((await readiness(second)).checks.ingestion?.status).toBe('ok')
+  }, 180_000)
+})
+
+describe('reads while ClickHouse is down or frozen', () => {
+  let service: TestService
+  let account: TestAccount
+
+  beforeAll(async () => {
+    service = await startTestService({ CLICKHOUSE_URL: standin.url, CLICKHOUSE_DATABASE: `frozen_${randomUUID().replaceAll('-', '')}` })
+    account = await service.account()
+  })
+
+  afterAll(async () => {
+    await service?.stop()
+  })
+
+  const listEvents = async () => {
+    const started = performance.now()
+    const res = await service.api(account, `/api/projects/${account.projectId}/events/`)
+    return { status: res.status, body: (await res.json()) as Record<string, unknown>, ms: performance.now() - started }
+  }
+
+  it("answers 503 with PostHog's error body at once while ClickHouse refuses connections", async () => {
+    await standin.refuse()
+    try {
+      const answer = await listEvents()
+      expect(answer.status).toBe(503)
+      expect(answer.body).toEqual({ type: 'server_error', code: 'service_unavailable', detail: expect.any(String), attr: null })
+      expect(answer.ms).toBeLessThan(2_000)
+    } finally {
+      await standin.accept()
+    }
+    expect((await listEvents()).status).toBe(200)
+  })
+
+  it("answers 503 with PostHog's error body within seconds while ClickHouse is frozen, not after a minute", async () => {
+    process.kill(standin.pid, 'SIGSTOP')
+    try {
+      const answer = await listEvents()
+      expect(answer.status).toBe(503)
+      expect(answer.body).toMatchObject({ type: 'server_error', code: 'service_unavailable', attr: null })
+      expect(answer.ms).toBeLessThan(8_000)
+    } finally {
+      process.kill(standin.pid, 'SIGCONT')
+    }
+    expect((await listEvents()).status).toBe(200)
+  })
+})
+
+describe('a ClickHouse server that refuses what the configuration asks of it', () => {
+  it('fails the start at once, saying what to do, when CLICKHOUSE_CLUSTER needs DDL ON CLUSTER and the server has no Keeper', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'burrow-cluster-'))
+    const configFile = path.join(dir, 'cluster.xml')
+    // The cluster is there; the Keeper that DDL ON CLUSTER needs is not (ClickHouse answers code 392).
+    writeFileSync(
+      configFile,
+      '<clickhouse><tcp_port>9000</tcp_port><remote_servers><rehearsal><shard><replica><host>127.0.0.1</host><port>9000</port></replica></shard></rehearsal></remote_servers></clickhouse>',
+    )
+    const clustered = await startStandinProcess({ configFile })
+    try {
+      // Waiting for it would outlast the test: the start must refuse at once.
+      const outcome = await startTestService({
+        CLICKHOUSE_URL: clustered.url,
+        CLICKHOUSE_DATABASE: `cluster_${randomUUID().replaceAll('-', '')}`,
+        CLICKHOUSE_CLUSTER: 'rehearsal',
+        DEPENDENCY_WAIT_MS: 600_000,
+        CAPTURE_THREADS: 0,
+      }).then(
+        async (service) => {
+          await service.stop()
+          return new Error('the service started')
+        },
+        (err: unknown) => err as Error,
+      )
+      expect(outcome.message).toMatch(/^clickhouse at .* refused the connection: CLICKHOUSE_CLUSTER=rehearsal needs .*Keeper/)
+      expect(String((outcome.cause as Error | undefined)?.message)).toMatch(
+        /unset CLICKHOUSE_CLUSTER\. ClickHouse at .* answered code 392: /,
+      )
+    } finally {
+      await clustered.stop()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 120_000)
 })

@@ -35,6 +35,8 @@ export class SinkGaveUp extends Error {
 export class EventSink {
   private retrying = true
   private readonly outage: OutageLog
+  /** Since when every attempt to store in ClickHouse has failed, how many, and the last error; undefined while it works. */
+  private failing: { since: number; attempts: number; error: unknown } | undefined
   /** The back-off waits under way, ended at once when the sink stops retrying. */
   private readonly waits = new Set<() => void>()
 
@@ -133,16 +135,41 @@ export class EventSink {
     await this.storeDeadLetters(letters)
   }
 
+  /**
+   * Whether events are being stored, as readiness reports it: failing once the stores under way
+   * have failed FAILING_AFTER attempts in a row (a batch that keeps failing holds every event
+   * behind it), with how long, how many attempts and the last error.
+   */
+  readiness(): { ok: boolean; error?: string; detail?: Record<string, number> } {
+    const failing = this.failing
+    if (!failing || failing.attempts < FAILING_AFTER) return { ok: true }
+    const seconds = Math.round((Date.now() - failing.since) / 1000)
+    return {
+      ok: false,
+      error: `storing events in ClickHouse has failed for ${seconds} s (${failing.attempts} attempts, retried until it works): ${describe(failing.error)}`,
+      detail: { failing_seconds: seconds, failed_attempts: failing.attempts },
+    }
+  }
+
+  /** How long storing in ClickHouse has failed without a success, in seconds; 0 while it works. */
+  failingSeconds(): number {
+    return this.failing ? (Date.now() - this.failing.since) / 1000 : 0
+  }
+
   private async retryUnlessContent<T>(attempt: () => Promise<T>): Promise<T> {
     for (let tries = 0; ; tries++) {
       try {
         const result = await attempt()
         this.outage.succeeded()
+        this.failing = undefined
         return result
       } catch (err) {
         if (isDataRejection(err)) throw err
         if (!this.retrying) throw new SinkGaveUp(err)
         this.options.metrics.flushRetries.inc()
+        this.failing ??= { since: Date.now(), attempts: 0, error: err }
+        this.failing.attempts++
+        this.failing.error = err
         this.outage.failed(err)
         await this.sleep(this.backoff(tries))
         if (!this.retrying) throw new SinkGaveUp(err)
@@ -156,6 +183,16 @@ export class EventSink {
     const ceiling = Math.min(max, base * 2 ** Math.min(attempt, 20))
     return Math.round(ceiling / 2 + Math.random() * (ceiling / 2))
   }
+}
+
+/** Failed attempts in a row after which readiness says storing is failing: a blip retried at once is not worth a page. */
+const FAILING_AFTER = 3
+
+/** An error's first line: where it failed and, briefly, what answered. */
+function describe(err: unknown): string {
+  return String(err instanceof Error ? err.message : err)
+    .split('\n')[0]!
+    .slice(0, 300)
 }
 
 /** The JSONEachRow lines of an insert's body. */

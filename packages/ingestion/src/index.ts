@@ -1,6 +1,7 @@
 export { EventSpool, whileAllPaused, type EventSpoolOptions } from './eventSpool'
 export { framesOfExistingProjects } from './existingProjects'
 export { EventSink, type EventSinkOptions } from './eventSink'
+export { registerSinkFailingGauge } from './sinkMetrics'
 export { createIngestionMetrics, type IngestionMetrics } from './metrics'
 export {
   listDeadLetters,
