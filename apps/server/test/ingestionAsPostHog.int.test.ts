@@ -162,26 +162,30 @@ describe('persons', () => {
     })
   })
 
-  it('does not update a person for new values of the properties copied from every event alone, as PostHog filters them', async () => {
+  it('does not update a person for new values of the page, browser and device properties alone, as PostHog filters them', async () => {
     const visitor = 'filtered-visitor'
     await send([{ event: '$pageview', distinct_id: visitor, properties: { $browser: 'Firefox', utm_source: 'newsletter' } }])
     await personOf(visitor, (p) => p.properties.$browser === 'Firefox')
-    // Only copied values of keys the person has: the person stays as it was.
-    await send([{ event: '$pageview', distinct_id: visitor, properties: { $browser: 'Chrome', utm_source: 'ad' } }])
+    // Only filtered values of keys the person has: the person stays as it was.
+    await send([{ event: '$pageview', distinct_id: visitor, properties: { $browser: 'Chrome' } }])
     await eventsOf(visitor, 2)
     expect((await personOf(visitor)).properties).toMatchObject({ $browser: 'Firefox', utm_source: 'newsletter' })
-    // A copied key the person lacks is written, with the other copied values of that event.
-    await send([{ event: '$pageview', distinct_id: visitor, properties: { $browser: 'Chrome', $device_type: 'Mobile' } }])
+    // A campaign parameter is not filtered: its change writes the event's filtered values too.
+    await send([{ event: '$pageview', distinct_id: visitor, properties: { $browser: 'Chrome', utm_source: 'ad' } }])
     await eventsOf(visitor, 3)
-    expect((await personOf(visitor)).properties).toMatchObject({ $browser: 'Chrome', $device_type: 'Mobile', utm_source: 'newsletter' })
-    // A change of the client's own properties writes the copied values along with it.
-    await send([{ event: 'upgraded', distinct_id: visitor, properties: { $browser: 'Safari', utm_source: 'ad', $set: { plan: 'pro' } } }])
+    expect((await personOf(visitor)).properties).toMatchObject({ $browser: 'Chrome', utm_source: 'ad', $initial_utm_source: 'newsletter' })
+    // A filtered key the person lacks is written, with the other filtered values of that event.
+    await send([{ event: '$pageview', distinct_id: visitor, properties: { $browser: 'Safari', $device_type: 'Mobile' } }])
     await eventsOf(visitor, 4)
+    expect((await personOf(visitor)).properties).toMatchObject({ $browser: 'Safari', $device_type: 'Mobile' })
+    // A change of the client's own properties writes the filtered values along with it.
+    await send([{ event: 'upgraded', distinct_id: visitor, properties: { $browser: 'Opera', $set: { plan: 'pro' } } }])
+    await eventsOf(visitor, 5)
     const person = await personOf(visitor)
-    expect(person.properties).toMatchObject({ plan: 'pro', $browser: 'Safari', utm_source: 'ad', $initial_browser: 'Firefox' })
+    expect(person.properties).toMatchObject({ plan: 'pro', $browser: 'Opera', $initial_browser: 'Firefox' })
     // An $identify updates the person with every property it carries.
     await send([{ event: '$identify', distinct_id: visitor, properties: { $browser: 'Edge' } }])
-    await eventsOf(visitor, 5)
+    await eventsOf(visitor, 6)
     expect((await personOf(visitor)).properties).toMatchObject({ $browser: 'Edge' })
   })
 
