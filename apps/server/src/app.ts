@@ -5,6 +5,8 @@ import { applyRetention, DEFAULT_MATERIALIZED_PROPERTIES, ensureMaterializedProp
 import type { Config } from '@burrow/config'
 import {
   accounts,
+  consoleAuth,
+  signInGuard,
   CohortCalculator,
   earlyAccessFeatures as earlyAccess,
   EventDefinitionTracker,
@@ -168,6 +170,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     metrics,
     bundles: clientBundles(),
     console: consoleFiles,
+    corsAllowedOrigins: config.CORS_ALLOWED_ORIGINS,
     get capture() {
       return capture
     },
@@ -361,6 +364,13 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     const keyGuesses = keyGuessGuard((kind, address) => keyGuessCounter.judge(kind, address))
     const apiGuards: ApiGuards = {
       keyGuesses,
+      // Failed sign-ins: per account across every instance, and per address with the invalid keys.
+      signIn: signInGuard(rateLimits.limit('sign-in-failures', { points: SIGN_IN_FAILURES, durationS: SIGN_IN_WINDOW_S }), {
+        limit: SIGN_IN_FAILURES,
+        windowS: SIGN_IN_WINDOW_S,
+        addresses: keyGuesses,
+      }),
+      sessionOrigins: config.CORS_ALLOWED_ORIGINS,
       throttle: createApiThrottle(
         rateLimits,
         {
@@ -405,6 +415,20 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
           `\nThe first account (${first.user.email}) has this personal API key. Keep it: it is not shown again.\n\n    ${first.personalApiKey}\n\n`,
         )
       }
+    }
+    // The console's first password, on a new database or the first start of a release with the console.
+    const firstPassword = await consoleAuth.ensureFirstPassword(pg.sql, config.BOOTSTRAP_EMAIL, config.BOOTSTRAP_PASSWORD)
+    if (firstPassword) {
+      logger.info(
+        { email: firstPassword.email },
+        firstPassword.generated
+          ? 'set the console password of the first user: it is printed on stderr, once'
+          : 'set the console password of the first user to BOOTSTRAP_PASSWORD',
+      )
+      if (firstPassword.generated)
+        process.stderr.write(
+          `\nSign in to the console at / as ${firstPassword.email} with this password (change it with npm run cli -- set-password). It is not shown again.\n\n    ${firstPassword.password}\n\n`,
+        )
     }
 
     // What happens to events before and after they are stored, for the spool consumer's batches
@@ -595,6 +619,10 @@ function projectEventQuota(limit: RateLimit, perSecond: number) {
     return verdict.allowed ? undefined : verdict.retryAfterMs
   }
 }
+
+/** Failed sign-ins an account may have in SIGN_IN_WINDOW_S before it is refused until the window ends. */
+const SIGN_IN_FAILURES = 10
+const SIGN_IN_WINDOW_S = 15 * 60
 
 /** Whether the cache answers within `ms` (it connects in the background). */
 async function connectedWithin(cache: { connected(): boolean }, ms: number): Promise<boolean> {

@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs'
 import path from 'node:path'
+import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig, type Config } from '@burrow/config'
 import { ApiProblem, MEMBERSHIP_LEVELS } from '@burrow/contracts'
-import { accounts, findIngestionProject } from '@burrow/core'
+import { accounts, consoleAuth, findIngestionProject } from '@burrow/core'
 import { createSharedCache } from '@burrow/cache'
 import { listDeadLetters, purgeDeadLetters, replayDeadLetters, type DeadLetterFilter, type ReplayOutcome } from '@burrow/ingestion'
 import { createCaptureMetrics } from '@burrow/capture'
@@ -36,6 +37,9 @@ commands:
   create-user --email E --organization-id UUID [--level member|admin|owner] [--json]
       creates a user who joins an existing organization (a member unless told), and prints
       the user's personal API key (shown once)
+  set-password --email E [--generate]
+      sets the user's console password, read from the first line of standard input (or a
+      generated one, printed once), and signs out their sessions
   dlq list [--project ID] [--limit N]
       prints the dead letters (events that could not be stored), newest first, one JSON per line
   dlq replay [--project ID] [--id UUID ...]
@@ -111,6 +115,41 @@ async function createUser(args: string[]): Promise<number> {
             .map(([k, v]) => `${k}: ${v}`)
             .join('\n'),
     )
+    return 0
+  } catch (err) {
+    if (err instanceof ApiProblem) {
+      console.error(err.message)
+      return 1
+    }
+    throw err
+  } finally {
+    await pg.close()
+  }
+}
+
+/** The first line of standard input (a password piped in, or typed). */
+async function firstLineOfStdin(): Promise<string> {
+  const lines = createInterface({ input: process.stdin, terminal: false })
+  for await (const line of lines) {
+    lines.close()
+    return line
+  }
+  return ''
+}
+
+async function setPassword(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { email: { type: 'string' }, generate: { type: 'boolean', default: false } } })
+  if (!values.email) {
+    console.error(USAGE)
+    return 2
+  }
+  if (!values.generate && process.stdin.isTTY) process.stderr.write(`New password for ${values.email}: `)
+  const password = values.generate ? consoleAuth.generatePassword() : await firstLineOfStdin()
+  const pg = await servicePostgres()
+  try {
+    const user = await consoleAuth.setPassword(pg.sql, values.email, password)
+    console.error(`set the console password of ${user.email}; their sessions are signed out`)
+    if (values.generate) console.log(password)
     return 0
   } catch (err) {
     if (err instanceof ApiProblem) {
@@ -306,6 +345,8 @@ async function run(command: string | undefined, rest: string[]): Promise<number>
     switch (command) {
       case 'create-user':
         return await createUser(rest)
+      case 'set-password':
+        return await setPassword(rest)
       case 'dlq':
         return await deadLetters(rest)
       case 'plugins':

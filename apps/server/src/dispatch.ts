@@ -13,6 +13,7 @@ import {
   type CaptureResult,
   type DecideDeps,
   type ProxyTrust,
+  trustsProxy,
 } from '@burrow/capture'
 import { timingSafeEqual } from 'node:crypto'
 import { problems, type ApiProblem } from '@burrow/contracts'
@@ -55,6 +56,8 @@ export interface DispatchDeps {
   bundles?: ClientBundles
   /** The console's page and files at `/`; absent where it is not built or another thread serves it. */
   console?: ConsoleAssets | undefined
+  /** Origins whose pages may call /api and /trpc with credentials and read the answers (CORS_ALLOWED_ORIGINS). */
+  corsAllowedOrigins?: readonly string[]
   /** Absent when this process does not serve the private API (ROLE=ingestion). */
   rest: ((req: HttpRequest) => Promise<HttpResponse>) | undefined
   trpc: ((req: HttpRequest) => Promise<HttpResponse>) | undefined
@@ -92,6 +95,31 @@ function corsHeaders(req: IncomingRequest): Record<string, string> | undefined {
   }
   if (req.method === 'OPTIONS') headers['access-control-max-age'] = '86400'
   return headers
+}
+
+/**
+ * CORS of the private API and tRPC, which the console's session cookie authenticates: only the
+ * allowed origins get the headers that let a browser send credentials and read the answer. Any
+ * other origin's preflight is answered without them, so its browser sends nothing.
+ */
+function apiCorsHeaders(req: IncomingRequest, allowed: readonly string[]): Record<string, string> | undefined {
+  const origin = req.headers.origin
+  if (!origin || !allowed.includes(origin)) return undefined
+  return {
+    'access-control-allow-origin': origin,
+    'access-control-allow-credentials': 'true',
+    'access-control-allow-methods': 'GET, POST, PATCH, PUT, DELETE, OPTIONS',
+    'access-control-allow-headers': req.headers['access-control-request-headers'] ?? 'content-type, authorization, x-csrftoken',
+    vary: 'Origin',
+    ...(req.method === 'OPTIONS' ? { 'access-control-max-age': '86400' } : {}),
+  }
+}
+
+/** Whether the client reached the service over HTTPS: SITE_URL says so, or a trusted proxy's X-Forwarded-Proto does. */
+function overHttps(req: IncomingRequest, siteUrl: string | undefined, trustProxy: ProxyTrust): boolean {
+  if (siteUrl?.startsWith('https:')) return true
+  const proto = req.headers['x-forwarded-proto']?.split(',')[0]?.trim().toLowerCase()
+  return proto === 'https' && trustsProxy(trustProxy, req.remoteAddress)
 }
 
 /** A response with CORS headers added (a new object: shared constant responses stay as they are). */
@@ -203,10 +231,20 @@ export function createDispatcher(deps: DispatchDeps) {
           ? deps.trpc
           : undefined
     if (api) {
-      if (req.method === 'OPTIONS') return withCors({ status: 200, headers: {}, body: '' }, corsHeaders(req))
-      if (lifecycle !== 'ready') return unavailable(lifecycle)
+      const cors = apiCorsHeaders(req, deps.corsAllowedOrigins ?? [])
+      if (req.method === 'OPTIONS') return withCors({ status: 200, headers: { vary: 'Origin' }, body: '' }, cors)
+      if (lifecycle !== 'ready') return withCors(unavailable(lifecycle), cors)
       const url = publicUrl(deps.siteUrl, req.headers, req.query ? `${path}?${req.query}` : path)
-      return api({ method: req.method, url, headers: req.headers, body: req.body, signal: req.signal, ip: clientIp(req, deps.trustProxy) })
+      const answer = api({
+        method: req.method,
+        url,
+        headers: req.headers,
+        body: req.body,
+        signal: req.signal,
+        ip: clientIp(req, deps.trustProxy),
+        secure: overHttps(req, deps.siteUrl, deps.trustProxy),
+      })
+      return cors ? answer.then((response) => withCors(response, cors)) : answer
     }
     return NOT_FOUND
   }

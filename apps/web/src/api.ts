@@ -1,21 +1,30 @@
 import type { AppRouter } from '@burrow/api'
 import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client'
 
-/** The cookie the service sets beside the session, which the page reads and sends back as a header (Django's names). */
-export const CSRF_COOKIE = 'burrow_csrftoken'
+/** The header the console sends its session's CSRF token in (Django's name, which PostHog's app sends). */
 export const CSRF_HEADER = 'x-csrftoken'
 
-/** The session's CSRF token, from its cookie; undefined when signed out. */
-export function csrfToken(cookies: string = document.cookie): string | undefined {
-  for (const part of cookies.split(';')) {
-    const [name, ...value] = part.trim().split('=')
-    if (name === CSRF_COOKIE) return decodeURIComponent(value.join('='))
-  }
-  return undefined
+/**
+ * The session's CSRF token: given by the sign-in, asked of `/api/session/` after a reload (only
+ * this origin's pages can read it). Kept in memory, never in storage another script could read later.
+ */
+let csrf: Promise<string | undefined> | undefined
+
+function rememberCsrf(token: string | undefined): void {
+  csrf = token === undefined ? undefined : Promise.resolve(token)
 }
 
-function csrfHeaders(): Record<string, string> {
-  const token = csrfToken()
+async function csrfToken(): Promise<string | undefined> {
+  csrf ??= fetch('/api/session/', { credentials: 'same-origin' })
+    .then(async (res) => (res.ok ? ((await res.json()) as { csrf_token?: string }).csrf_token : undefined))
+    .catch(() => undefined)
+  const token = await csrf
+  if (token === undefined) csrf = undefined
+  return token
+}
+
+async function csrfHeaders(): Promise<Record<string, string>> {
+  const token = await csrfToken()
   return token ? { [CSRF_HEADER]: token } : {}
 }
 
@@ -24,7 +33,8 @@ export const trpc = createTRPCClient<AppRouter>({
   links: [
     httpBatchLink({
       url: '/trpc',
-      headers: csrfHeaders,
+      // Reads need no token: only a batch with a change asks for it.
+      headers: ({ opList }) => (opList.some((op) => op.type === 'mutation') ? csrfHeaders() : {}),
       fetch: (url, init) => fetch(url, { ...init, credentials: 'same-origin' }),
     }),
   ],
@@ -54,11 +64,14 @@ function isProblem(value: unknown): value is Problem {
 }
 
 /** A REST call of the service, with the session's cookie and CSRF token; the parsed JSON answer. */
-export async function rest<T>(method: string, path: string, body?: unknown): Promise<T> {
+export async function rest<T>(method: string, path: string, body?: unknown, options: { csrf?: boolean } = {}): Promise<T> {
   const response = await fetch(path, {
     method,
     credentials: 'same-origin',
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...csrfHeaders() },
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(method === 'GET' || options.csrf === false ? {} : await csrfHeaders()),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   })
   const text = await response.text()
@@ -94,5 +107,13 @@ export function errorWords(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
 
-export const signIn = (email: string, password: string) => rest<{ success: true }>('POST', '/api/login/', { email, password })
-export const signOut = () => rest<{ success: true }>('POST', '/api/logout/')
+export async function signIn(email: string, password: string): Promise<void> {
+  rememberCsrf(undefined)
+  const answer = await rest<{ success: true; csrf_token: string }>('POST', '/api/login/', { email, password }, { csrf: false })
+  rememberCsrf(answer.csrf_token)
+}
+
+export async function signOut(): Promise<void> {
+  await rest<{ success: true }>('POST', '/api/logout/')
+  rememberCsrf(undefined)
+}

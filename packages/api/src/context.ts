@@ -1,6 +1,8 @@
 import { ApiProblem } from '@burrow/contracts'
-import { accounts, type CoreDeps } from '@burrow/core'
+import { accounts, consoleAuth, type CoreDeps } from '@burrow/core'
 import { unavailableProblem } from './errors'
+import type { HttpRequest } from './http'
+import { changesState, CSRF_FAILED, CSRF_HEADER, originAllowed, sessionToken } from './session'
 import type { ApiContext, ApiGuards } from './trpc'
 
 const BEARER = /^Bearer\s+(\S.+)$/i
@@ -46,4 +48,28 @@ export async function createApiContext(
     }
   }
   return { deps, user, keyPresented: true, guards }
+}
+
+/**
+ * The context of a request from its credentials: a personal API key wherever PostHog reads one;
+ * else the console's session cookie, for a page of the service's own origin (or an allowed one),
+ * with the session's CSRF token on every request that changes something.
+ */
+export async function contextFor(deps: CoreDeps, req: HttpRequest, body: unknown, guards: ApiGuards | undefined): Promise<ApiContext> {
+  const key = personalApiKeyFrom(req.headers.authorization, req.url, body)
+  const token = key ? undefined : sessionToken(req.headers.cookie)
+  if (!token || !originAllowed(req, guards?.sessionOrigins)) return createApiContext(deps, key, { guards, ip: req.ip })
+  let session
+  try {
+    session = await consoleAuth.sessionOf(deps.sql, token)
+  } catch (err) {
+    const unavailable = unavailableProblem(err)
+    if (unavailable) return { deps, user: null, keyPresented: false, guards, refusal: unavailable }
+    throw err
+  }
+  // An ended or expired session is no credential: "not provided", as for a request without one.
+  if (!session) return { deps, user: null, keyPresented: false, guards }
+  if (changesState(req.method) && !consoleAuth.csrfMatches(req.headers[CSRF_HEADER], session.csrfToken))
+    return { deps, user: null, keyPresented: false, guards, refusal: CSRF_FAILED() }
+  return { deps, user: session.caller, keyPresented: false, guards }
 }

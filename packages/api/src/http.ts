@@ -10,6 +10,8 @@ export interface HttpRequest {
   signal?: AbortSignal | undefined
   /** The client's address, where the server knows it (what slows down key guessing counts by). */
   ip?: string | undefined
+  /** Whether the client reached the service over HTTPS (itself, or a trusted proxy's X-Forwarded-Proto): its cookies are Secure. */
+  secure?: boolean | undefined
 }
 
 export interface HttpResponse {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH, problems, type ApiProblem, type CursorPage, type Page } from '@burrow/contracts'
 import { decodePathSegment, type CoreDeps } from '@burrow/core'
-import { createApiContext, personalApiKeyFrom } from './context'
+import { contextFor } from './context'
 import { problemFromError, pythonType } from './errors'
 import { jsonResponse, type HttpRequest, type HttpResponse } from './http'
 import { toCursorEnvelope, toEnvelope } from './pagination'
@@ -11,6 +11,7 @@ import { openApiDocument } from './openapi'
 import { outputFields } from './procedures'
 import { restRoutes, routeInput, type RestRoute } from './routes'
 import { toCsv, wantsCsv } from './csv'
+import { createSessionEndpoints } from './session'
 
 type Procedure = (input: unknown) => Promise<unknown>
 
@@ -145,13 +146,12 @@ export interface RestFacadeDeps {
 
 /** Answers `/api/...` requests by running the procedure their route names. */
 export function createRestHandler(deps: CoreDeps, guards?: ApiGuards) {
-  return createRestFacade({
+  const sessions = createSessionEndpoints(deps, guards)
+  const facade = createRestFacade({
     log: deps.log,
-    callerFor: async (req, body) =>
-      createCaller(await createApiContext(deps, personalApiKeyFrom(req.headers.authorization, req.url, body), { guards, ip: req.ip }), {
-        signal: req.signal,
-      }),
+    callerFor: async (req, body) => createCaller(await contextFor(deps, req, body, guards), { signal: req.signal }),
   })
+  return (req: HttpRequest): Promise<HttpResponse> => sessions(req) ?? facade(req)
 }
 
 /** The REST facade over whatever caller it is given, so that it can be driven without a database. */

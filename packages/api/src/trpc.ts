@@ -1,5 +1,6 @@
 import { ApiProblem, problems } from '@burrow/contracts'
 import { asTenant, assertScope, organizations, pathOfNul, projects, type Caller, type CoreDeps, type KeyGuessGuard } from '@burrow/core'
+import type { SignInGuard } from '@burrow/core'
 import { initTRPC } from '@trpc/server'
 import { z, ZodError } from 'zod'
 import { problemFromError, trpcErrorFromProblem, unavailableProblem } from './errors'
@@ -21,6 +22,10 @@ export interface ApiContext {
 export interface ApiGuards {
   throttle?: ApiThrottle | undefined
   keyGuesses?: KeyGuessGuard | undefined
+  /** The bound on password guessing at sign-in. */
+  signIn?: SignInGuard | undefined
+  /** Origins besides the service's own whose pages may use the console's session (CORS_ALLOWED_ORIGINS). */
+  sessionOrigins?: readonly string[] | undefined
 }
 
 const t = initTRPC.context<ApiContext>().create({
@@ -71,16 +76,19 @@ const refuseNulCharacters = t.middleware(async ({ getRawInput, next }) => {
 
 /**
  * A procedure for a caller with a valid personal API key that carries the scope the procedure
- * needs (the one its routes declare). A procedure no route declares a scope for is refused to
- * keys, as PostHog refuses a view without one.
+ * needs (the one its routes declare), or with the console's session. A procedure no route
+ * declares a scope for is refused to keys, as PostHog refuses a view without one.
  */
 export const authedProcedure = publicProcedure
   .use(async ({ ctx, path, next }) => {
     if (ctx.refusal) throw ctx.refusal
     if (!ctx.user) throw ctx.keyPresented ? problems.authenticationFailed() : problems.notAuthenticated()
-    const scope = scopeOfProcedure(path)
-    if (!scope) throw problems.permissionDenied('This action does not support personal API key access')
-    assertScope(ctx.user, scope)
+    // A key is held to its scopes; a signed-in user of the console acts with their own rights.
+    if (ctx.user.key) {
+      const scope = scopeOfProcedure(path)
+      if (!scope) throw problems.permissionDenied('This action does not support personal API key access')
+      assertScope(ctx.user, scope)
+    }
     // Counted once the key is known to be valid and allowed: a refused call costs its key nothing.
     const key = ctx.user.key
     if (key && ctx.guards?.throttle) await ctx.guards.throttle(key.id, throttleOfProcedure(path))

@@ -1,7 +1,7 @@
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH, problems } from '@burrow/contracts'
 import type { CoreDeps } from '@burrow/core'
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch'
-import { createApiContext, personalApiKeyFrom } from './context'
+import { contextFor } from './context'
 import type { HttpRequest, HttpResponse } from './http'
 import { appRouter } from './router'
 import type { ApiGuards } from './trpc'
@@ -41,7 +41,7 @@ export function createTrpcHandler(deps: CoreDeps, guards?: ApiGuards) {
       req: request,
       router: appRouter,
       maxBatchSize: MAX_TRPC_BATCH,
-      createContext: () => createApiContext(deps, personalApiKeyFrom(req.headers.authorization, req.url), { guards, ip: req.ip }),
+      createContext: () => contextFor(deps, req, undefined, guards),
       // A 429's Retry-After, which the error's problem carries.
       responseMeta: ({ errors }) => {
         const headers = errors.map((error) => (error.cause instanceof ApiProblem ? error.cause.headers : {}))

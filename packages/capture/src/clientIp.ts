@@ -28,7 +28,8 @@ export function proxyList(entries: readonly string[]): BlockList {
 
 const lists = new WeakMap<readonly string[], BlockList>()
 
-function trusts(trust: ProxyTrust, address: string): boolean {
+/** Whether `address` (a peer) is a proxy whose forwarding headers are believed. */
+export function trusts(trust: ProxyTrust, address: string): boolean {
   if (trust === 'any') return true
   if (trust.length === 0) return false
   let list = lists.get(trust)

@@ -25,6 +25,7 @@ describe('loadConfig', () => {
       CLICKHOUSE_DATABASE: 'default',
       BOOTSTRAP_EMAIL: 'admin@localhost.localdomain',
       BOOTSTRAP_ORGANIZATION: 'Default organization',
+      CORS_ALLOWED_ORIGINS: [],
       LOG_LEVEL: 'info',
       MAX_BODY_BYTES: 20 * 1024 * 1024,
       MAX_DECOMPRESSED_BYTES: 100 * 1024 * 1024,
@@ -239,6 +240,18 @@ describe('loadConfig', () => {
   it('refuses a bootstrap email that is not an address', () => {
     expect(loadConfig({ BOOTSTRAP_EMAIL: 'ops@example.com' }).BOOTSTRAP_EMAIL).toBe('ops@example.com')
     expect(refused({ BOOTSTRAP_EMAIL: 'ops' })).toEqual(['BOOTSTRAP_EMAIL'])
+  })
+
+  it('takes the origins allowed to use the console session as origins only, and a bootstrap password of 8 characters or more', () => {
+    expect(loadConfig({ CORS_ALLOWED_ORIGINS: ' https://app.example.com, http://localhost:3000 ' }).CORS_ALLOWED_ORIGINS).toEqual([
+      'https://app.example.com',
+      'http://localhost:3000',
+    ])
+    // A path or a trailing slash would never equal a browser's Origin header: refused rather than silently never matching.
+    expect(refused({ CORS_ALLOWED_ORIGINS: 'https://app.example.com/' })).toEqual(['CORS_ALLOWED_ORIGINS'])
+    expect(refused({ CORS_ALLOWED_ORIGINS: 'app.example.com' })).toEqual(['CORS_ALLOWED_ORIGINS'])
+    expect(loadConfig({ BOOTSTRAP_PASSWORD: 'correct horse' }).BOOTSTRAP_PASSWORD).toBe('correct horse')
+    expect(refused({ BOOTSTRAP_PASSWORD: 'short' })).toEqual(['BOOTSTRAP_PASSWORD'])
   })
 
   it('lists every invalid variable at once', () => {

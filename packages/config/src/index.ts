@@ -70,6 +70,32 @@ export const configSchema = z.object({
   BOOTSTRAP_PERSONAL_API_KEY: optionalString,
   BOOTSTRAP_EMAIL: z.email().default('admin@localhost.localdomain'),
   BOOTSTRAP_ORGANIZATION: z.string().default('Default organization'),
+  /**
+   * The console password of the first user, set at the first start where no user has one;
+   * unset: one is generated and printed once on stderr. At least 8 characters.
+   */
+  BOOTSTRAP_PASSWORD: optionalString.pipe(z.string().min(8, 'must be at least 8 characters').optional()),
+  /**
+   * Origins (`https://app.example.com`, comma-separated) whose pages may call /api and /trpc
+   * with the console's session cookie and read the answers. The service's own origin always may;
+   * the SDK endpoints (capture, flags) are open to every origin regardless.
+   */
+  CORS_ALLOWED_ORIGINS: z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      const entries = v
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== '')
+      for (const entry of entries.filter((e) => !URL.canParse(e) || new URL(e).origin !== e))
+        ctx.issues.push({
+          code: 'custom',
+          message: `${JSON.stringify(entry)} is not an origin (scheme://host[:port], nothing after)`,
+          input: v,
+        })
+      return entries
+    }),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Request bodies larger than this are refused with 413 (PostHog: "less than 20 MB"). */
   MAX_BODY_BYTES: z.coerce

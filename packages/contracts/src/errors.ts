@@ -48,6 +48,9 @@ const CATALOGUE = {
   missing_distinct_id: { status: 400, type: 'validation_error' },
   // An analytics query that ran past its execution time (PostHog answers ClickHouse's TIMEOUT_EXCEEDED so).
   timeout_exceeded: { status: 400, type: 'validation_error' },
+  // Signing in (PostHog's login serializer) and choosing a password (Django's validators).
+  invalid_credentials: { status: 400, type: 'validation_error' },
+  password_too_short: { status: 400, type: 'validation_error' },
   // A body DRF could not parse at all.
   parse_error: { status: 400, type: 'invalid_request' },
 

@@ -1,4 +1,6 @@
 export * as accounts from './accounts'
+export * as consoleAuth from './consoleAuth'
+export { signInGuard, type SignInGuard } from './consoleAuth'
 export * as cohorts from './cohorts'
 export * as eventDefinitions from './eventDefinitions'
 export * as events from './events'

@@ -1,8 +1,8 @@
 import type { RateLimit } from '@burrow/cache'
 import { problems, type ApiProblem } from '@burrow/contracts'
 
-/** Which key was wrong: a personal API key, or a project API key (capture, flags). */
-export type GuessedKey = 'personal' | 'project'
+/** Which key was wrong: a personal API key, a project API key (capture, flags), or a console password. */
+export type GuessedKey = 'personal' | 'project' | 'password'
 
 /** What became of an invalid key: counted and answered, answered late, or refused. */
 export type GuessOutcome = 'counted' | 'slowed' | 'refused'

@@ -13,6 +13,7 @@ export { isPostgresUnavailable, isTransientError, PostgresUnavailable } from './
 export { copyServerPassword, dataDirectoryProblem, startEmbeddedPostgres } from './embedded'
 export * as organizations from './queries/organizations'
 export * as users from './queries/users'
+export * as consoleSessions from './queries/consoleSessions'
 export * as personalApiKeys from './queries/personalApiKeys'
 export * as projects from './queries/projects'
 export * as eventDefinitions from './queries/eventDefinitions'
