@@ -267,3 +267,204 @@ describe('retention/test/test_retention_query_runner.py', () => {
     ])
   })
 })
+
+/**
+ * The test account filters a PostHog test team has: persons of the organisation's email domain
+ * (its tests' users are @posthog.com) and events from localhost.
+ */
+const POSTHOG_TEST_TEAM_FILTERS = [
+  { key: 'email', operator: 'not_icontains', value: '@posthog.com', type: 'person' },
+  { key: '$host', operator: 'not_regex', value: '^(localhost|127\\.0\\.0\\.1)($|:)', type: 'event' },
+]
+
+describe('filterTestAccounts applies the project’s test account filters', () => {
+  // funnels/test/test_funnel.py: person1 (test@posthog.com) is a test account.
+  const funnelEvents: SentEvent[] = [
+    { event: 'event1', distinct_id: 'person1', timestamp: '2024-03-01T10:00:00Z', properties: { $set: { email: 'test@posthog.com' } } },
+    { event: 'event1', distinct_id: 'person2', timestamp: '2024-03-01T10:00:00Z', properties: {} },
+  ]
+  const range = { date_from: '2024-02-25', date_to: '2024-03-05' }
+
+  it('test_funnel_filter_test_accounts', async () => {
+    const project = await projectWith(funnelEvents, { test_account_filters: POSTHOG_TEST_TEAM_FILTERS })
+    const funnel = (filterTestAccounts: boolean) =>
+      project.query({
+        kind: 'FunnelsQuery',
+        series: [
+          { kind: 'EventsNode', event: 'event1' },
+          { kind: 'EventsNode', event: 'event1' },
+        ],
+        dateRange: range,
+        filterTestAccounts,
+      })
+    const filtered = await funnel(true)
+    expect(filtered.status, JSON.stringify(filtered.body)).toBe(200)
+    expect(filtered.body.results[0].count).toBe(1)
+    expect((await funnel(false)).body.results[0].count).toBe(2)
+  })
+
+  it('lifecycle_query_runner.py and retention_query_runner.py AND each test account filter with the events’ (the funnel test’s team)', async () => {
+    const project = await projectWith(funnelEvents, { test_account_filters: POSTHOG_TEST_TEAM_FILTERS })
+    const lifecycle = await project.query({
+      kind: 'LifecycleQuery',
+      series: [{ kind: 'EventsNode', event: 'event1' }],
+      dateRange: { date_from: '2024-03-01', date_to: '2024-03-01' },
+      filterTestAccounts: true,
+    })
+    expect(lifecycle.status, JSON.stringify(lifecycle.body)).toBe(200)
+    expect(lifecycle.body.results.find((r: any) => r.status === 'new').data).toEqual([1])
+    const retention = await project.query({
+      kind: 'RetentionQuery',
+      dateRange: { date_to: '2024-03-01' },
+      retentionFilter: {
+        totalIntervals: 1,
+        targetEntity: { id: 'event1', type: 'events' },
+        returningEntity: { id: 'event1', type: 'events' },
+      },
+      filterTestAccounts: true,
+    })
+    expect(retention.status, JSON.stringify(retention.body)).toBe(200)
+    expect(counts(retention)).toEqual([[1]])
+  })
+
+  it('test_filter_test_accounts (ee trends): a person property filter, with and without a breakdown', async () => {
+    const project = await projectWith(
+      [
+        { event: '$pageview', distinct_id: 'p1', timestamp: '2020-01-11T12:00:00Z', properties: { key: 'val', $set: { name: 'p1' } } },
+        { event: '$pageview', distinct_id: 'p2', timestamp: '2020-01-11T12:00:00Z', properties: { key: 'val', $set: { name: 'p2' } } },
+      ],
+      { test_account_filters: [{ key: 'name', value: 'p1', operator: 'is_not', type: 'person' }] },
+    )
+    const trend = (extra: Record<string, unknown>) =>
+      project.query({
+        kind: 'TrendsQuery',
+        series: [{ kind: 'EventsNode', event: '$pageview' }],
+        dateRange: { date_from: '2020-01-01T00:00:00Z', date_to: '2020-01-12T00:00:00Z' },
+        ...extra,
+      })
+    const filtered = await trend({ filterTestAccounts: true })
+    expect(filtered.status, JSON.stringify(filtered.body)).toBe(200)
+    expect(filtered.body.results[0].count).toBe(1)
+    expect((await trend({})).body.results[0].count).toBe(2)
+    expect((await trend({ filterTestAccounts: true, breakdownFilter: { breakdown: 'key' } })).body.results[0].count).toBe(1)
+  })
+
+  it('test_properties_filtering_with_materialized_columns_and_empty_string_as_property: is_not keeps an event whose value is ""', async () => {
+    const project = await projectWith(
+      [{ event: '$pageview', distinct_id: 'person_1', timestamp: '2020-01-11T12:00:00Z', properties: { $some_property: '' } }],
+      { test_account_filters: [{ key: '$some_property', value: ['other_value', 'yet_another_value'], operator: 'is_not', type: 'event' }] },
+    )
+    const res = await project.query({
+      kind: 'TrendsQuery',
+      series: [{ kind: 'EventsNode', event: '$pageview' }],
+      dateRange: { date_from: '2020-01-11T00:00:00Z', date_to: '2020-01-11T23:59:59Z' },
+      interval: 'day',
+      filterTestAccounts: true,
+    })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.results[0].data).toEqual([1])
+  })
+})
+
+/** test_trends_query_runner.py's `_create_test_events`: four persons' pageviews and pageleaves, none with a session. */
+function trendsTestEvents(): SentEvent[] {
+  const persons: Array<[string, Record<string, unknown>, string[], string[]]> = [
+    [
+      'p1',
+      { $browser: 'Chrome', prop: 10, bool_field: true },
+      ['2020-01-11', '2020-01-12', '2020-01-13', '2020-01-15', '2020-01-17', '2020-01-19'],
+      ['2020-01-11', '2020-01-12', '2020-01-13'],
+    ],
+    ['p2', { $browser: 'Firefox', prop: 20, bool_field: false }, ['2020-01-09', '2020-01-12'], ['2020-01-13']],
+    ['p3', { $browser: 'Edge', prop: 30, bool_field: true }, ['2020-01-12'], ['2020-01-13']],
+    ['p4', { $browser: 'Safari', prop: 40, bool_field: false }, ['2020-01-15'], ['2020-01-16']],
+  ]
+  return persons.flatMap(([distinct_id, properties, views, leaves]) => [
+    ...views.map((day) => ({ event: '$pageview', distinct_id, timestamp: `${day}T12:00:00Z`, properties })),
+    ...leaves.map((day) => ({ event: '$pageleave', distinct_id, timestamp: `${day}T12:00:00Z`, properties })),
+  ])
+}
+
+describe('trends/test/test_trends_query_runner.py', () => {
+  let project: OracleProject | undefined
+  const trendsProject = async () => (project ??= await projectWith(trendsTestEvents()))
+  const daily = (math: string) =>
+    trendsProject().then((p) =>
+      p.query({
+        kind: 'TrendsQuery',
+        series: [{ kind: 'EventsNode', event: '$pageview', math }],
+        dateRange: { date_from: '2020-01-09', date_to: '2020-01-20' },
+        interval: 'day',
+      }),
+    )
+
+  const pageviews = (dateRange: Record<string, string>, interval: string) =>
+    trendsProject().then((p) => p.query({ kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview' }], dateRange, interval }))
+
+  it('test_trends_labels and test_trends_data', async () => {
+    const res = await pageviews({ date_from: '2020-01-09', date_to: '2020-01-19' }, 'day')
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.results[0].labels).toEqual(Array.from({ length: 11 }, (_, i) => `${9 + i}-Jan-2020`))
+    expect(res.body.results[0].data).toEqual([1, 0, 1, 3, 1, 0, 2, 0, 1, 0, 1])
+    expect(res.body.results[0].count).toBe(10)
+  })
+
+  it('test_trends_labels_hour: an hour is labelled without its year', async () => {
+    const res = await pageviews({ date_from: '2020-01-09', date_to: '2020-01-09' }, 'hour')
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.results[0].labels).toEqual(['9-Jan 00:00'])
+  })
+
+  it.each([
+    ['test_trends_aggregation_unique: events without a session are one session', 'unique_session', [1, 0, 1, 1, 1, 0, 1, 0, 1, 0, 1, 0]],
+    ['test_trends_aggregation_dau', 'dau', [1, 0, 1, 3, 1, 0, 2, 0, 1, 0, 1, 0]],
+    ['test_trends_aggregation_wau', 'weekly_active', [1, 1, 2, 3, 3, 3, 4, 4, 4, 4, 2, 2]],
+    ['test_trends_aggregation_mau', 'monthly_active', [1, 1, 2, 3, 3, 3, 4, 4, 4, 4, 4, 4]],
+  ])('%s', async (_name, math, data) => {
+    const res = await daily(math)
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.results).toHaveLength(1)
+    expect(res.body.results[0].data).toEqual(data)
+  })
+})
+
+describe('lifecycle/test/test_lifecycle_query_runner.py', () => {
+  it('test_lifecycle_query_group_0: aggregation_group_type_index counts groups, new in the period they were created', async () => {
+    const at = (day: number) => `2020-01-${String(day).padStart(2, '0')}T12:00:00Z`
+    const views = (distinctId: string, days: number[]): SentEvent[] =>
+      days.map((day) => ({
+        event: '$pageview',
+        distinct_id: distinctId,
+        timestamp: at(day),
+        properties: { $groups: { organization: 'org:5' } },
+      }))
+    const project = await projectWith([
+      // The group is created on the 9th, as PostHog's test creates it.
+      {
+        event: '$groupidentify',
+        distinct_id: 'p1',
+        timestamp: at(9),
+        properties: { $group_type: 'organization', $group_key: 'org:5', $group_set: { name: 'org 5' } },
+      },
+      ...views('p1', [11, 12, 13, 15, 17, 19]),
+      ...views('p2', [9, 12]),
+      ...views('p3', [12]),
+      ...views('p4', [15, 18]),
+    ])
+    const res = await project.query({
+      kind: 'LifecycleQuery',
+      series: [{ kind: 'EventsNode', event: '$pageview' }],
+      dateRange: { date_from: '2020-01-09', date_to: '2020-01-19' },
+      interval: 'day',
+      aggregation_group_type_index: 0,
+    })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.results.map((r: any) => [r.status, r.data, r.count])).toEqual([
+      ['new', [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], 1],
+      ['returning', [0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 1], 4],
+      ['resurrecting', [0, 0, 1, 0, 0, 0, 1, 0, 1, 0, 0], 3],
+      ['dormant', [0, -1, 0, 0, 0, -1, 0, -1, 0, 0, 0], -3],
+    ])
+    expect(res.body.results[0].labels[0]).toBe('9-Jan-2020')
+  })
+})

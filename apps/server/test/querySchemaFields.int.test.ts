@@ -65,13 +65,19 @@ const insightBase = (kind: string): FieldCase[] => [
   {
     path: 'dateRange.explicitDate',
     sample: true,
-    // Lifecycle counts whole intervals from the start of each end's interval, in PostHog too.
-    expect: kind === 'RetentionQuery' ? 'refused' : kind === 'LifecycleQuery' ? 'client' : 'applied',
+    expect: kind === 'RetentionQuery' ? 'refused' : 'applied',
     given: { dateRange: { date_from: '2024-01-01 12:00:00', date_to: '2024-01-10 00:00:00' } },
   },
-  { path: 'filterTestAccounts', sample: true, expect: 'refused' },
+  // The tester's events (on $host localhost) are the project's test account's; retention's base range ends before them.
+  {
+    path: 'filterTestAccounts',
+    sample: true,
+    expect: 'applied',
+    ...(kind === 'RetentionQuery' ? { given: { dateRange: { date_to: '2024-01-07' } } } : {}),
+  },
   { path: 'properties', sample: [{ key: '$browser', value: 'Chrome', operator: 'exact', type: 'event' }], expect: 'applied' },
-  { path: 'aggregation_group_type_index', sample: 0, expect: 'refused' },
+  // Nobody's events name a group: counting groups answers zeros.
+  { path: 'aggregation_group_type_index', sample: 0, expect: kind === 'LifecycleQuery' ? 'applied' : 'refused' },
   { path: 'samplingFactor', sample: 0.1, expect: 'refused' },
   { path: 'dataColorTheme', sample: 3, expect: 'client' },
   {
@@ -90,8 +96,7 @@ function seriesNode(kind: 'trends' | 'funnels' | 'lifecycle'): FieldCase[] {
     { path: 'series.0.version', sample: 1, expect: 'client' },
     { path: 'series.0.event', sample: 'signup', expect: 'applied' },
     { path: 'series.0.name', sample: 'Something else', expect: 'client' },
-    // PostHog's lifecycle answers no custom name.
-    { path: 'series.0.custom_name', sample: 'Views', expect: kind === 'lifecycle' ? 'client' : 'applied' },
+    { path: 'series.0.custom_name', sample: 'Views', expect: 'applied' },
     // Funnels count persons at each step and lifecycle persons per status, whatever the math.
     { path: 'series.0.math', sample: 'dau', expect: trends ? 'applied' : 'client' },
     { path: 'series.0.math', sample: 'unique_group', expect: 'refused' },
@@ -353,7 +358,7 @@ const EVENTS_QUERY: FieldCase[] = [
   { path: 'where', sample: ["event = 'signup'"], expect: 'applied' },
   { path: 'properties', sample: [{ key: '$browser', value: 'Chrome', operator: 'exact', type: 'event' }], expect: 'applied' },
   { path: 'fixedProperties', sample: [{ key: '$browser', value: 'Chrome', operator: 'exact', type: 'event' }], expect: 'applied' },
-  { path: 'filterTestAccounts', sample: true, expect: 'refused' },
+  { path: 'filterTestAccounts', sample: true, expect: 'applied' },
   { path: 'event', sample: 'signup', expect: 'applied' },
   { path: 'events', sample: ['signup', 'purchase'], expect: 'applied' },
   { path: 'limit', sample: 2, expect: 'applied' },
@@ -381,7 +386,7 @@ const HOGQL_QUERY: FieldCase[] = [
     expect: 'refused',
     given: { filters: { dateRange: { date_from: '2024-01-04' } } },
   },
-  { path: 'filters.filterTestAccounts', sample: true, expect: 'refused' },
+  { path: 'filters.filterTestAccounts', sample: true, expect: 'applied' },
   { path: 'variables', sample: { v: { variableId: 'v', code_name: 'v', value: 1 } }, expect: 'refused' },
   {
     path: 'values',

@@ -11,6 +11,11 @@ export interface QueryContext {
   timezone: string
   /** 0 when weeks start on Sunday, 1 on Monday (the project's `week_start_day`). */
   weekStartDay: 0 | 1
+  /**
+   * The project's `test_account_filters` (PostHog's property filters): what `filterTestAccounts`
+   * applies, each filter ANDed with the query's.
+   */
+  testAccountFilters: unknown
   /** The moment relative dates count from, fixed once per query so that all of its parts agree. */
   now: Date
   /** How long the query may take, in seconds: every statement it runs together, when `deadline` is set; else each. */

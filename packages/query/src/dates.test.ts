@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { dayKey, resolveRange } from './dates'
+import { DateTime } from 'luxon'
+import { dayKey, dayLabel, resolveRange } from './dates'
 
 const options = (now: string, zone = 'America/New_York') => ({
   zone,
@@ -52,5 +53,30 @@ describe('resolveRange', () => {
     await expect(resolveRange({ date_from: 'soon' }, 'day', options('2025-01-07T12:00:00Z'))).rejects.toMatchObject({
       body: { attr: 'date_from', type: 'validation_error' },
     })
+  })
+})
+
+describe('dayLabel', () => {
+  const at = (iso: string) => DateTime.fromISO(iso, { zone: 'UTC' })
+  const range = (from: string, to: string) => ({ from: at(from), to: at(to) })
+
+  it('labels hours without the year and days and months as PostHog does', () => {
+    expect(dayLabel(at('2020-01-09T13:00:00'), 'hour')).toBe('9-Jan 13:00')
+    expect(dayLabel(at('2020-01-09T00:00:00'), 'day')).toBe('9-Jan-2020')
+    expect(dayLabel(at('2020-01-01T00:00:00'), 'month')).toBe('Jan 2020')
+  })
+
+  it('labels a week by its days within the range: one month, two months, two years, one day', () => {
+    const jan = range('2020-01-01T00:00:00', '2020-02-29T23:59:59')
+    expect(dayLabel(at('2020-01-12T00:00:00'), 'week', jan)).toBe('12–18 Jan')
+    expect(dayLabel(at('2020-01-26T00:00:00'), 'week', jan)).toBe('26-Jan – 1-Feb')
+    // The range starts on the Wednesday: the first week's label starts there.
+    expect(dayLabel(at('2019-12-29T00:00:00'), 'week', jan)).toBe('1–4 Jan')
+    expect(dayLabel(at('2019-12-29T00:00:00'), 'week', range('2019-12-01T00:00:00', '2020-01-31T00:00:00'))).toBe(
+      '29-Dec-2019 – 4-Jan-2020',
+    )
+    expect(dayLabel(at('2020-02-23T00:00:00'), 'week', range('2020-01-01T00:00:00', '2020-02-23T10:00:00'))).toBe('23-Feb-2020')
+    // Weeks starting on Monday.
+    expect(dayLabel(at('2020-01-13T00:00:00'), 'week', jan, 1)).toBe('13–19 Jan')
   })
 })

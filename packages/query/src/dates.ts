@@ -145,11 +145,31 @@ export function dayKey(at: DateTime, interval: Interval): string {
   return interval === 'hour' ? at.toFormat('yyyy-MM-dd HH:mm:ss') : at.toFormat('yyyy-MM-dd')
 }
 
-/** A bucket as PostHog labels it on a chart axis. */
-export function dayLabel(at: DateTime, interval: Interval): string {
-  if (interval === 'hour') return at.toFormat('d-MMM-yyyy HH:mm', { locale: 'en-US' })
-  if (interval === 'month') return at.toFormat('MMM yyyy', { locale: 'en-US' })
-  return at.toFormat('d-MMM-yyyy', { locale: 'en-US' })
+const EN = { locale: 'en-US' }
+
+/**
+ * A bucket as PostHog labels it on a chart axis: `9-Jan-2020`, `9-Jan 13:00`, `Jan 2020`, and a
+ * week as the days of it within the range (`5–11 Jan`, `29-Dec – 4-Jan`, one day as `9-Jan-2020`).
+ */
+export function dayLabel(at: DateTime, interval: Interval, range?: { from: DateTime; to: DateTime }, weekStartDay: 0 | 1 = 0): string {
+  if (interval === 'hour') return at.toFormat('d-MMM HH:mm', EN)
+  if (interval === 'month') return at.toFormat('MMM yyyy', EN)
+  if (interval === 'week' && range) return weekLabel(at, range, weekStartDay)
+  return at.toFormat('d-MMM-yyyy', EN)
+}
+
+function weekLabel(at: DateTime, range: { from: DateTime; to: DateTime }, weekStartDay: 0 | 1): string {
+  const weekStart = startOfInterval(at, 'week', weekStartDay)
+  const fromDay = range.from.startOf('day')
+  const toDay = range.to.startOf('day')
+  const start = weekStart < fromDay ? fromDay : weekStart
+  let end = weekStart.plus({ days: 6 })
+  if (end > toDay) end = toDay
+  if (end < start) end = start
+  if (start.hasSame(end, 'day')) return start.toFormat('d-MMM-yyyy', EN)
+  if (start.year !== end.year) return `${start.toFormat('d-MMM-yyyy', EN)} – ${end.toFormat('d-MMM-yyyy', EN)}`
+  if (start.month !== end.month) return `${start.toFormat('d-MMM', EN)} – ${end.toFormat('d-MMM', EN)}`
+  return `${start.toFormat('d', EN)}–${end.toFormat('d MMM', EN)}`
 }
 
 /**

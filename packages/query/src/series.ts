@@ -4,6 +4,21 @@ import type { QueryContext } from './context'
 import type { EventSelection } from './events'
 import { select } from './sql'
 
+/**
+ * A query's own property filters, and with `filterTestAccounts` the project's test account
+ * filters, as one condition (undefined for none), as PostHog ANDs them.
+ */
+export async function queryFiltersOf(
+  ctx: QueryContext,
+  query: { properties?: unknown; filterTestAccounts?: unknown },
+): Promise<PropertyExpression | undefined> {
+  const own = await ctx.properties(query.properties, 'properties')
+  if (query.filterTestAccounts !== true) return own
+  const testAccounts = await ctx.properties(ctx.testAccountFilters, 'filterTestAccounts')
+  if (!testAccounts) return own
+  return own ? { type: 'AND', values: [own, testAccounts] } : testAccounts
+}
+
 /** The filters of a query and of one of its nodes (those the user edits and the fixed ones), together. */
 export async function selectionOf(
   ctx: QueryContext,

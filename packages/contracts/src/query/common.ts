@@ -99,7 +99,8 @@ export const insightQueryBase = {
   ...nodeFields,
   dateRange: dateRangeSchema.nullish(),
   properties: propertiesFieldSchema.optional(),
-  filterTestAccounts: unsupported('filterTestAccounts', [false]),
+  /** Leave out the events of the project's test accounts (its `test_account_filters`). */
+  filterTestAccounts: z.boolean().nullish(),
   aggregation_group_type_index: unsupported('aggregation_group_type_index'),
   samplingFactor: unsupported('samplingFactor', [1]),
   dataColorTheme: clientSide,

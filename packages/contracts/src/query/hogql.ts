@@ -32,7 +32,8 @@ export const hogQLQuerySchema = z.object({
       dateRange: z
         .object({ date_from: dateText.nullish(), date_to: dateText.nullish(), explicitDate: unsupported('explicitDate', [false]) })
         .nullish(),
-      filterTestAccounts: unsupported('filterTestAccounts', [false]),
+      /** Leave out the events of the project's test accounts. */
+      filterTestAccounts: z.boolean().nullish(),
     })
     .nullish(),
   name: z.string().max(400).nullish(),
@@ -62,7 +63,8 @@ export const eventsQuerySchema = z.object({
   offset: z.number().int().min(0).max(1_000_000).nullish(),
   ...nodeFields,
   modifiers: modifiersSchema,
-  filterTestAccounts: unsupported('filterTestAccounts', [false]),
+  /** Leave out the events of the project's test accounts. */
+  filterTestAccounts: z.boolean().nullish(),
   source: unsupported('source'),
   actionId: unsupported('actionId'),
   actionSteps: unsupported('actionSteps', [[]]),

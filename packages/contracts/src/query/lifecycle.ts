@@ -7,6 +7,8 @@ export const LIFECYCLE_STATUSES = ['new', 'returning', 'resurrecting', 'dormant'
 export const lifecycleQuerySchema = z.looseObject({
   kind: z.literal('LifecycleQuery'),
   ...insightQueryBase,
+  /** Count the groups of this type (their `$group_N` key) instead of persons. */
+  aggregation_group_type_index: z.number().int().min(0).max(4).nullish(),
   /** Lifecycle follows one event. */
   series: z.array(eventsNodeSchema).length(1),
   interval: intervalSchema.nullish(),

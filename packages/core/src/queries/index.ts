@@ -73,6 +73,7 @@ function contextFor(deps: CoreDeps, project: ProjectRow, signal?: AbortSignal): 
     timezone: project.timezone || 'UTC',
     // Projects have no week start setting yet: weeks start on Sunday, PostHog's default.
     weekStartDay: 0,
+    testAccountFilters: project.test_account_filters,
     now: new Date(),
     maxExecutionSeconds: limitsOf(deps).maxExecutionSeconds,
     // The whole query (all its statements) answers within the limit.
@@ -165,7 +166,9 @@ export async function runQueryRequest(
   signal?: AbortSignal,
 ): Promise<QueryResponse> {
   const mode = refreshMode(request)
-  const cacheKey = queryCacheKey(request.query, project.id, project.timezone || 'UTC')
+  const cacheKey = queryCacheKey(request.query, project.id, project.timezone || 'UTC', {
+    test_account_filters: project.test_account_filters,
+  })
   const cached = mode === 'force_blocking' || mode === 'force_async' ? undefined : await readCache(deps, cacheKey)
   const base = { project, cacheKey }
 

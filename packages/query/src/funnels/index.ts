@@ -5,7 +5,7 @@ import { bucketKeySql, dayKey, dayLabel, isoInZone, resolveRange, utcText } from
 import { breakdownValueSql, ownColumnSql, ownColumnsSelectSql, personPropertiesJoinSql, type EventSelection } from '../events'
 import { DEFAULT_BREAKDOWN_LIMIT } from '../trends/breakdownLimit'
 import type { RunnerOutput } from '../runnerOutput'
-import { earliestOf, selectionOf } from '../series'
+import { earliestOf, queryFiltersOf, selectionOf } from '../series'
 import { num, select, TEAM } from '../sql'
 import { orderedAttemptSql, thinnedEventsSql, unorderedAttemptSql } from './attempts'
 import { ACTOR, eventsWithActorSql } from '../eventActors'
@@ -62,7 +62,7 @@ export async function runFunnels(ctx: QueryContext, query: FunnelsQuery): Promis
   const funnelsFilter = query.funnelsFilter
   const order = funnelsFilter?.funnelOrderType ?? 'ordered'
   const exclusionNodes = funnelsFilter?.exclusions ?? []
-  const filters = await ctx.properties(query.properties, 'properties')
+  const filters = await queryFiltersOf(ctx, query)
   const steps = await Promise.all(query.series.map((node, i) => selectionOf(ctx, node, undefined, `series__${i}`)))
   const exclusions = await Promise.all(exclusionNodes.map((node, j) => selectionOf(ctx, node, undefined, `exclusions__${j}`)))
   const windowSeconds = (funnelsFilter?.funnelWindowInterval ?? 14) * UNIT_SECONDS[funnelsFilter?.funnelWindowIntervalUnit ?? 'day']
@@ -172,7 +172,7 @@ export async function runFunnels(ctx: QueryContext, query: FunnelsQuery): Promis
     const results = funnelTrendsResult({
       rows,
       days: range.buckets.map((b) => dayKey(b, interval)),
-      labels: range.buckets.map((b) => dayLabel(b, interval)),
+      labels: range.buckets.map((b) => dayLabel(b, interval, range, ctx.weekStartDay)),
       breakdown: breakdown !== null,
       breakdownLimit: query.breakdownFilter?.breakdown_limit ?? DEFAULT_BREAKDOWN_LIMIT,
     })

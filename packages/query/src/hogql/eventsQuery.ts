@@ -8,7 +8,7 @@ import { hogqlString, hogqlValue } from './hogqlText'
 import { parseHogQL } from './parser'
 import { replacePlaceholders, valueToAst } from './placeholders'
 import { DEFAULT_LIMIT, MAX_LIMIT, printHogQL } from './printer'
-import { propertyFilterToHogQL } from './propertyFilters'
+import { propertyFilterToHogQL, testAccountConditions } from './propertyFilters'
 import { validQuery } from './validate'
 import { wallClockToIso } from './wallClock'
 
@@ -36,6 +36,7 @@ function filterConditions(ctx: QueryContext, query: EventsQuery): string[] {
   const out: string[] = []
   for (const [i, p] of (query.properties ?? []).entries()) out.push(propertyFilterToHogQL(p, `properties__${i}`))
   for (const [i, p] of (query.fixedProperties ?? []).entries()) out.push(propertyFilterToHogQL(p, `fixedProperties__${i}`))
+  if (query.filterTestAccounts === true) out.push(...testAccountConditions(ctx.testAccountFilters))
   const events = [query.event, ...(query.events ?? [])].filter((e): e is string => Boolean(e))
   if (events.length === 1) out.push(`event = ${hogqlString(events[0]!)}`)
   else if (events.length > 1) out.push(`event IN (${events.map(hogqlValue).join(', ')})`)

@@ -53,7 +53,17 @@ const personsOf: Record<string, { id: string; email: string }> = {
 function ctx(teamId: number, overrides: Partial<QueryContext> = {}): QueryContext {
   // HogQL and EventsQuery read their property filters themselves; the trends runners' resolver is not used.
   const properties = () => Promise.reject(new Error('not used by these runners'))
-  return { ch, teamId, timezone: 'America/New_York', weekStartDay: 0, now: NOW, maxExecutionSeconds: 30, properties, ...overrides }
+  return {
+    ch,
+    teamId,
+    timezone: 'America/New_York',
+    weekStartDay: 0,
+    testAccountFilters: [],
+    now: NOW,
+    maxExecutionSeconds: 30,
+    properties,
+    ...overrides,
+  }
 }
 
 const hogql = (teamId: number, query: string, values?: Record<string, unknown>) =>
@@ -498,13 +508,25 @@ describe('EventsQuery', () => {
     })
   })
 
+  it('leaves out the events of the project’s test accounts with filterTestAccounts, and only then', async () => {
+    const testAccountFilters = [{ key: '$browser', operator: 'is_not', value: ['Firefox'], type: 'event' }]
+    const run = (filterTestAccounts: boolean) =>
+      runEventsQuery(ctx(TEAM_A, { testAccountFilters }), {
+        kind: 'EventsQuery',
+        select: ['distinct_id'],
+        event: '$pageview',
+        after: 'all',
+        filterTestAccounts,
+      })
+    expect((await run(false)).results.map((r) => r[0]).sort()).toEqual(['a-1', 'a-anon'])
+    expect((await run(true)).results.map((r) => r[0])).toEqual(['a-1'])
+  })
+
   it('refuses a bad expression or date with a 400 naming the field', async () => {
     const problem = await refusal(query({ select: ['event'], where: ['event ='] }))
     expect(problem.body.detail).toContain('where[0]')
     const date = await refusal(query({ select: ['event'], after: 'yesterday-ish' }))
     expect(date.body.attr).toBe('after')
-    const testAccounts = await refusal(query({ select: ['event'], filterTestAccounts: true }))
-    expect(testAccounts.body.attr).toBe('filterTestAccounts')
     const unknown = await refusal(query({ select: ['nope'] }))
     expect(unknown.body.detail).toContain('Unable to resolve field: nope')
   })

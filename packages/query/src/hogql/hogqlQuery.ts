@@ -6,7 +6,7 @@ import { executePrinted } from './execute'
 import { parseHogQL } from './parser'
 import { replacePlaceholders, valueToAst } from './placeholders'
 import { printHogQL } from './printer'
-import { propertyFilterToHogQL } from './propertyFilters'
+import { propertyFilterToHogQL, testAccountConditions } from './propertyFilters'
 import { validQuery } from './validate'
 
 /** What `{filters}` stands for: the date range on `timestamp` and the property filters, or true. */
@@ -21,6 +21,7 @@ async function filtersExpr(ctx: QueryContext, filters: HogQLQuery['filters']): P
     parts.push(/^\d{4}-\d{2}-\d{2}$/.test(range.date_to.trim()) ? `timestamp < plus(${to}, toIntervalDay(1))` : `timestamp < ${to}`)
   }
   for (const [i, p] of (filters?.properties ?? []).entries()) parts.push(propertyFilterToHogQL(p, `filters__properties__${i}`))
+  if (filters?.filterTestAccounts === true) parts.push(...testAccountConditions(ctx.testAccountFilters))
   return parseHogQL(parts.length > 0 ? parts.map((p) => `(${p})`).join(' AND ') : 'true', 'expr', 'filters')
 }
 

@@ -12,6 +12,18 @@ export interface PropertyFilter {
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
 const asText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v))
 
+/**
+ * The project's test account filters as HogQL conditions on events (what `filterTestAccounts`
+ * adds); entries that are not property filters are left out, as PostHog's settings page cannot
+ * save them.
+ */
+export function testAccountConditions(testAccountFilters: unknown): string[] {
+  if (!Array.isArray(testAccountFilters)) return []
+  return testAccountFilters
+    .filter((f): f is PropertyFilter => typeof f === 'object' && f !== null && typeof (f as { key?: unknown }).key === 'string')
+    .map((f) => propertyFilterToHogQL(f, 'filterTestAccounts'))
+}
+
 /** A property filter as a HogQL condition on events: event or person properties, cohort membership, or a HogQL expression. */
 export function propertyFilterToHogQL(filter: PropertyFilter, attr: string): string {
   const type = filter.type ?? 'event'

@@ -5,6 +5,7 @@ import type { QueryContext } from '../context'
 import { bucketKeySql, bucketStartSql, dayKey, isoInZone, parseDate } from '../dates'
 import { ACTOR, eventsWithActorSql } from '../eventActors'
 import type { RunnerOutput } from '../runnerOutput'
+import { queryFiltersOf } from '../series'
 import { num, select, TEAM } from '../sql'
 
 const INTERVAL_OF = { Hour: 'hour', Day: 'day', Week: 'week', Month: 'month' } as const satisfies Record<string, Interval>
@@ -104,7 +105,7 @@ export async function runRetention(ctx: QueryContext, query: RetentionQuery): Pr
   const rangeEnd = lastStart.plus(step(1))
   const rows = starts.length
 
-  const filters = await ctx.properties(query.properties, 'properties')
+  const filters = await queryFiltersOf(ctx, query)
   const params = new SqlParams()
   const zoneParam = params.add('String', zone)
   const condition = async (entity: RetentionEntity | null | undefined, attr: string) => {

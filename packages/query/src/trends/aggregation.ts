@@ -53,7 +53,8 @@ function aggregateSql(math: SeriesMath, mathProperty: string | null | undefined,
     case 'monthly_active':
       return `count(DISTINCT ${ACTOR_SQL})`
     case 'unique_session':
-      return `count(DISTINCT nullIf(JSONExtractString(e.properties, '$session_id'), ''))`
+      // Events without a session are one more session, '' (PostHog's $session_id column holds '' for them).
+      return `count(DISTINCT JSONExtractString(e.properties, '$session_id'))`
     default: {
       const value = numericPropertySql('e.properties', mathProperty ?? '', params)
       const q = QUANTILES[math]

@@ -6,7 +6,7 @@ import type { QueryContext } from '../context'
 import { dayKey, dayLabel, isoInZone, relativeShift, resolveRange, type ResolvedRange } from '../dates'
 import { BREAKDOWN_OTHER } from '../events'
 import type { RunnerOutput } from '../runnerOutput'
-import { earliestOf, selectionOf } from '../series'
+import { earliestOf, queryFiltersOf, selectionOf } from '../series'
 import { num, select } from '../sql'
 import { ACTIVE_WINDOW_DAYS, effectiveMath, seriesStatement } from './aggregation'
 import { breakdownLabel, DEFAULT_BREAKDOWN_LIMIT, limitBreakdown, type ValueSeries } from './breakdownLimit'
@@ -32,7 +32,7 @@ export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<
     periods[0]!.compareLabel = 'current'
     periods.push({ range: previousRange(current, query.compareFilter.compare_to ?? undefined), compareLabel: 'previous' })
   }
-  const filters = await ctx.properties(query.properties, 'properties')
+  const filters = await queryFiltersOf(ctx, query)
   const columns = materializedColumns(ctx.ch)
   const breakdown =
     query.breakdownFilter?.breakdown !== undefined && query.breakdownFilter?.breakdown !== null ? query.breakdownFilter : undefined
@@ -110,6 +110,7 @@ export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<
             seriesCount: query.series.length,
             compareLabel: period.compareLabel,
             filter: legacyFilter(query, interval),
+            weekStartDay: ctx.weekStartDay,
           }),
         )
       }
@@ -167,6 +168,7 @@ interface SeriesRowInput {
   seriesCount: number
   compareLabel: 'current' | 'previous' | undefined
   filter: Record<string, unknown>
+  weekStartDay: 0 | 1
 }
 
 /** One row of the answer, with PostHog's fields. */
@@ -176,7 +178,7 @@ function seriesRow(input: SeriesRowInput): Record<string, unknown> {
   const name = event ?? 'All events'
   const row: Record<string, unknown> = {
     data: input.totalValue ? [] : input.data,
-    labels: input.totalValue ? [] : range.buckets.map((b) => dayLabel(b, interval)),
+    labels: input.totalValue ? [] : range.buckets.map((b) => dayLabel(b, interval, range, input.weekStartDay)),
     days: input.totalValue ? [] : input.keys,
     count: input.totalValue ? 0 : input.data.reduce((a, b) => a + b, 0),
     label: name,
