@@ -44,6 +44,9 @@ if (!force && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === wante
   process.exit(0)
 }
 
+// The production build of React and the libraries, whatever NODE_ENV the caller runs under (a test runner sets "test").
+// eslint-disable-next-line no-restricted-properties
+process.env.NODE_ENV = 'production'
 const { build } = await import('vite')
 await build({ configFile: path.join(webDir, 'vite.config.ts'), logLevel: 'warn' })
 writeFileSync(stampFile, wanted)

@@ -1,14 +1,20 @@
-import { useQuery } from '@tanstack/react-query'
+import { QueryClient, queryOptions, useQuery } from '@tanstack/react-query'
 import { trpc } from './api'
 
+export const queryClient = new QueryClient({
+  defaultOptions: { queries: { refetchOnWindowFocus: false, retry: 1 } },
+})
+
 /** The signed-in user, their organization and current project; fails with 401 when signed out. */
+export const meQuery = queryOptions({
+  queryKey: ['me'],
+  queryFn: ({ signal }) => trpc.users.me.query(undefined, { signal }),
+  staleTime: 60_000,
+  retry: false,
+})
+
 export function useMe() {
-  return useQuery({
-    queryKey: ['me'],
-    queryFn: ({ signal }) => trpc.users.me.query(undefined, { signal }),
-    staleTime: 60_000,
-    retry: false,
-  })
+  return useQuery(meQuery)
 }
 
 /** The filters of Live events, as its URL keeps them. */

@@ -1,9 +1,10 @@
-import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Outlet } from '@tanstack/react-router'
+import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Outlet, redirect } from '@tanstack/react-router'
+import { statusOf } from './api'
 import { Home } from './pages/Home'
 import { NotFound } from './pages/NotFound'
 import { SignIn } from './pages/SignIn'
 import { Shell } from './components/Shell'
-import type { EventFilters } from './hooks'
+import { meQuery, queryClient, type EventFilters } from './hooks'
 
 /** A search parameter as text, or nothing: what a person typed into a URL is not trusted to be anything else. */
 const text = (value: unknown): string | undefined =>
@@ -11,7 +12,30 @@ const text = (value: unknown): string | undefined =>
 
 const rootRoute = createRootRoute({ component: Outlet, notFoundComponent: NotFound })
 
-const homeRoute = createRoute({ getParentRoute: () => rootRoute, path: '/', component: Home })
+/**
+ * The signed-in user, or a redirect to the sign-in page that comes back to `next`. Any other
+ * failure is left to the page, which shows it with a way to try again.
+ */
+async function signedIn(next: string) {
+  try {
+    return await queryClient.ensureQueryData(meQuery)
+  } catch (err) {
+    if (statusOf(err) === 401) redirect({ to: '/login', search: next === '/' ? {} : { next }, throw: true })
+    return undefined
+  }
+}
+
+const homeRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/',
+  beforeLoad: async ({ location }) => {
+    const me = await signedIn(location.href)
+    const project = me?.team?.id ?? me?.organization?.teams[0]?.id
+    if (project !== undefined)
+      redirect({ to: '/project/$projectId/events', params: { projectId: String(project) }, search: {}, throw: true })
+  },
+  component: Home,
+})
 
 export const signInRoute = createRoute({
   getParentRoute: () => rootRoute,
@@ -24,7 +48,12 @@ export const signInRoute = createRoute({
   component: SignIn,
 })
 
-export const projectRoute = createRoute({ getParentRoute: () => rootRoute, path: '/project/$projectId', component: Shell })
+export const projectRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/project/$projectId',
+  beforeLoad: async ({ location }) => void (await signedIn(location.href)),
+  component: Shell,
+})
 
 /** Each page's code is its own chunk, loaded when the page is first opened. */
 const page = <K extends string>(load: () => Promise<Record<K, React.ComponentType>>, name: K) => lazyRouteComponent(load, name)

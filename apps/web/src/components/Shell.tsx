@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query'
-import { Link, Navigate, Outlet, useLocation, useNavigate, useParams } from '@tanstack/react-router'
+import { Link, Outlet, useLocation, useNavigate, useParams } from '@tanstack/react-router'
 import { useState } from 'react'
-import { errorWords, signOut, statusOf } from '../api'
+import { errorWords, signOut } from '../api'
 import { useMe } from '../hooks'
 import { NAV } from '../router'
 import { applyTheme, nextTheme, storedTheme, type ThemeChoice } from '../theme'
@@ -21,7 +21,6 @@ export function Shell(): React.JSX.Element {
 
   if (me.isPending) return <Loading what="your account" />
   if (me.isError) {
-    if (statusOf(me.error) === 401) return <Navigate to="/login" search={{ next: location.href }} />
     return (
       <main>
         <ErrorNotice error={me.error} retry={() => void me.refetch()} />
