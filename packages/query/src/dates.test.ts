@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { DateTime } from 'luxon'
-import { dayKey, dayLabel, resolveRange } from './dates'
+import { ApiProblem } from '@burrow/contracts'
+import { dayKey, dayLabel, parseDate, resolveRange } from './dates'
 
 const options = (now: string, zone = 'America/New_York') => ({
   zone,
@@ -78,5 +79,35 @@ describe('dayLabel', () => {
     expect(dayLabel(at('2020-02-23T00:00:00'), 'week', range('2020-01-01T00:00:00', '2020-02-23T10:00:00'))).toBe('23-Feb-2020')
     // Weeks starting on Monday.
     expect(dayLabel(at('2020-01-13T00:00:00'), 'week', jan, 1)).toBe('13–19 Jan')
+  })
+})
+
+describe('dates a query cannot use', () => {
+  const now = DateTime.fromISO('2025-06-01T00:00:00Z')
+
+  it.each([
+    ['2024-13-45'],
+    ['2024-02-30'],
+    ['1899-12-31'],
+    ['2300-01-01'],
+    ['2024-01-01T00:00:00+99:00'],
+    ['2024-01-01 10:00:00+24:00'],
+    ['-99999y'],
+  ])('reads %s as no date', (text) => {
+    expect(parseDate(text, 'UTC', now)).toBeUndefined()
+  })
+
+  it('reads a real offset and the first and last years ClickHouse holds', () => {
+    expect(parseDate('2024-01-01T00:00:00+05:30', 'UTC', now)?.at.toUTC().toISO()).toBe('2023-12-31T18:30:00.000Z')
+    expect(parseDate('1900-01-01', 'UTC', now)?.at.year).toBe(1900)
+    expect(parseDate('2299-12-31', 'UTC', now)?.at.year).toBe(2299)
+  })
+
+  it('refuses such a date_from with a 400 naming it, not a ClickHouse error', async () => {
+    const error: unknown = await resolveRange({ date_from: '2024-01-01T00:00:00+99:00' }, 'day', options('2025-06-01T00:00:00Z')).catch(
+      (e: unknown) => e,
+    )
+    expect(error).toBeInstanceOf(ApiProblem)
+    expect((error as ApiProblem).body).toMatchObject({ type: 'validation_error', attr: 'date_from' })
   })
 })

@@ -15,6 +15,27 @@ const UNIT_SPANS: Record<string, 'hour' | 'day' | 'week' | 'month' | 'quarter' |
   y: 'year',
 }
 
+/** The moments ClickHouse's DateTime64 holds: a date out of them is no date for a query. */
+const FIRST_YEAR = 1900
+const LAST_YEAR = 2299
+
+/** An explicit UTC offset at the end of a time (`+02:00`, `-0530`), in minutes; undefined without one. */
+function offsetMinutes(text: string): number | undefined {
+  const match = /\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*([+-])(\d{2}):?(\d{2})?$/.exec(text)
+  if (!match) return undefined
+  return Number(match[2]) * 60 + Number(match[3] ?? 0)
+}
+
+/**
+ * Whether a parsed moment is one a query can use: within ClickHouse's years, and written with an
+ * offset less than a day (as PostHog's date parsing requires; `+99:00` is no offset).
+ */
+export function usableMoment(at: DateTime, text: string): boolean {
+  if (!at.isValid || at.year < FIRST_YEAR || at.year > LAST_YEAR) return false
+  const offset = offsetMinutes(text.trim())
+  return offset === undefined || offset < 24 * 60
+}
+
 export interface ParsedDate {
   at: DateTime
   /** Counted back from now rather than given as a date. */
@@ -39,12 +60,12 @@ export function parseDate(text: string, zone: string, now: DateTime, options: { 
     else if (match[3] === 'End') at = at.endOf(UNIT_SPANS[unit]!)
     else if (unit === 'h') at = options.truncateHours ? at.startOf('hour') : at
     else at = at.startOf('day')
-    return { at, relative: true, hours: unit === 'h' }
+    return usableMoment(at, trimmed) ? { at, relative: true, hours: unit === 'h' } : undefined
   }
   const readers = [(t: string) => DateTime.fromISO(t, { zone }), (t: string) => DateTime.fromSQL(t, { zone })]
   for (const read of readers) {
     const at = read(trimmed)
-    if (at.isValid) return { at: at.setZone(zone), relative: false, hours: false }
+    if (at.isValid) return usableMoment(at, trimmed) ? { at: at.setZone(zone), relative: false, hours: false } : undefined
   }
   return undefined
 }

@@ -1,3 +1,5 @@
+import { DateTime } from 'luxon'
+import { usableMoment } from '../dates'
 import { refused } from './errors'
 import { hogqlString } from './hogqlText'
 
@@ -12,13 +14,20 @@ const UNITS: Record<string, string> = { h: 'Hour', d: 'Day', w: 'Week', m: 'Mont
  */
 export function dateToHogQL(text: string, now: Date, attr: string): string {
   const at = `toDateTime(${hogqlString(now.toISOString())})`
-  const relative = RELATIVE.exec(text.trim())
+  const trimmed = text.trim()
+  const relative = RELATIVE.exec(trimmed)
   if (relative) {
     const unit = UNITS[relative[2]!]!
-    const back = `minus(${at}, toInterval${unit}(${Number(relative[1])}))`
-    return unit === 'Hour' || unit === 'Minute' ? back : `toStartOfDay(${back})`
+    const amount = Number(relative[1])
+    const back = `minus(${at}, toInterval${unit}(${amount}))`
+    if (usableMoment(DateTime.fromJSDate(now, { zone: 'UTC' }).minus({ [`${unit.toLowerCase()}s`]: amount }), trimmed)) {
+      return unit === 'Hour' || unit === 'Minute' ? back : `toStartOfDay(${back})`
+    }
+  } else if (ABSOLUTE.test(trimmed)) {
+    // The shape is not enough: 2024-13-45 has it, and ClickHouse would read it as some other day.
+    const parsed = DateTime.fromISO(trimmed.replace(' ', 'T'), { zone: 'UTC', setZone: true })
+    if (usableMoment(parsed, trimmed)) return `toDateTime(${hogqlString(trimmed)})`
   }
-  if (ABSOLUTE.test(text.trim())) return `toDateTime(${hogqlString(text.trim())})`
   throw refused(
     `"${text.slice(0, 100)}" is not a date: use a date (2024-01-31), a time (2024-01-31T12:00:00Z) or a relative date (-24h, -7d).`,
     { attr },

@@ -89,7 +89,7 @@ beforeAll(async () => {
   add(TEAM_A, 'signed up', 'a-1', 30, { plan: 'free', amount: 0 })
   add(TEAM_A, 'signed up', 'a-2', 20, { plan: 'pro', amount: 10 })
   add(TEAM_A, 'paid', 'a-2', 10, { plan: 'pro', amount: 25.5 })
-  add(TEAM_A, '$pageview', 'a-anon', 5, { $browser: 'Firefox', 'odd key': "it's" })
+  add(TEAM_A, '$pageview', 'a-anon', 5, { $browser: 'Firefox', 'odd key': "it's", escaped: 'tab\there "quoted" \\ \u00e9\n' })
   add(TEAM_A, '$pageview', 'a-1', 2, { $browser: 'Chrome' })
   // 02:30 UTC is 22:30 the day before in New York, which moved to summer time (UTC-4) that day at 02:00.
   sent.push({
@@ -190,6 +190,17 @@ describe('HogQLQuery', () => {
       return [e.distinctId, e.properties.plan ?? null, person?.email ?? null, person?.id ?? NIL_UUID, e.properties['odd key'] ?? null]
     })
     expect(byKey(answer.results)).toEqual(byKey(expected))
+  })
+
+  it('reads a string property as its text, escapes decoded, and any other value as its JSON', async () => {
+    const answer = await hogql(
+      TEAM_A,
+      "SELECT properties.escaped, properties.amount, properties.missing FROM events WHERE distinct_id = 'a-anon' OR event = 'paid' ORDER BY event",
+    )
+    expect(answer.results).toEqual([
+      ['tab\there "quoted" \\ \u00e9\n', null, null],
+      [null, '25.5', null],
+    ])
   })
 
   it("answers times in the project's timezone, with its offset", async () => {
@@ -506,6 +517,15 @@ describe('EventsQuery', () => {
       uuid: personsOf[ordered[1]!.distinctId]!.id,
       properties: { email: personsOf[ordered[1]!.distinctId]!.email },
     })
+  })
+
+  it('refuses a date that has the shape of one but is none (month 13, a +99:00 offset, a year ClickHouse cannot hold)', async () => {
+    for (const after of ['2024-13-45', '2024-01-01T00:00:00+99:00', '2300-01-01', '1899-12-31T00:00:00Z', '-999999y']) {
+      const problem = await refusal(query({ select: ['event'], after }))
+      expect(problem.body, after).toMatchObject({ type: 'validation_error', attr: 'after' })
+    }
+    const before = await refusal(query({ select: ['event'], before: '2024-02-30' }))
+    expect(before.body.attr).toBe('before')
   })
 
   it('leaves out the events of the project’s test accounts with filterTestAccounts, and only then', async () => {

@@ -430,10 +430,13 @@ class HogQLPrinter {
     return this.jsonPath(qualified(def.column), path)
   }
 
-  /** A key of JSON text as PostHog reads one: the value's text, strings without their quotes, null when absent. */
+  /**
+   * A key of JSON text as PostHog reads one: a string as its decoded text (`\t` as a tab), any other
+   * value as its JSON, null when absent or null.
+   */
   private jsonPath(column: string, path: string[]): string {
     const keys = path.map((k) => this.param('String', k)).join(', ')
-    return `replaceRegexpAll(nullIf(nullIf(JSONExtractRaw(${column}, ${keys}), ''), 'null'), '^"|"$', '')`
+    return `if(JSONType(${column}, ${keys}) = 'String', JSONExtractString(${column}, ${keys}), nullIf(nullIf(JSONExtractRaw(${column}, ${keys}), ''), 'null'))`
   }
 
   // ---- expressions -------------------------------------------------------------------------
