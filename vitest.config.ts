@@ -19,6 +19,8 @@ const NOT_CLICKHOUSE_SERVER = [
   'packages/testing/src/clickhouseStandin/standin.int.test.ts', // a stand-in of its own, in either mode
   'apps/server/test/clickhouseServer.int.test.ts', // a stand-in of its own, in either mode
   'apps/server/test/build.int.test.ts', // the build and the CLI's launcher alone
+  'apps/server/test/consoleSession.int.test.ts', // sign-in and sessions: PostgreSQL and Redis alone
+  'apps/server/test/console.int.test.ts', // the console in a browser: what it shows does not depend on how ClickHouse is reached
 ]
 
 /** Integration files that never reach the service's ClickHouse tables: the cluster layout's run leaves them out. */
@@ -30,6 +32,8 @@ const NOT_CLUSTER_LAYOUT = [
   'apps/server/test/clickhouseServer.int.test.ts', // a stand-in of its own, in one server's layout
   'apps/server/test/instances.int.test.ts', // instances sharing a stand-in (or the suite's server), in one server's layout
   'apps/server/test/build.int.test.ts', // the build and the CLI's launcher alone
+  'apps/server/test/consoleSession.int.test.ts', // sign-in and sessions: PostgreSQL and Redis alone
+  'apps/server/test/console.int.test.ts', // the console in a browser, whatever the tables' layout
 ]
 
 /**
