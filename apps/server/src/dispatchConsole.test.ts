@@ -53,10 +53,11 @@ describe('the console’s requests in dispatch', () => {
     })
     const answer = await call({ headers: { origin: 'https://allowed.example' } })
     expect(answer.headers['access-control-allow-origin']).toBe('https://allowed.example')
-    for (const req of [
+    const foreign: Partial<IncomingRequest>[] = [
       { method: 'OPTIONS', headers: { origin: 'https://foreign.example', 'access-control-request-method': 'POST' } },
       { headers: { origin: 'https://foreign.example' } },
-    ]) {
+    ]
+    for (const req of foreign) {
       const refused = await call(req)
       expect(refused.headers['access-control-allow-origin']).toBeUndefined()
       expect(refused.headers['access-control-allow-credentials']).toBeUndefined()
