@@ -87,6 +87,7 @@ export default tseslint.config(
       'apps/web/vite.config.ts',
       '*.config.{js,ts}',
       'apps/server/src/captureThreads/bootstrap.mjs',
+      'packages/query/src/hogql/parserBootstrap.mjs',
     ],
     rules: { 'import-x/no-extraneous-dependencies': ['error', { includeTypes: true, devDependencies: true }] },
   },

@@ -1,8 +1,9 @@
 // Builds the server into dist/: one ES module per process entry (the service, the CLI, a capture
-// thread), so that production runs plain JavaScript instead of compiling TypeScript in every
-// thread at start. The workspace's own packages (@burrow/*, TypeScript sources) are bundled;
-// every other package stays in node_modules, where native addons (uWebSockets.js, chDB,
-// embedded PostgreSQL) and the files packages read at run time (posthog-js's bundles) live.
+// thread, a HogQL parser thread), so that production runs plain JavaScript instead of compiling
+// TypeScript in every thread at start. The workspace's own packages (@burrow/*, TypeScript
+// sources) are bundled; every other package stays in node_modules, where native addons
+// (uWebSockets.js, chDB, embedded PostgreSQL) and the files packages read at run time
+// (posthog-js's bundles) live.
 import { build } from 'esbuild'
 import { execFileSync } from 'node:child_process'
 import { rm } from 'node:fs/promises'
@@ -45,6 +46,8 @@ await build({
     main: 'src/main.ts',
     cli: 'src/cli.ts',
     captureThread: 'src/captureThreads/thread.ts',
+    // The HogQL parser's thread, which @burrow/query's pool finds beside its own chunk.
+    hogqlParserThread: '../../packages/query/src/hogql/parserThread.ts',
   },
   outdir,
   outExtension: { '.js': '.mjs' },

@@ -1,35 +1,36 @@
-import createHogQLParser, { type HogQLParser } from '@posthog/hogql-parser'
 import type { AstNode } from './ast'
+import { checkHogQLBounds } from './bounds'
 import { refused } from './errors'
+import { ParserPool } from './parserPool'
+import type { ParseKind } from './parserProtocol'
 
-let parser: Promise<HogQLParser> | undefined
+let pool: ParserPool | undefined
 
-/** The WebAssembly parser, loaded once per process on first use. */
-function loadParser(): Promise<HogQLParser> {
-  parser ??= createHogQLParser().catch((err: unknown) => {
-    parser = undefined
-    throw err
-  })
-  return parser
+/** The parser threads of this process, started on first use. */
+function parserPool(): ParserPool {
+  pool ??= new ParserPool()
+  return pool
 }
 
-/** The longest HogQL text accepted, in characters: far above any hand-written query. */
-export const MAX_HOGQL_LENGTH = 65_536
+/** `select[0]` as the answer's `attr` names it: `select__0`, as DRF names a list's item. */
+const attrOf = (what: string) => what.replace(/\[(\d+)\]/g, '__$1')
 
-type Kind = 'select' | 'expr' | 'order'
-
-/** Parses HogQL text into its syntax tree; a syntax error is a 400 naming where it is. */
-export async function parseHogQL(text: string, kind: Kind, what = 'query'): Promise<AstNode> {
-  if (text.length > MAX_HOGQL_LENGTH) throw refused(`The ${what} is too long: at most ${MAX_HOGQL_LENGTH} characters.`)
-  const p = await loadParser()
-  let json: string
-  try {
-    json = kind === 'select' ? p.parseSelect(text) : kind === 'expr' ? p.parseExpr(text) : p.parseOrderExpr(text)
-  } catch (err: unknown) {
-    // The parser gives up on input that overflows its own stack (very deep nesting).
-    throw refused(`The ${what} could not be parsed.`, { cause: err })
+/**
+ * Parses HogQL text into its syntax tree, on a parser thread, after checking the text is within
+ * the bounds the parser survives. A syntax error is a 400 naming where it is; a text the parser
+ * chokes on (its thread trapped, died or ran past its deadline) is a 400 saying so.
+ */
+export async function parseHogQL(text: string, kind: ParseKind, what = 'query'): Promise<AstNode> {
+  const attr = attrOf(what)
+  checkHogQLBounds(text, what, attr)
+  const outcome = await parserPool().parse(kind, text)
+  if ('failed' in outcome) {
+    const cause = new Error(`HogQL parser ${outcome.failed}: ${outcome.message}`)
+    if (outcome.failed === 'deadline')
+      throw refused(`The ${what} is too complex: it could not be parsed in time. Simplify it.`, { attr, cause })
+    throw refused(`The ${what} could not be parsed: it is too complex for the parser. Simplify it.`, { attr, cause })
   }
-  const ast = JSON.parse(json) as AstNode & { error?: boolean; message?: string; type?: string }
+  const ast = JSON.parse(outcome.json) as AstNode & { error?: boolean; message?: string; type?: string }
   if (ast.error) {
     const at = (ast.start as { line?: number; column?: number } | undefined) ?? {}
     const where = at.line ? ` (line ${at.line}, column ${(at.column ?? 0) + 1})` : ''
