@@ -126,9 +126,12 @@ describe('signing in to the console', () => {
     expect((await call('/api/session/', s)).status).toBe(401)
   })
 
-  it('keeps personal API keys working beside sessions', async () => {
+  it('keeps personal API keys working beside sessions, and tells whether the user has a password', async () => {
     const res = await service.api(account, '/api/users/@me/')
     expect(res.status).toBe(200)
+    expect(await res.json()).toMatchObject({ email, has_password: true })
+    const other = await service.account()
+    expect(await (await service.api(other, '/api/users/@me/')).json()).toMatchObject({ has_password: false })
   })
 })
 

@@ -1,14 +1,15 @@
 import { events as eventsTable } from '@burrow/clickhouse'
 import type { Me } from '@burrow/contracts'
-import { eventDefinitions, organizations, projects, type UserRow } from '@burrow/postgres'
+import { consoleSessions, eventDefinitions, organizations, projects, type UserRow } from '@burrow/postgres'
 import type { CoreDeps } from './deps'
 import { SERVICE_VERSION } from './version'
 
 /** The current user with their organizations and current project, as `/api/users/@me/` shows them. */
 export async function describeMe(deps: CoreDeps, user: UserRow): Promise<Me> {
-  const [memberships, project] = await Promise.all([
+  const [memberships, project, hasPassword] = await Promise.all([
     organizations.organizationsOfUser(deps.sql, user.id),
     user.current_project_id === null ? undefined : projects.findProjectById(deps.sql, user.current_project_id),
+    consoleSessions.hasPassword(deps.sql, user.id),
   ])
   const current = memberships.find((m) => m.id === user.current_organization_id) ?? memberships[0]
   const [teams, eventNames, propertyKeys] = await Promise.all([
@@ -25,8 +26,8 @@ export async function describeMe(deps: CoreDeps, user: UserRow): Promise<Me> {
     email: user.email,
     date_joined: user.created_at.toISOString(),
     is_staff: false,
-    // Users sign in with personal API keys only.
-    has_password: false,
+    // Whether they can sign in to the console.
+    has_password: hasPassword,
     anonymize_data: false,
     toolbar_mode: 'toolbar',
     team: project
