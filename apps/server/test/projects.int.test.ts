@@ -46,6 +46,7 @@ describe('projects', () => {
         'path_cleaning_filters',
         'is_demo',
         'timezone',
+        'week_start_day',
         'data_attributes',
         'person_display_name_properties',
         'correlation_config',
@@ -146,6 +147,21 @@ describe('projects', () => {
       expect(res.status, JSON.stringify(body)).toBe(400)
       expect(await res.json(), JSON.stringify(body)).toEqual({ type: 'validation_error', ...expected })
     }
+  })
+
+  it('keeps the week start day a PATCH sets (Monday, back to Sunday), and refuses a day that is not a choice', async () => {
+    const path = `/api/projects/${account.projectId}/`
+    const patch = async (week_start_day: unknown) => {
+      const res = await service.api(account, path, { method: 'PATCH', body: JSON.stringify({ week_start_day }) })
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> }
+    }
+    expect((await (await service.api(account, path)).json()).week_start_day).toBeNull()
+    expect((await patch(1)).body.week_start_day).toBe(1)
+    expect((await (await service.api(account, path)).json()).week_start_day).toBe(1)
+    const refused = await patch(2)
+    expect(refused.status).toBe(400)
+    expect(refused.body).toMatchObject({ type: 'validation_error', attr: 'week_start_day' })
+    expect((await patch(0)).body.week_start_day).toBe(0)
   })
 
   it('answers 400 validation_error with the field for a time zone outside the list', async () => {

@@ -38,7 +38,7 @@ async function projectWith(events: SentEvent[], settings: Record<string, unknown
     const res = await service.api(account, `/api/projects/${account.projectId}/`, { method: 'PATCH', body: JSON.stringify(settings) })
     if (res.status !== 200) throw new Error(`setting ${Object.keys(settings).join(', ')} answered ${res.status}`)
   }
-  await sendAll(service, account, events, 0, 0)
+  if (events.length > 0) await sendAll(service, account, events, 0, 0)
   return { account, query: (query) => postQuery(service, account, { query, refresh: 'force_blocking' }) }
 }
 
@@ -466,5 +466,24 @@ describe('lifecycle/test/test_lifecycle_query_runner.py', () => {
       ['dormant', [0, -1, 0, 0, 0, -1, 0, -1, 0, 0, 0], -3],
     ])
     expect(res.body.results[0].labels[0]).toBe('9-Jan-2020')
+  })
+})
+
+describe('utils/test/test_query_date_range.py', () => {
+  it('test_all_values: weeks start on the project’s week_start_day, Sunday or Monday', async () => {
+    const weeks = async (week_start_day: 0 | 1) => {
+      const project = await projectWith([], { week_start_day })
+      const res = await project.query({
+        kind: 'TrendsQuery',
+        series: [{ kind: 'EventsNode', event: '$pageview' }],
+        // PostHog's -20d from 25 August 2021.
+        dateRange: { date_from: '2021-08-05', date_to: '2021-08-25' },
+        interval: 'week',
+      })
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      return res.body.results[0].days
+    }
+    expect(await weeks(0)).toEqual(['2021-08-01', '2021-08-08', '2021-08-15', '2021-08-22'])
+    expect(await weeks(1)).toEqual(['2021-08-02', '2021-08-09', '2021-08-16', '2021-08-23'])
   })
 })

@@ -28,6 +28,7 @@ const project: Project = {
   path_cleaning_filters: [],
   is_demo: false,
   timezone: 'UTC',
+  week_start_day: null,
   data_attributes: ['data-attr'],
   person_display_name_properties: ['email'],
   correlation_config: {},
@@ -66,6 +67,16 @@ describe('creating and updating a project', () => {
     expect(firstProblem(projectUpdateSchema, { timezone: 'Mars/Olympus' })).toEqual({
       path: 'timezone',
       message: '"Mars/Olympus" is not a valid choice.',
+    })
+  })
+
+  it('takes the week start day as Sunday (0), Monday (1) or null, as PostHog’s choices, refusing any other day', () => {
+    expect(projectUpdateSchema.parse({ week_start_day: 1 }).week_start_day).toBe(1)
+    expect(projectUpdateSchema.parse({ week_start_day: '0' }).week_start_day).toBe(0)
+    expect(projectUpdateSchema.parse({ week_start_day: null }).week_start_day).toBeNull()
+    expect(firstProblem(projectUpdateSchema, { week_start_day: 3 })).toEqual({
+      path: 'week_start_day',
+      message: '"3" is not a valid choice.',
     })
   })
 

@@ -29,6 +29,8 @@ export const projectSchema = z.object({
   path_cleaning_filters: jsonValue,
   is_demo: z.boolean(),
   timezone: z.string(),
+  /** The day weeks start on: 0 Sunday, 1 Monday; null is Sunday. */
+  week_start_day: z.number().int().nullable(),
   data_attributes: jsonValue,
   person_display_name_properties: z.array(z.string()),
   correlation_config: jsonValue,
@@ -73,6 +75,11 @@ export const projectWritableSchema = z.object({
   test_account_filters_default_checked: drfBoolean(),
   path_cleaning_filters: jsonValue,
   timezone: z.enum(TIMEZONES, { error: (issue) => `"${String(issue.input)}" is not a valid choice.` }),
+  // A ChoiceField: the choices' texts are taken as the choices, as DRF takes them.
+  week_start_day: z.preprocess(
+    (v) => (v === '0' ? 0 : v === '1' ? 1 : v),
+    z.union([z.literal(0), z.literal(1), z.null()], { error: (issue) => `"${String(issue.input)}" is not a valid choice.` }),
+  ),
   data_attributes: jsonValue,
   person_display_name_properties: z.array(drfString(z.string())),
   correlation_config: jsonValue,

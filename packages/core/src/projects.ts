@@ -59,6 +59,7 @@ export function toProject(row: ProjectRow, membershipLevel: number | null): Proj
     path_cleaning_filters: row.path_cleaning_filters as Project['path_cleaning_filters'],
     is_demo: row.is_demo,
     timezone: row.timezone,
+    week_start_day: row.week_start_day,
     data_attributes: row.data_attributes as Project['data_attributes'],
     person_display_name_properties: row.person_display_name_properties,
     correlation_config: row.correlation_config as Project['correlation_config'],

@@ -71,8 +71,8 @@ function contextFor(deps: CoreDeps, project: ProjectRow, signal?: AbortSignal): 
     ch: deps.ch,
     teamId: project.id,
     timezone: project.timezone || 'UTC',
-    // Projects have no week start setting yet: weeks start on Sunday, PostHog's default.
-    weekStartDay: 0,
+    // Sunday unless the project starts its weeks on Monday, PostHog's default.
+    weekStartDay: project.week_start_day === 1 ? 1 : 0,
     testAccountFilters: project.test_account_filters,
     now: new Date(),
     maxExecutionSeconds: limitsOf(deps).maxExecutionSeconds,
@@ -168,6 +168,7 @@ export async function runQueryRequest(
   const mode = refreshMode(request)
   const cacheKey = queryCacheKey(request.query, project.id, project.timezone || 'UTC', {
     test_account_filters: project.test_account_filters,
+    week_start_day: project.week_start_day,
   })
   const cached = mode === 'force_blocking' || mode === 'force_async' ? undefined : await readCache(deps, cacheKey)
   const base = { project, cacheKey }

@@ -18,6 +18,8 @@ export interface ProjectRow {
   path_cleaning_filters: unknown
   is_demo: boolean
   timezone: string
+  /** 0 Sunday, 1 Monday; null is Sunday, PostHog's default. */
+  week_start_day: number | null
   data_attributes: unknown
   person_display_name_properties: string[]
   correlation_config: unknown
@@ -48,6 +50,7 @@ export const PROJECT_WRITABLE_COLUMNS = [
   'test_account_filters_default_checked',
   'path_cleaning_filters',
   'timezone',
+  'week_start_day',
   'data_attributes',
   'person_display_name_properties',
   'correlation_config',
