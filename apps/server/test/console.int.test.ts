@@ -169,7 +169,7 @@ describe('the console in Chromium', () => {
     expect((await fetch(`${service.baseUrl}/api/users/@me/`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(401)
   }, 60_000)
 
-  it('creates a feature flag that /flags/ then answers, and switches it off', async () => {
+  it('creates a feature flag that /flags/ then answers, and switches it off, which /flags/ then leaves out', async () => {
     await page.goto(projectUrl('feature_flags'))
     await page.getByRole('heading', { name: 'Feature flags' }).waitFor()
     await page.getByLabel('Key').fill('console-flag')
@@ -185,8 +185,8 @@ describe('the console in Chromium', () => {
     await waitFor(async () => ((await flags()) === true ? true : undefined), { what: 'the flag on' })
     await toggle.click()
     await waitFor(async () => ((await toggle.isChecked()) ? undefined : true), { what: 'the switch off' })
-    const stored = await service.api(account, `/api/projects/${account.projectId}/feature_flags/?search=console-flag`)
-    expect(((await stored.json()) as { results: { active: boolean }[] }).results[0]!.active).toBe(false)
+    // As PostHog's, the answer leaves out a flag that is switched off.
+    await waitFor(async () => ((await flags()) === undefined ? true : undefined), { what: 'the flag left out' })
   }, 60_000)
 
   it('lists people and the pages still to come, each accessible', async () => {

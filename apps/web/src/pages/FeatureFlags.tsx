@@ -64,7 +64,7 @@ export function FeatureFlags(): React.JSX.Element {
             <thead>
               <tr>
                 <th scope="col">Key</th>
-                <th scope="col">Name</th>
+                <th scope="col">Description</th>
                 <th scope="col">Rollout</th>
                 <th scope="col">Enabled</th>
               </tr>
