@@ -226,6 +226,55 @@ describe('insights', () => {
     expect(noSeries.body.attr).toBe('query__source__series')
   })
 
+  it('makes the query of an insight saved with only legacy filters, as PostHog converts them, and answers its result', async () => {
+    const created = await createInsight({
+      name: 'Legacy',
+      filters: {
+        insight: 'TRENDS',
+        events: [{ id: 'pageview', type: 'events', order: 0 }],
+        date_from: DAYS[0],
+        date_to: DAYS[2],
+        interval: 'day',
+      },
+    })
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    expect(created.body.query).toEqual({
+      kind: 'InsightVizNode',
+      source: {
+        kind: 'TrendsQuery',
+        dateRange: { date_from: DAYS[0], date_to: DAYS[2] },
+        interval: 'day',
+        series: [{ kind: 'EventsNode', event: 'pageview' }],
+      },
+    })
+    expect(created.body.result[0].data).toEqual(PAGEVIEWS_PER_DAY)
+    // A PATCH with filters alone makes the query anew.
+    const updated = await api(`/insights/${created.body.id}/`, {
+      method: 'PATCH',
+      body: {
+        filters: {
+          insight: 'FUNNELS',
+          events: ['pageview', 'signup'].map((id, order) => ({ id, type: 'events', order })),
+          date_from: DAYS[0],
+          date_to: DAYS[2],
+        },
+      },
+    })
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200)
+    expect(updated.body.query.source.kind).toBe('FunnelsQuery')
+    expect(updated.body.result.map((step: { count: number }) => step.count)).toEqual([5, 1])
+  })
+
+  it('refuses legacy filters whose query would ask for what is not applied, naming filters', async () => {
+    const created = await createInsight({
+      name: 'Smoothed',
+      filters: { events: [{ id: 'pageview', type: 'events' }], smoothing_intervals: 7 },
+    })
+    expect(created.status).toBe(400)
+    expect(created.body).toMatchObject({ type: 'validation_error', attr: 'filters' })
+    expect(created.body.detail).toContain('smoothingIntervals')
+  })
+
   it("answers 404 for another project's insight, to read and to change", async () => {
     const other = await service.account()
     const { body: theirs } = await createInsight({ name: 'Theirs' }, other)

@@ -23,7 +23,7 @@ const insightSourceSchema = z.discriminatedUnion('kind', [
  * An insight's `query`: PostHog's nodes that wrap a runnable query (`source`), or a HogQL query
  * itself. The display options PostHog keeps beside `source` are kept as sent.
  */
-const insightQuerySchema = z.discriminatedUnion('kind', [
+export const insightQuerySchema = z.discriminatedUnion('kind', [
   z.looseObject({ kind: z.literal('InsightVizNode'), source: insightSourceSchema }),
   z.looseObject({ kind: z.literal('DataTableNode'), source: z.discriminatedUnion('kind', [eventsQuerySchema, hogQLQuerySchema]) }),
   z.looseObject({ kind: z.literal('DataVisualizationNode'), source: hogQLQuerySchema }),
@@ -67,6 +67,10 @@ export const insightWriteSchema = z
     deleted: drfBoolean(),
     /** The dashboards the insight is on: tiles are added and removed to match. */
     dashboards: z.array(drfInteger(z.number().int())).max(1000),
+    /** PostHog's legacy filters: without a query, the insight's query is made from them, as PostHog makes it. */
+    filters: z
+      .record(z.string(), z.unknown())
+      .refine((f) => JSON.stringify(f).length <= 64 * 1024, { message: 'Ensure this value is at most 65536 characters of JSON.' }),
   })
   .partial()
 export type InsightWrite = z.infer<typeof insightWriteSchema>

@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto'
 import {
   analyticsQuerySchema,
   ApiProblem,
+  insightQuerySchema,
   isSerialIdNumber,
   problems,
   type Insight,
@@ -14,6 +15,7 @@ import { dashboards, insights, type InsightRow, type ProjectRow, type Sql, type 
 import { applyDashboardFilters, mergeFilterLayers, parseFiltersOverride, type DashboardFilters } from './dashboardFilters'
 import type { CoreDeps } from './deps'
 import { serialIdOrNotFound } from './ids'
+import { legacyFiltersToQuery } from './insightFilters'
 import { runQueryRequest } from './queries'
 import { searchTerms } from './search'
 import { userSummaries } from './users'
@@ -173,7 +175,22 @@ async function dashboardsToShowOn(deps: CoreDeps, projectId: number, ids: readon
   return states.filter((d) => !d.deleted).map((d) => d.id)
 }
 
-const rowWrite = ({ dashboards: _dashboards, ...write }: InsightWrite) => write
+/**
+ * The insight's columns from a write. Without a query, legacy `filters` become one, as PostHog
+ * converts them; a conversion this service cannot run is refused naming `filters`, as a query
+ * would be.
+ */
+function rowWrite({ dashboards: _dashboards, filters, ...write }: InsightWrite): insights.InsightWrite {
+  if ((write.query !== undefined && write.query !== null) || !filters || Object.keys(filters).length === 0) return write
+  const query = legacyFiltersToQuery(filters)
+  const parsed = insightQuerySchema.safeParse(query)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    const where = issue && issue.path.length > 1 ? ` (${issue.path.slice(1).join('.')})` : ''
+    throw problems.validation('filters', `These filters make a query that cannot be run${where}: ${issue?.message ?? 'invalid query'}`)
+  }
+  return { ...write, query }
+}
 
 /** A new insight row under a short id of its own. */
 async function insertWithShortId(sql: Sql, projectId: number, userId: number, write: insights.InsightWrite): Promise<InsightRow> {

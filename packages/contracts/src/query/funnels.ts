@@ -17,8 +17,7 @@ const funnelBreakdownFilterSchema = breakdownFilterSchema.extend({
         .array(z.union([z.string().min(1).max(400), z.number()]))
         .max(1, { message: 'Breaking a funnel down by several properties at once is not supported.' }),
     ])
-    .nullish()
-    .transform((b) => (Array.isArray(b) ? b[0] : b)),
+    .nullish(),
   breakdown_hide_other_aggregation: unsupported('breakdown_hide_other_aggregation', [false]),
 })
 

@@ -98,7 +98,9 @@ export async function runFunnels(ctx: QueryContext, query: FunnelsQuery): Promis
   if (filters) where.push(eventPropertiesSql(filters, TEAM, params, columns))
 
   // Each event's breakdown value, '' where it has none (PostHog's funnels, unlike its trends).
-  const breakdown = query.breakdownFilter?.breakdown ?? null
+  // A list is of one property (the schema refuses more).
+  const given = query.breakdownFilter?.breakdown
+  const breakdown = (Array.isArray(given) ? given[0] : given) ?? null
   const byPerson = query.breakdownFilter?.breakdown_type === 'person'
   const joins = breakdown !== null && byPerson ? [personPropertiesJoinSql(ACTOR)] : []
   const valueSql =
