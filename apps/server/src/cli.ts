@@ -9,7 +9,7 @@ import { createSharedCache } from '@burrow/cache'
 import { listDeadLetters, purgeDeadLetters, replayDeadLetters, type DeadLetterFilter, type ReplayOutcome } from '@burrow/ingestion'
 import { createCaptureMetrics } from '@burrow/capture'
 import { Registry } from 'prom-client'
-import { connectPostgres, migratePostgres, pluginConfigs, pluginWebhookOutbox } from '@burrow/postgres'
+import { connectPostgres, migratePostgres, pluginConfigs, pluginWebhookOutbox, type Pool } from '@burrow/postgres'
 import { AdminCommandRefused, sendAdminCommand } from './adminSocket'
 import { backupService, restoreService, type BackupManifest } from './backup'
 import { serviceDataProblem } from './dataDir'
@@ -78,6 +78,25 @@ async function servicePostgres() {
   return pg
 }
 
+/**
+ * Runs a configuration command on the service's PostgreSQL and closes it: a refusal the API
+ * would answer (an `ApiProblem`) is printed as the command's error, exit status 1.
+ */
+async function withServicePostgres(run: (sql: Pool) => Promise<number>): Promise<number> {
+  const pg = await servicePostgres()
+  try {
+    return await run(pg.sql)
+  } catch (err) {
+    if (err instanceof ApiProblem) {
+      console.error(err.message)
+      return 1
+    }
+    throw err
+  } finally {
+    await pg.close()
+  }
+}
+
 async function createUser(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
@@ -95,12 +114,13 @@ async function createUser(args: string[]): Promise<number> {
     console.error(USAGE)
     return 2
   }
+  const email = values.email
+  const organization = values.organization
   const existingOrganization = values['organization-id']
-  const pg = await servicePostgres()
-  try {
+  return withServicePostgres(async (sql) => {
     const account = existingOrganization
-      ? await accounts.createMember(pg.sql, { email: values.email, organizationId: existingOrganization, level })
-      : await accounts.createAccount(pg.sql, { email: values.email, organizationName: values.organization! })
+      ? await accounts.createMember(sql, { email, organizationId: existingOrganization, level })
+      : await accounts.createAccount(sql, { email, organizationName: organization! })
     const result = {
       personal_api_key: account.personalApiKey,
       user_id: account.user.id,
@@ -116,15 +136,7 @@ async function createUser(args: string[]): Promise<number> {
             .join('\n'),
     )
     return 0
-  } catch (err) {
-    if (err instanceof ApiProblem) {
-      console.error(err.message)
-      return 1
-    }
-    throw err
-  } finally {
-    await pg.close()
-  }
+  })
 }
 
 /** The first line of standard input (a password piped in, or typed). */
@@ -144,22 +156,14 @@ async function setPassword(args: string[]): Promise<number> {
     return 2
   }
   if (!values.generate && process.stdin.isTTY) process.stderr.write(`New password for ${values.email}: `)
+  const email = values.email
   const password = values.generate ? consoleAuth.generatePassword() : await firstLineOfStdin()
-  const pg = await servicePostgres()
-  try {
-    const user = await consoleAuth.setPassword(pg.sql, values.email, password)
+  return withServicePostgres(async (sql) => {
+    const user = await consoleAuth.setPassword(sql, email, password)
     console.error(`set the console password of ${user.email}; their sessions are signed out`)
     if (values.generate) console.log(password)
     return 0
-  } catch (err) {
-    if (err instanceof ApiProblem) {
-      console.error(err.message)
-      return 1
-    }
-    throw err
-  } finally {
-    await pg.close()
-  }
+  })
 }
 
 /**

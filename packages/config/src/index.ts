@@ -48,6 +48,24 @@ const optionalString = z
   .transform((v) => (v === '' ? undefined : v))
   .optional()
 
+/**
+ * A comma-separated list (blanks around entries and empty entries ignored) whose every entry
+ * passes `isValid`; each one that does not is its own problem, named by `what` ("an origin").
+ */
+const commaSeparated = (isValid: (entry: string) => boolean, what: string) =>
+  z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      const entries = v
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== '')
+      for (const entry of entries.filter((e) => !isValid(e)))
+        ctx.issues.push({ code: 'custom', message: `${JSON.stringify(entry)} is not ${what}`, input: v })
+      return entries
+    })
+
 export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   HOST: z.string().default('0.0.0.0'),
@@ -80,22 +98,10 @@ export const configSchema = z.object({
    * with the console's session cookie and read the answers. The service's own origin always may;
    * the SDK endpoints (capture, flags) are open to every origin regardless.
    */
-  CORS_ALLOWED_ORIGINS: z
-    .string()
-    .default('')
-    .transform((v, ctx) => {
-      const entries = v
-        .split(',')
-        .map((entry) => entry.trim())
-        .filter((entry) => entry !== '')
-      for (const entry of entries.filter((e) => !URL.canParse(e) || new URL(e).origin !== e))
-        ctx.issues.push({
-          code: 'custom',
-          message: `${JSON.stringify(entry)} is not an origin (scheme://host[:port], nothing after)`,
-          input: v,
-        })
-      return entries
-    }),
+  CORS_ALLOWED_ORIGINS: commaSeparated(
+    (entry) => URL.canParse(entry) && new URL(entry).origin === entry,
+    'an origin (scheme://host[:port], nothing after)',
+  ),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Request bodies larger than this are refused with 413 (PostHog: "less than 20 MB"). */
   MAX_BODY_BYTES: z.coerce
@@ -234,18 +240,7 @@ export const configSchema = z.object({
    */
   TRUST_PROXY: booleanFromEnv.default(false),
   /** The proxies whose `X-Forwarded-For` is believed: addresses and CIDR ranges, comma-separated. */
-  TRUSTED_PROXIES: z
-    .string()
-    .default('')
-    .transform((v, ctx) => {
-      const entries = v
-        .split(',')
-        .map((entry) => entry.trim())
-        .filter((entry) => entry !== '')
-      for (const entry of entries.filter((e) => !isAddressOrRange(e)))
-        ctx.issues.push({ code: 'custom', message: `${JSON.stringify(entry)} is not an address or a CIDR range`, input: v })
-      return entries
-    }),
+  TRUSTED_PROXIES: commaSeparated(isAddressOrRange, 'an address or a CIDR range'),
   /**
    * The private API's rate limits per personal API key (PostHog's defaults), shared by every
    * instance through Redis; 0 turns one off. QUERY_ limits apply to routes marked `query`.
