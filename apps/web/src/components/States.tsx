@@ -1,3 +1,4 @@
+import type { UseQueryResult } from '@tanstack/react-query'
 import { errorWords } from '../api'
 
 /** Said while a page's data is on its way; announced to screen readers. */
@@ -26,4 +27,27 @@ export function ErrorNotice({ error, retry }: { error: unknown; retry?: () => vo
       )}
     </div>
   )
+}
+
+/**
+ * A list's states before its rows: loading, failed (with a retry) and empty; the rows are drawn
+ * by `children` only once there are some.
+ */
+export function ListStates<T>({
+  query,
+  what,
+  rowsOf,
+  empty,
+  children,
+}: {
+  query: UseQueryResult<T>
+  what: string
+  rowsOf: (data: T) => readonly unknown[]
+  empty: React.ReactNode
+  children: (data: T) => React.ReactNode
+}) {
+  if (query.isPending) return <Loading what={what} />
+  if (query.isError) return <ErrorNotice error={query.error} retry={() => void query.refetch()} />
+  if (rowsOf(query.data).length === 0) return <Empty>{empty}</Empty>
+  return <>{children(query.data)}</>
 }

@@ -2,7 +2,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useNavigate, useParams, useSearch } from '@tanstack/react-router'
 import { useState } from 'react'
 import { errorWords, trpc } from '../api'
-import { Empty, ErrorNotice, Loading } from '../components/States'
+import { SearchForm } from '../components/SearchForm'
+import { ListStates } from '../components/States'
 
 /** The rollout of a flag's first condition set, as the list shows it. */
 function rolloutOf(filters: Record<string, unknown>): string {
@@ -30,71 +31,55 @@ export function FeatureFlags(): React.JSX.Element {
       trpc.featureFlags.update.mutate({ project_id: projectId, id: String(id), data: { active } }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['feature-flags', projectId] }),
   })
-  const [query, setQuery] = useState(search ?? '')
-
   return (
     <>
       <h1>Feature flags</h1>
       <NewFlagForm projectId={projectId} onCreated={() => void queryClient.invalidateQueries({ queryKey: ['feature-flags', projectId] })} />
-      <form
-        className="toolbar"
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault()
-          void navigate({ search: { search: query.trim() || undefined } })
-        }}
+      <SearchForm label="Search flags" value={search} onSearch={(value) => void navigate({ search: { search: value } })} />
+      <ListStates
+        query={flags}
+        what="feature flags"
+        rowsOf={(data) => data.results}
+        empty={<p>{search ? 'No flag matches this search.' : 'No feature flags yet. Create one above.'}</p>}
       >
-        <label className="field">
-          <span>Search flags</span>
-          <input type="search" value={query} onChange={(e) => setQuery(e.target.value)} />
-        </label>
-        <button type="submit">Search</button>
-      </form>
-      {flags.isPending ? (
-        <Loading what="feature flags" />
-      ) : flags.isError ? (
-        <ErrorNotice error={flags.error} retry={() => void flags.refetch()} />
-      ) : flags.data.results.length === 0 ? (
-        <Empty>
-          <p>{search ? 'No flag matches this search.' : 'No feature flags yet. Create one above.'}</p>
-        </Empty>
-      ) : (
-        <div className="table-wrap">
-          <table aria-label="Feature flags">
-            <thead>
-              <tr>
-                <th scope="col">Key</th>
-                <th scope="col">Description</th>
-                <th scope="col">Rollout</th>
-                <th scope="col">Enabled</th>
-              </tr>
-            </thead>
-            <tbody>
-              {flags.data.results.map((flag) => (
-                <tr key={flag.id}>
-                  <td>
-                    <code>{flag.key}</code>
-                  </td>
-                  <td>{flag.name}</td>
-                  <td>{rolloutOf(flag.filters)}</td>
-                  <td>
-                    <label className="row">
-                      <input
-                        type="checkbox"
-                        role="switch"
-                        checked={flag.active}
-                        disabled={toggle.isPending}
-                        onChange={(e) => toggle.mutate({ id: flag.id, active: e.target.checked })}
-                      />
-                      <span className="visually-hidden">{flag.key} enabled</span>
-                    </label>
-                  </td>
+        {(data) => (
+          <div className="table-wrap">
+            <table aria-label="Feature flags">
+              <thead>
+                <tr>
+                  <th scope="col">Key</th>
+                  <th scope="col">Description</th>
+                  <th scope="col">Rollout</th>
+                  <th scope="col">Enabled</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+              </thead>
+              <tbody>
+                {data.results.map((flag) => (
+                  <tr key={flag.id}>
+                    <td>
+                      <code>{flag.key}</code>
+                    </td>
+                    <td>{flag.name}</td>
+                    <td>{rolloutOf(flag.filters)}</td>
+                    <td>
+                      <label className="row">
+                        <input
+                          type="checkbox"
+                          role="switch"
+                          checked={flag.active}
+                          disabled={toggle.isPending}
+                          onChange={(e) => toggle.mutate({ id: flag.id, active: e.target.checked })}
+                        />
+                        <span className="visually-hidden">{flag.key} enabled</span>
+                      </label>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </ListStates>
       {toggle.isError && (
         <p className="error" role="alert">
           {errorWords(toggle.error)}

@@ -1,7 +1,7 @@
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router'
 import { useState } from 'react'
 import { Dialog } from '../components/Dialog'
-import { Empty, ErrorNotice, Loading } from '../components/States'
+import { ListStates } from '../components/States'
 import { useLiveEvents, useMe, type EventFilters } from '../hooks'
 
 type LiveEvent = NonNullable<ReturnType<typeof useLiveEvents>['data']>['results'][number]
@@ -36,13 +36,12 @@ export function LiveEvents(): React.JSX.Element {
         </div>
       </div>
       <FilterBar filters={filters} eventNames={eventNames} onApply={apply} />
-      {events.isPending ? (
-        <Loading what="events" />
-      ) : events.isError ? (
-        <ErrorNotice error={events.error} retry={() => void events.refetch()} />
-      ) : events.data.results.length === 0 ? (
-        <Empty>
-          {filtered ? (
+      <ListStates
+        query={events}
+        what="events"
+        rowsOf={(data) => data.results}
+        empty={
+          filtered ? (
             <p>No event matches these filters.</p>
           ) : (
             <p>
@@ -52,42 +51,44 @@ export function LiveEvents(): React.JSX.Element {
               </Link>
               .
             </p>
-          )}
-        </Empty>
-      ) : (
-        <div className="table-wrap">
-          <table aria-label="Events, newest first">
-            <thead>
-              <tr>
-                <th scope="col">Event</th>
-                <th scope="col">Person</th>
-                <th scope="col">URL or screen</th>
-                <th scope="col">Time</th>
-              </tr>
-            </thead>
-            <tbody>
-              {events.data.results.map((event) => (
-                <tr key={event.id}>
-                  <td>
-                    <button type="button" className="link" onClick={() => setOpened(event)}>
-                      {event.event}
-                    </button>
-                  </td>
-                  <td>
-                    <Link to="/project/$projectId/persons" params={{ projectId }} search={{ search: event.distinct_id }}>
-                      {personLabel(event)}
-                    </Link>
-                  </td>
-                  <td className="muted">{urlOrScreen(event)}</td>
-                  <td>
-                    <time dateTime={event.timestamp}>{timeFormat.format(new Date(event.timestamp))}</time>
-                  </td>
+          )
+        }
+      >
+        {(data) => (
+          <div className="table-wrap">
+            <table aria-label="Events, newest first">
+              <thead>
+                <tr>
+                  <th scope="col">Event</th>
+                  <th scope="col">Person</th>
+                  <th scope="col">URL or screen</th>
+                  <th scope="col">Time</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+              </thead>
+              <tbody>
+                {data.results.map((event) => (
+                  <tr key={event.id}>
+                    <td>
+                      <button type="button" className="link" onClick={() => setOpened(event)}>
+                        {event.event}
+                      </button>
+                    </td>
+                    <td>
+                      <Link to="/project/$projectId/persons" params={{ projectId }} search={{ search: event.distinct_id }}>
+                        {personLabel(event)}
+                      </Link>
+                    </td>
+                    <td className="muted">{urlOrScreen(event)}</td>
+                    <td>
+                      <time dateTime={event.timestamp}>{timeFormat.format(new Date(event.timestamp))}</time>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </ListStates>
       <Dialog open={opened !== undefined} title={opened?.event ?? ''} onClose={() => setOpened(undefined)}>
         <pre tabIndex={0} aria-label="The event as JSON">
           {JSON.stringify(opened, null, 2)}

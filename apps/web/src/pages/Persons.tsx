@@ -1,15 +1,14 @@
 import { useQuery } from '@tanstack/react-query'
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router'
-import { useState } from 'react'
 import { trpc } from '../api'
-import { Empty, ErrorNotice, Loading } from '../components/States'
+import { SearchForm } from '../components/SearchForm'
+import { ListStates } from '../components/States'
 
 /** `/project/:id/persons`: people, searched by email, name or distinct id (kept in the URL). */
 export function Persons(): React.JSX.Element {
   const { projectId } = useParams({ from: '/project/$projectId/persons' })
   const { search } = useSearch({ from: '/project/$projectId/persons' })
   const navigate = useNavigate({ from: '/project/$projectId/persons' })
-  const [query, setQuery] = useState(search ?? '')
   const persons = useQuery({
     queryKey: ['persons', projectId, search],
     queryFn: ({ signal }) => trpc.persons.list.query({ project_id: projectId, limit: 100, ...(search ? { search } : {}) }, { signal }),
@@ -17,61 +16,51 @@ export function Persons(): React.JSX.Element {
   return (
     <>
       <h1>People</h1>
-      <form
-        className="toolbar"
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault()
-          void navigate({ search: { search: query.trim() || undefined } })
-        }}
+      <SearchForm
+        label="Search by email, name or distinct id"
+        value={search}
+        onSearch={(value) => void navigate({ search: { search: value } })}
+      />
+      <ListStates
+        query={persons}
+        what="people"
+        rowsOf={(data) => data.results}
+        empty={<p>{search ? 'Nobody matches this search.' : 'No people yet: a person is made with their first event.'}</p>}
       >
-        <label className="field">
-          <span>Search by email, name or distinct id</span>
-          <input type="search" value={query} onChange={(e) => setQuery(e.target.value)} />
-        </label>
-        <button type="submit">Search</button>
-      </form>
-      {persons.isPending ? (
-        <Loading what="people" />
-      ) : persons.isError ? (
-        <ErrorNotice error={persons.error} retry={() => void persons.refetch()} />
-      ) : persons.data.results.length === 0 ? (
-        <Empty>
-          <p>{search ? 'Nobody matches this search.' : 'No people yet: a person is made with their first event.'}</p>
-        </Empty>
-      ) : (
-        <div className="table-wrap">
-          <table aria-label="People">
-            <thead>
-              <tr>
-                <th scope="col">Person</th>
-                <th scope="col">Distinct ids</th>
-                <th scope="col">First seen</th>
-                <th scope="col">
-                  <span className="visually-hidden">Events</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {persons.data.results.map((person) => (
-                <tr key={person.uuid}>
-                  <td>{person.name}</td>
-                  <td>
-                    <code>{person.distinct_ids.slice(0, 3).join(', ')}</code>
-                    {person.distinct_ids.length > 3 && <span className="muted"> and {person.distinct_ids.length - 3} more</span>}
-                  </td>
-                  <td>{new Date(person.created_at).toLocaleString()}</td>
-                  <td>
-                    <Link to="/project/$projectId/events" params={{ projectId }} search={{ distinct_id: person.distinct_ids[0] }}>
-                      Events<span className="visually-hidden"> of {person.name}</span>
-                    </Link>
-                  </td>
+        {(data) => (
+          <div className="table-wrap">
+            <table aria-label="People">
+              <thead>
+                <tr>
+                  <th scope="col">Person</th>
+                  <th scope="col">Distinct ids</th>
+                  <th scope="col">First seen</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Events</span>
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+              </thead>
+              <tbody>
+                {data.results.map((person) => (
+                  <tr key={person.uuid}>
+                    <td>{person.name}</td>
+                    <td>
+                      <code>{person.distinct_ids.slice(0, 3).join(', ')}</code>
+                      {person.distinct_ids.length > 3 && <span className="muted"> and {person.distinct_ids.length - 3} more</span>}
+                    </td>
+                    <td>{new Date(person.created_at).toLocaleString()}</td>
+                    <td>
+                      <Link to="/project/$projectId/events" params={{ projectId }} search={{ distinct_id: person.distinct_ids[0] }}>
+                        Events<span className="visually-hidden"> of {person.name}</span>
+                      </Link>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </ListStates>
     </>
   )
 }

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useParams } from '@tanstack/react-router'
 import { useState } from 'react'
 import { errorWords, trpc } from '../api'
-import { Empty, ErrorNotice, Loading } from '../components/States'
+import { ErrorNotice, ListStates, Loading } from '../components/States'
 import { SCOPE_OBJECTS, scopesFrom, type ScopeAccess } from '../scopes'
 
 /** `/project/:id/settings`: the project's token and snippet, and the user's personal API keys. */
@@ -62,55 +62,50 @@ function PersonalApiKeys() {
       <h2 id="keys-heading">Personal API keys</h2>
       <p className="muted">A key acts as you on the API, limited to its scopes. It is shown once, when it is made.</p>
       <NewKeyForm onCreated={() => void queryClient.invalidateQueries({ queryKey: ['personal-api-keys'] })} />
-      {keys.isPending ? (
-        <Loading what="your keys" />
-      ) : keys.isError ? (
-        <ErrorNotice error={keys.error} retry={() => void keys.refetch()} />
-      ) : keys.data.length === 0 ? (
-        <Empty>
-          <p>You have no personal API keys.</p>
-        </Empty>
-      ) : (
-        <div className="table-wrap">
-          <table aria-label="Personal API keys">
-            <thead>
-              <tr>
-                <th scope="col">Label</th>
-                <th scope="col">Key</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Last used</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data.map((key) => (
-                <tr key={key.id}>
-                  <td>{key.label}</td>
-                  <td>
-                    <code>{key.mask_value}</code>
-                  </td>
-                  <td>{key.scopes.join(', ')}</td>
-                  <td>{key.last_used_at ? new Date(key.last_used_at).toLocaleString() : 'never'}</td>
-                  <td>
-                    <button
-                      type="button"
-                      className="danger"
-                      disabled={revoke.isPending}
-                      onClick={() => {
-                        if (window.confirm(`Revoke the key “${key.label}”? Whatever uses it stops working at once.`)) revoke.mutate(key.id)
-                      }}
-                    >
-                      Revoke<span className="visually-hidden"> {key.label}</span>
-                    </button>
-                  </td>
+      <ListStates query={keys} what="your keys" rowsOf={(data) => data} empty={<p>You have no personal API keys.</p>}>
+        {(data) => (
+          <div className="table-wrap">
+            <table aria-label="Personal API keys">
+              <thead>
+                <tr>
+                  <th scope="col">Label</th>
+                  <th scope="col">Key</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+              </thead>
+              <tbody>
+                {data.map((key) => (
+                  <tr key={key.id}>
+                    <td>{key.label}</td>
+                    <td>
+                      <code>{key.mask_value}</code>
+                    </td>
+                    <td>{key.scopes.join(', ')}</td>
+                    <td>{key.last_used_at ? new Date(key.last_used_at).toLocaleString() : 'never'}</td>
+                    <td>
+                      <button
+                        type="button"
+                        className="danger"
+                        disabled={revoke.isPending}
+                        onClick={() => {
+                          if (window.confirm(`Revoke the key “${key.label}”? Whatever uses it stops working at once.`))
+                            revoke.mutate(key.id)
+                        }}
+                      >
+                        Revoke<span className="visually-hidden"> {key.label}</span>
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </ListStates>
       {revoke.isError && (
         <p className="error" role="alert">
           {errorWords(revoke.error)}
