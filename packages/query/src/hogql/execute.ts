@@ -33,6 +33,7 @@ const USER_ERRORS: Record<number, string> = {
   69: 'an argument is out of range',
   70: 'a value could not be converted to the type asked for',
   72: 'a value could not be read as a number',
+  125: 'a subquery used as a value answered more than one row',
   128: 'an array is too large',
   153: 'a division by zero',
   167: 'the query is nested too deeply',

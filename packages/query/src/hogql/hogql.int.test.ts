@@ -264,6 +264,8 @@ describe('HogQLQuery', () => {
     const problem = await refusal(hogql(TEAM_A, "SELECT match(event, '(') FROM events"))
     expect(problem.status).toBe(400)
     expect(problem.body.detail).toBe('The query could not be run: a regular expression is invalid.')
+    const scalar = await refusal(hogql(TEAM_A, 'SELECT (SELECT event FROM events) FROM events'))
+    expect(scalar.body.detail).toBe('The query could not be run: a subquery used as a value answered more than one row.')
     const wrongType = await refusal(hogql(TEAM_A, 'SELECT event + 1 FROM events'))
     expect(wrongType.body.detail).not.toMatch(/team_id|SELECT|__e/)
     const after = await hogql(TEAM_A, "SELECT count() FROM events WHERE event = 'paid'")
