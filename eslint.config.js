@@ -12,7 +12,10 @@ export default tseslint.config(
   tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      // One program for the whole repository (the root tsconfig.json, which `npm run typecheck`
+      // checks too): a project service opens one per package's tsconfig.json, each with the
+      // packages it imports, and together they outgrow the default heap.
+      parserOptions: { project: './tsconfig.json', tsconfigRootDir: import.meta.dirname },
     },
     plugins: { 'import-x': importX },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
