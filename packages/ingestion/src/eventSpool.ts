@@ -657,7 +657,8 @@ export class EventSpool {
     this.earlierStored += batch.rows - batch.liveRows
     const storedAt = Date.now()
     while (this.commits.length > 0 && this.commits[0]!.rows <= this.consumedRows) {
-      this.options.metrics.storeDelay?.observe((storedAt - this.commits.shift()!.at) / 1000)
+      const commit = this.commits.shift()!
+      this.options.metrics.storeDelay?.observe((storedAt - commit.at) / 1000)
     }
     await writePosition(this.options.dir, this.position)
     await this.removeFinishedSegments()
