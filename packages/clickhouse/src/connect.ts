@@ -33,15 +33,11 @@ import { Session } from 'chdb'
 import { createChdbConnection } from 'chdb/connection'
 import { embeddedControl, embeddedLane } from './embeddedLanes'
 import { closeInsertBodies, insertFromFile, openInsertBodies } from './embeddedInsert'
+import type { EncodedFormat, InsertSettings } from './encodedRows'
 import { asClickHouseFailure, isClickHouseRefusal, refusalWithAdvice } from './errors'
 import { TableLayout } from './layout'
 import { ReaderPool, type ClickHouseReader } from './readerPool'
 import { sendInsert, serverControl, serverLane } from './serverLanes'
-
-export type EncodedFormat = 'JSONEachRow' | 'JSONCompactEachRow'
-
-/** ClickHouse settings of one insert. */
-export type InsertSettings = Record<string, number | string>
 
 /**
  * The service's ClickHouse: a writer for inserts and DDL and readers for queries, on separate

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto'
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import type { EncodedFormat, InsertSettings } from './connect'
+import type { EncodedFormat, InsertSettings } from './encodedRows'
 
 /** What runs a statement on the writer's chDB session (the connection's `.chdb` extension). */
 export interface ChdbStatements {

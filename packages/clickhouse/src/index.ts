@@ -1,4 +1,5 @@
-export { connectClickHouse, type ClickHouse, type ClickHouseOptions, type EncodedFormat } from './connect'
+export { connectClickHouse, type ClickHouse, type ClickHouseOptions } from './connect'
+export type { EncodedFormat } from './encodedRows'
 export { migrateClickHouse, schemaStatements } from './migrate'
 export { MUTATIONS_SYNC, TableLayout } from './layout'
 export { applyRetention, type Retention } from './retention'
