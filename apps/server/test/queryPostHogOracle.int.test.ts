@@ -487,3 +487,109 @@ describe('utils/test/test_query_date_range.py', () => {
     expect(await weeks(1)).toEqual(['2021-08-02', '2021-08-09', '2021-08-16', '2021-08-23'])
   })
 })
+
+describe('funnels/test/breakdown_cases.py', () => {
+  const at = (day: number, hour: number) => new Date(Date.UTC(2020, 0, day, hour)).toISOString()
+  const journey = (person: string, browser: string, steps: Array<[string, number, number]>): SentEvent[] =>
+    steps.map(([event, day, hour]) => ({
+      event,
+      distinct_id: person,
+      timestamp: at(day, hour),
+      properties: { key: 'val', $browser: browser },
+    }))
+  const events = [
+    ...journey('person1', 'Chrome', [
+      ['sign up', 1, 12],
+      ['play movie', 1, 13],
+      ['buy', 1, 15],
+    ]),
+    ...journey('person2', 'Safari', [
+      ['sign up', 2, 14],
+      ['play movie', 2, 16],
+    ]),
+    ...journey('person3', 'Safari', [['sign up', 2, 14]]),
+  ]
+  const funnel = (breakdownFilter: Record<string, unknown>) => ({
+    kind: 'FunnelsQuery',
+    series: ['sign up', 'play movie', 'buy'].map((event) => ({ kind: 'EventsNode', event })),
+    dateRange: { date_from: '2020-01-01', date_to: '2020-01-08' },
+    funnelsFilter: { funnelWindowInterval: 7, funnelWindowIntervalUnit: 'day' },
+    breakdownFilter,
+  })
+  const steps = (results: any[][], value: string) =>
+    results.find((r) => r[0].breakdown[0] === value)!.map((s: any) => [s.count, s.average_conversion_time, s.median_conversion_time])
+
+  it('test_funnel_step_breakdown_event: a breakdown given as a list of one property', async () => {
+    const project = await projectWith(events)
+    const res = await project.query(funnel({ breakdown_type: 'event', breakdown: ['$browser'] }))
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.results).toHaveLength(2)
+    expect(steps(res.body.results, 'Chrome')).toEqual([
+      [1, null, null],
+      [1, 3600, 3600],
+      [1, 7200, 7200],
+    ])
+    expect(steps(res.body.results, 'Safari')).toEqual([
+      [2, null, null],
+      [1, 7200, 7200],
+      [0, null, null],
+    ])
+    expect(res.body.results[0][0].breakdown_value).toEqual([res.body.results[0][0].breakdown[0]])
+  })
+
+  // PostHog's funnels name the bucket past breakdown_limit `Other` (its trends say $$_posthog_breakdown_other_$$).
+  it('test_funnel_step_breakdown_event_with_other: the values past breakdown_limit are Other', async () => {
+    const project = await projectWith([
+      ...journey('person1', 'Chrome', [
+        ['sign up', 1, 12],
+        ['play movie', 1, 13],
+      ]),
+      ...journey('person2', 'Safari', [
+        ['sign up', 2, 14],
+        ['play movie', 2, 15],
+        ['buy', 2, 16],
+      ]),
+      ...journey('person3', 'Safari', [['sign up', 2, 14]]),
+      ...journey('person4', 'random', [['sign up', 2, 14]]),
+      ...journey('person5', 'another one', [['sign up', 2, 15]]),
+    ])
+    const res = await project.query(funnel({ breakdown_type: 'event', breakdown: ['$browser'], breakdown_limit: 1 }))
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.results.map((r: any[]) => r[0].breakdown_value).sort()).toEqual([['Other'], ['Safari']])
+    expect(steps(res.body.results, 'Safari')).toEqual([
+      [2, null, null],
+      [1, 3600, 3600],
+      [1, 3600, 3600],
+    ])
+    expect(steps(res.body.results, 'Other')).toEqual([
+      [3, null, null],
+      [1, 3600, 3600],
+      [0, null, null],
+    ])
+  })
+
+  it('test_funnel_step_breakdown_limit: the breakdown_limit values with the most persons, then Other', async () => {
+    const persons = Array.from({ length: 10 }, (_, value) =>
+      Array.from({ length: value }, (_, i) => ({ person: `person_${value}_${i}`, value })),
+    )
+    const project = await projectWith(
+      persons.flat().flatMap(({ person, value }) =>
+        (
+          [
+            ['sign up', 1, 12],
+            ['play movie', 1, 13],
+            ['buy', 1, 15],
+          ] as Array<[string, number, number]>
+        ).map(([event, day, hour]) => ({
+          event,
+          distinct_id: person,
+          timestamp: at(day, hour),
+          properties: { some_breakdown_val: String(value) },
+        })),
+      ),
+    )
+    const res = await project.query(funnel({ breakdown_type: 'event', breakdown: ['some_breakdown_val'], breakdown_limit: 5 }))
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.results.map((r: any[]) => r[0].breakdown).sort()).toEqual([['5'], ['6'], ['7'], ['8'], ['9'], ['Other']])
+  })
+})
