@@ -250,3 +250,29 @@ export function relativeShift(text: string): DurationLikeObject | undefined {
   const n = match[1] === undefined ? 1 : Number(match[1])
   return { [UNITS[match[2]!]!]: n }
 }
+
+/** The period compared with: the same length just before, or the current one moved back by `compare_to`. */
+export function previousPeriod(current: ResolvedRange, compareTo: string | undefined): ResolvedRange {
+  const shift = compareTo ? relativeShift(compareTo) : undefined
+  if (shift) {
+    return {
+      ...current,
+      from: current.from.minus(shift),
+      to: current.to.minus(shift),
+      buckets: current.buckets.map((b) => b.minus(shift)),
+    }
+  }
+  const length = current.to.toMillis() - current.from.toMillis()
+  const from = current.from.minus({ milliseconds: length + 1 })
+  const to = current.from.minus({ milliseconds: 1 })
+  const step = { [`${current.interval}s`]: 1 }
+  const buckets: DateTime[] = []
+  for (
+    let at = current.buckets[0]!.minus({ [`${current.interval}s`]: current.buckets.length });
+    buckets.length < current.buckets.length;
+    at = at.plus(step)
+  ) {
+    buckets.push(at)
+  }
+  return { ...current, from, to, buckets }
+}

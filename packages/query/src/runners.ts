@@ -7,6 +7,7 @@ import { runRetention } from './retention'
 import { runTrends } from './trends'
 import { runEventsQuery } from './hogql/eventsQuery'
 import { runHogQLQuery } from './hogql/hogqlQuery'
+import { runWebOverview } from './web/overview'
 
 /** A runner answering a whole response, as the HogQL ones do: `results` apart, the other fields as they are. */
 const answeringWhole =
@@ -26,6 +27,7 @@ export const runners: { [K in QueryKind]?: Runner<K> } = {
   RetentionQuery: runRetention,
   HogQLQuery: answeringWhole(runHogQLQuery),
   EventsQuery: answeringWhole(runEventsQuery),
+  WebOverviewQuery: runWebOverview,
 }
 
 /** Runs a query with the runner of its kind. */

@@ -5,6 +5,7 @@ import { eventsQuerySchema, hogQLQuerySchema } from './hogql'
 import { lifecycleQuerySchema } from './lifecycle'
 import { retentionQuerySchema } from './retention'
 import { trendsQuerySchema } from './trends'
+import { webOverviewQuerySchema } from './webAnalytics'
 
 /** A kind the endpoint does not run is refused as such, naming it, not as a malformed query. */
 const kindNotServed = (issue: { code: string; input?: unknown }) => {
@@ -16,7 +17,15 @@ const kindNotServed = (issue: { code: string; input?: unknown }) => {
 /** Every query kind the endpoint runs, told apart by `kind`. */
 export const analyticsQuerySchema = z.discriminatedUnion(
   'kind',
-  [trendsQuerySchema, lifecycleQuerySchema, funnelsQuerySchema, retentionQuerySchema, hogQLQuerySchema, eventsQuerySchema],
+  [
+    trendsQuerySchema,
+    lifecycleQuerySchema,
+    funnelsQuerySchema,
+    retentionQuerySchema,
+    hogQLQuerySchema,
+    eventsQuerySchema,
+    webOverviewQuerySchema,
+  ],
   { error: kindNotServed },
 )
 export type AnalyticsQuery = z.infer<typeof analyticsQuerySchema>

@@ -3,7 +3,7 @@ import type { TrendsQuery } from '@burrow/contracts'
 import { problems, PROPERTY_MATHS, TOTAL_VALUE_DISPLAYS } from '@burrow/contracts'
 import type { DateTime } from 'luxon'
 import type { QueryContext } from '../context'
-import { dayKey, dayLabel, isoInZone, relativeShift, resolveRange, type ResolvedRange } from '../dates'
+import { dayKey, dayLabel, isoInZone, previousPeriod, resolveRange, type ResolvedRange } from '../dates'
 import { BREAKDOWN_OTHER } from '../events'
 import type { RunnerOutput } from '../runnerOutput'
 import { earliestOf, queryFiltersOf, selectionOf } from '../series'
@@ -30,7 +30,7 @@ export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<
   const periods: Period[] = [{ range: current }]
   if (query.compareFilter?.compare) {
     periods[0]!.compareLabel = 'current'
-    periods.push({ range: previousRange(current, query.compareFilter.compare_to ?? undefined), compareLabel: 'previous' })
+    periods.push({ range: previousPeriod(current, query.compareFilter.compare_to ?? undefined), compareLabel: 'previous' })
   }
   const filters = await queryFiltersOf(ctx, query)
   const columns = materializedColumns(ctx.ch)
@@ -128,32 +128,6 @@ function bucketEndsOf(range: ResolvedRange, toExclusive: DateTime): DateTime[] {
     const end = start.plus({ [`${range.interval}s`]: 1 })
     return end > toExclusive ? toExclusive : end
   })
-}
-
-/** The period compared with: the same length just before, or the current one moved back by `compare_to`. */
-function previousRange(current: ResolvedRange, compareTo: string | undefined): ResolvedRange {
-  const shift = compareTo ? relativeShift(compareTo) : undefined
-  if (shift) {
-    return {
-      ...current,
-      from: current.from.minus(shift),
-      to: current.to.minus(shift),
-      buckets: current.buckets.map((b) => b.minus(shift)),
-    }
-  }
-  const length = current.to.toMillis() - current.from.toMillis()
-  const from = current.from.minus({ milliseconds: length + 1 })
-  const to = current.from.minus({ milliseconds: 1 })
-  const step = { [`${current.interval}s`]: 1 }
-  const buckets: DateTime[] = []
-  for (
-    let at = current.buckets[0]!.minus({ [`${current.interval}s`]: current.buckets.length });
-    buckets.length < current.buckets.length;
-    at = at.plus(step)
-  ) {
-    buckets.push(at)
-  }
-  return { ...current, from, to, buckets }
 }
 
 interface SeriesRowInput {
