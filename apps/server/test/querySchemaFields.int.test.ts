@@ -520,12 +520,25 @@ describe('the fields of PostHog’s QueryRequest around the query', () => {
     expect(res.body.attr).toBe(field)
   })
 
-  it.each([['StickinessQuery'], ['PathsQuery'], ['WebOverviewQuery']])(
-    'refuses %s as a kind it does not serve, naming it',
-    async (kind) => {
-      const res = await ask({ kind, series: [] })
-      expect(res.status).toBe(400)
-      expect(res.body).toMatchObject({ type: 'validation_error', attr: 'query__kind', detail: `${kind} is not supported.` })
-    },
-  )
+  // Kinds of PostHog's schema (its NodeKind) that /query/ does not run, each as PostHog's clients send it.
+  it.each([
+    ['PathsQuery', { pathsFilter: { includeEventTypes: ['$pageview'], startPoint: '/home', edgeLimit: 50 }, dateRange: RANGE }],
+    ['ActorsQuery', { select: ['person'], source: { kind: 'InsightActorsQuery', source: { kind: 'TrendsQuery', series: [] } } }],
+    ['InsightActorsQuery', { source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'pageview' }] }, day: '2024-01-02' }],
+    ['FunnelCorrelationQuery', { funnelCorrelationType: 'events', source: { kind: 'FunnelsActorsQuery' } }],
+    ['SessionsTimelineQuery', { after: '2024-01-01' }],
+    ['ErrorTrackingQuery', { dateRange: RANGE, orderBy: 'last_seen' }],
+    ['CalendarHeatmapQuery', { series: [{ kind: 'EventsNode', event: 'pageview' }] }],
+    ['NoSuchQuery', {}],
+  ])('refuses %s as a kind it does not serve, naming it', async (kind, fields) => {
+    const res = await ask({ kind, ...fields })
+    expect(res.status).toBe(400)
+    expect(res.body).toMatchObject({ type: 'validation_error', attr: 'query__kind', detail: `${kind} is not supported.` })
+  })
+
+  it('refuses a query without a kind as a malformed query, naming the field', async () => {
+    const res = await ask({ series: [{ kind: 'EventsNode', event: 'pageview' }] })
+    expect(res.status).toBe(400)
+    expect(res.body).toMatchObject({ type: 'validation_error', attr: 'query__kind' })
+  })
 })

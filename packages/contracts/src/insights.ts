@@ -2,6 +2,7 @@ import { MAX_SERIAL_ID } from './ids'
 import { z } from 'zod'
 import { drfBoolean, drfInteger, drfString } from './drf'
 import { isJsonObject } from './json'
+import { kindNotServed } from './query/fields'
 import { INTERVALS } from './query/common'
 import { funnelsQuerySchema } from './query/funnels'
 import { eventsQuerySchema, hogQLQuerySchema } from './query/hogql'
@@ -12,12 +13,11 @@ import { trendsQuerySchema } from './query/trends'
 import { userSummarySchema } from './users'
 
 /** The insight kinds an InsightVizNode shows, as PostHog's `source` takes them. */
-const insightSourceSchema = z.discriminatedUnion('kind', [
-  trendsQuerySchema,
-  funnelsQuerySchema,
-  retentionQuerySchema,
-  lifecycleQuerySchema,
-])
+const insightSourceSchema = z.discriminatedUnion(
+  'kind',
+  [trendsQuerySchema, funnelsQuerySchema, retentionQuerySchema, lifecycleQuerySchema],
+  { error: kindNotServed },
+)
 
 /**
  * An insight's `query`: PostHog's nodes that wrap a runnable query (`source`), or a HogQL query

@@ -63,3 +63,13 @@ export const nodeFields = {
   version: clientSide,
   tags: clientSide,
 }
+
+/**
+ * The error of a union told apart by `kind` when no member has the kind given: a kind of PostHog's
+ * schema that is not served is refused as such, naming it, not as a malformed query.
+ */
+export const kindNotServed = (issue: { code: string; input?: unknown }) => {
+  if (issue.code !== 'invalid_union') return undefined
+  const kind = typeof issue.input === 'object' && issue.input !== null ? (issue.input as { kind?: unknown }).kind : undefined
+  return typeof kind === 'string' && kind.length > 0 && kind.length <= 100 ? `${kind} is not supported.` : undefined
+}
