@@ -51,6 +51,16 @@ const EVENTS: SentEvent[] = [
   event('pageview', 'tester', 6, 10, { $browser: 'Chrome', $host: 'localhost' }),
   event('signup', 'tester', 6, 11, { $browser: 'Chrome', $host: 'localhost' }),
   event('pageview', 'p4', 10, 8, { $browser: 'Edge' }),
+  // Web analytics count $pageview events by their sessions.
+  event('$pageview', 'p1', 2, 10, { $session_id: 'w1', $pathname: '/', $current_url: 'https://example.com/', $browser: 'Chrome' }),
+  event('$pageview', 'p1', 2, 10.1, {
+    $session_id: 'w1',
+    $pathname: '/pricing',
+    $current_url: 'https://example.com/pricing',
+    $browser: 'Chrome',
+  }),
+  event('$pageview', 'p2', 7, 9, { $session_id: 'w2', $pathname: '/', $current_url: 'https://example.com/', $browser: 'Firefox' }),
+  event('$pageview', 'tester', 8, 10, { $session_id: 'w3', $pathname: '/', $host: 'localhost', $browser: 'Chrome' }),
 ]
 
 const RANGE = { date_from: '2024-01-01', date_to: '2024-01-10' }
@@ -398,6 +408,46 @@ const HOGQL_QUERY: FieldCase[] = [
   { path: 'name', sample: 'My query', expect: 'client' },
 ]
 
+/** The fields of PostHog's WebAnalyticsQueryBase, with what they do in the overview (`overview`) or the stats table. */
+function webAnalyticsBase(overview: boolean): FieldCase[] {
+  return [
+    { path: 'version', sample: 2, expect: 'client' },
+    { path: 'tags', sample: { productKey: 'web_analytics', scene: 'WebAnalytics' }, expect: 'client' },
+    { path: 'dateRange', sample: { date_from: '2024-01-04', date_to: '2024-01-05' }, expect: 'applied' },
+    { path: 'dateRange.date_from', sample: '2024-01-04', expect: 'applied' },
+    { path: 'dateRange.date_to', sample: '2024-01-03', expect: 'applied' },
+    // p1's session starts at 10:00 on 2 January.
+    {
+      path: 'dateRange.explicitDate',
+      sample: true,
+      expect: 'applied',
+      given: { dateRange: { date_from: '2024-01-02 10:03:00', date_to: '2024-01-10 00:00:00' } },
+    },
+    { path: 'filterTestAccounts', sample: true, expect: 'applied' },
+    { path: 'properties', sample: [{ key: '$browser', value: 'Chrome', operator: 'exact', type: 'event' }], expect: 'applied' },
+    { path: 'compareFilter.compare', sample: true, expect: 'applied' },
+    { path: 'compareFilter.compare_to', sample: '-1d', expect: 'applied', given: { compareFilter: { compare: true } } },
+    { path: 'conversionGoal', sample: { customEventName: 'signup' }, expect: 'refused' },
+    { path: 'doPathCleaning', sample: true, expect: 'refused' },
+    { path: 'sampling', sample: { enabled: true }, expect: 'refused' },
+    { path: 'includeRevenue', sample: true, expect: 'refused' },
+    { path: 'useSessionsTable', sample: true, expect: 'client' },
+    { path: 'orderBy', sample: ['Visitors', 'ASC'], expect: overview ? 'client' : 'applied' },
+    { path: 'modifiers', sample: { bounceRatePageViewMode: 'uniq_urls' }, expect: 'refused', attr: 'modifiers__bounceRatePageViewMode' },
+  ]
+}
+
+const WEB_STATS_TABLE: FieldCase[] = [
+  ...webAnalyticsBase(false),
+  { path: 'breakdownBy', sample: 'Browser', expect: 'applied' },
+  { path: 'breakdownBy', sample: 'InitialChannelType', expect: 'refused' },
+  { path: 'includeBounceRate', sample: true, expect: 'applied' },
+  { path: 'includeScrollDepth', sample: true, expect: 'refused' },
+  { path: 'includeAvgTimeOnPage', sample: true, expect: 'refused' },
+  { path: 'limit', sample: 1, expect: 'applied' },
+  { path: 'offset', sample: 1, expect: 'applied' },
+]
+
 /** Each kind with a query every field is tried on. */
 const KINDS: Array<{ kind: string; base: Record<string, unknown>; fields: FieldCase[] }> = [
   { kind: 'TrendsQuery', base: { series: [{ kind: 'EventsNode', event: 'pageview' }], dateRange: RANGE }, fields: TRENDS },
@@ -430,6 +480,8 @@ const KINDS: Array<{ kind: string; base: Record<string, unknown>; fields: FieldC
     base: { query: 'SELECT event, count() FROM events WHERE {filters} GROUP BY event ORDER BY event' },
     fields: HOGQL_QUERY,
   },
+  { kind: 'WebOverviewQuery', base: { dateRange: RANGE, properties: [] }, fields: webAnalyticsBase(true) },
+  { kind: 'WebStatsTableQuery', base: { dateRange: RANGE, properties: [], breakdownBy: 'Page' }, fields: WEB_STATS_TABLE },
 ]
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)

@@ -8,6 +8,7 @@ import { runTrends } from './trends'
 import { runEventsQuery } from './hogql/eventsQuery'
 import { runHogQLQuery } from './hogql/hogqlQuery'
 import { runWebOverview } from './web/overview'
+import { runWebStatsTable } from './web/statsTable'
 
 /** A runner answering a whole response, as the HogQL ones do: `results` apart, the other fields as they are. */
 const answeringWhole =
@@ -28,6 +29,7 @@ export const runners: { [K in QueryKind]?: Runner<K> } = {
   HogQLQuery: answeringWhole(runHogQLQuery),
   EventsQuery: answeringWhole(runEventsQuery),
   WebOverviewQuery: runWebOverview,
+  WebStatsTableQuery: runWebStatsTable,
 }
 
 /** Runs a query with the runner of its kind. */

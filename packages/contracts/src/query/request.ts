@@ -5,7 +5,7 @@ import { eventsQuerySchema, hogQLQuerySchema } from './hogql'
 import { lifecycleQuerySchema } from './lifecycle'
 import { retentionQuerySchema } from './retention'
 import { trendsQuerySchema } from './trends'
-import { webOverviewQuerySchema } from './webAnalytics'
+import { webOverviewQuerySchema, webStatsTableQuerySchema } from './webAnalytics'
 
 /** A kind the endpoint does not run is refused as such, naming it, not as a malformed query. */
 const kindNotServed = (issue: { code: string; input?: unknown }) => {
@@ -25,6 +25,7 @@ export const analyticsQuerySchema = z.discriminatedUnion(
     hogQLQuerySchema,
     eventsQuerySchema,
     webOverviewQuerySchema,
+    webStatsTableQuerySchema,
   ],
   { error: kindNotServed },
 )

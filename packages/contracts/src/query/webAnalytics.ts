@@ -31,3 +31,39 @@ export const webOverviewQuerySchema = z.looseObject({
   orderBy: clientSide,
 })
 export type WebOverviewQuery = z.infer<typeof webOverviewQuerySchema>
+
+/** The breakdowns of PostHog's WebStatsBreakdown that the stats table answers. */
+export const WEB_STATS_BREAKDOWNS = [
+  'Page',
+  'InitialPage',
+  'InitialReferringDomain',
+  'InitialUTMSource',
+  'InitialUTMMedium',
+  'InitialUTMCampaign',
+  'Country',
+  'DeviceType',
+  'Browser',
+  'OS',
+] as const
+export type WebStatsBreakdown = (typeof WEB_STATS_BREAKDOWNS)[number]
+
+/** The columns a stats table may be ordered by (PostHog's WebAnalyticsOrderByFields that it answers). */
+export const WEB_STATS_ORDER_FIELDS = ['Visitors', 'Views', 'BounceRate'] as const
+
+/** PostHog's largest page of a table (its MAX_SELECT_RETURNED_ROWS); a larger limit is cut to it, as PostHog's. */
+export const WEB_STATS_MAX_LIMIT = 50_000
+
+export const webStatsTableQuerySchema = z.looseObject({
+  kind: z.literal('WebStatsTableQuery'),
+  ...webAnalyticsQueryBase,
+  breakdownBy: z.enum(WEB_STATS_BREAKDOWNS, {
+    error: (issue) => `breakdownBy ${JSON.stringify(issue.input)} is not supported: one of ${WEB_STATS_BREAKDOWNS.join(', ')}.`,
+  }),
+  includeBounceRate: z.boolean().nullish(),
+  includeScrollDepth: unsupported('includeScrollDepth', [false]),
+  includeAvgTimeOnPage: unsupported('includeAvgTimeOnPage', [false]),
+  orderBy: z.tuple([z.enum(WEB_STATS_ORDER_FIELDS), z.enum(['ASC', 'DESC'])]).nullish(),
+  limit: z.number().int().min(1).nullish(),
+  offset: z.number().int().min(0).max(1_000_000).nullish(),
+})
+export type WebStatsTableQuery = z.infer<typeof webStatsTableQuerySchema>

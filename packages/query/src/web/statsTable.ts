@@ -1,0 +1,192 @@
+import { materializedColumns, SqlParams } from '@burrow/clickhouse'
+import { WEB_STATS_MAX_LIMIT, type WebStatsBreakdown, type WebStatsTableQuery } from '@burrow/contracts'
+import type { QueryContext } from '../context'
+import { ACTOR_SQL, eventsSql, personJoinSql, type PropertyColumns } from '../events'
+import type { RunnerOutput } from '../runnerOutput'
+import { queryFiltersOf } from '../series'
+import { select } from '../sql'
+import {
+  entryPropertySql,
+  inPeriodSql,
+  numberOrNull,
+  periodDates,
+  periodsSpan,
+  sessionFactsSql,
+  sessionIdSql,
+  VIEW_EVENTS_SQL,
+  webPeriodsOf,
+  type WebPeriods,
+} from './sessions'
+
+/** PostHog's default page of a table (its DEFAULT_RETURNED_ROWS). */
+const DEFAULT_LIMIT = 100
+
+/** The session facts each breakdown of a session reads, by breakdown. */
+const ENTRY_PROPERTY: Partial<Record<WebStatsBreakdown, string>> = {
+  InitialReferringDomain: '$referring_domain',
+  InitialUTMSource: 'utm_source',
+  InitialUTMMedium: 'utm_medium',
+  InitialUTMCampaign: 'utm_campaign',
+}
+
+/** The event property each breakdown of an event reads, by breakdown. */
+const EVENT_PROPERTY: Partial<Record<WebStatsBreakdown, string>> = {
+  Page: '$pathname',
+  Browser: '$browser',
+  OS: '$os',
+  DeviceType: '$device_type',
+  Country: '$geoip_country_code',
+}
+
+/** UTM breakdowns show the sessions without the tag too (a null row), as PostHog's. */
+const SHOWS_NULL = new Set<WebStatsBreakdown>(['InitialUTMSource', 'InitialUTMMedium', 'InitialUTMCampaign'])
+
+/**
+ * An event property as PostHog's HogQL reads it: NULL when the event lacks it or it is null,
+ * strings as they are, other values as their JSON.
+ */
+function eventPropertySql(params: SqlParams, columns: PropertyColumns, key: string): string {
+  const own = columns.get(key)
+  if (own !== undefined) return `nullIf(e.\`${own}\`, 'null')`
+  const k = params.add('String', key)
+  return `if(JSONType(e.properties, ${k}) = 'Null', NULL, if(JSONType(e.properties, ${k}) = 'String', JSONExtractString(e.properties, ${k}), JSONExtractRaw(e.properties, ${k})))`
+}
+
+/** The session columns the stats table reads beside the facts: the entry page and the entry properties. */
+function entryColumnsSql(params: SqlParams): string {
+  const entries = Object.entries(ENTRY_PROPERTY).map(([name, key]) => `, ${entryPropertySql(params, key)} AS entry_${name}`)
+  return `, path(${entryPropertySql(params, '$current_url')}) AS entry_page${entries.join('')}`
+}
+
+/** A breakdown's value for an event joined to its session `s` (with join defaults where it has none). */
+function breakdownSql(params: SqlParams, columns: PropertyColumns, by: WebStatsBreakdown): string {
+  const key = EVENT_PROPERTY[by]
+  if (key !== undefined) return eventPropertySql(params, columns, key)
+  const column = by === 'InitialPage' ? 'entry_page' : `entry_${by}`
+  return `if(s.session_id = '', NULL, s.${column})`
+}
+
+interface StatsRow {
+  breakdown_value: string | null
+  visitors: unknown
+  previous_visitors: unknown
+  views: unknown
+  previous_views: unknown
+  bounce_rate?: unknown
+  previous_bounce_rate?: unknown
+  fill: unknown
+}
+
+/**
+ * The view events in the periods that match the filters, one row per session and breakdown
+ * value: the person, the views, and the session's start and bounce (NULL for events of no session).
+ */
+async function sessionRowsSql(
+  ctx: QueryContext,
+  query: WebStatsTableQuery,
+  periods: WebPeriods,
+  params: SqlParams,
+  breakdown: (columns: PropertyColumns) => string,
+  keepNull: boolean,
+): Promise<string> {
+  const columns = materializedColumns(ctx.ch)
+  const filters = await queryFiltersOf(ctx, query)
+  const span = periodsSpan(periods)
+  const events = eventsSql(params, { event: null, properties: filters ? [filters] : [] }, span.from, span.toExclusive, columns)
+  const sessionId = sessionIdSql(params, columns)
+  const inPeriods = `(${inPeriodSql(params, 'e.timestamp', periods.current)} OR ${inPeriodSql(params, 'e.timestamp', periods.previous)})`
+  const facts = sessionFactsSql(params, columns, periods, entryColumnsSql(params))
+  return `SELECT ${sessionId} AS sid, ${breakdown(columns)} AS breakdown_value, any(${ACTOR_SQL}) AS row_person, count() AS row_views,
+      any(if(s.session_id = '', NULL, s.is_bounce)) AS row_bounce, any(if(s.session_id = '', NULL, s.start)) AS row_start
+    FROM (${events}) AS e ${personJoinSql()}
+    LEFT JOIN (${facts}) AS s ON s.session_id = ${sessionId}
+    WHERE e.event IN ${VIEW_EVENTS_SQL} AND ${inPeriods}${keepNull ? '' : ' AND breakdown_value IS NOT NULL'}
+    GROUP BY sid, breakdown_value`
+}
+
+/** The ORDER BY of PostHog's tables: the chosen column first, then visitors, views, the value. */
+function orderBySql(query: WebStatsTableQuery, bounce: boolean): string {
+  const column = { Visitors: 'visitors', Views: 'views', BounceRate: 'bounce_rate' } as const
+  const [field, direction] = query.orderBy ?? [undefined, 'DESC']
+  const chosen = field && (field !== 'BounceRate' || bounce) ? column[field] : undefined
+  const order = (c: string) => `${c} ${direction}, previous_${c} ${direction}`
+  const rest = ['visitors', 'views'].filter((c) => c !== chosen).map(order)
+  return [...(chosen ? [order(chosen)] : []), ...rest, 'breakdown_value ASC'].join(', ')
+}
+
+/**
+ * PostHog's WebStatsTableQuery: per value of the breakdown (a page, an entry page, the session's
+ * first referrer or UTM tag, or the event's country, device, browser or OS), the visitors and
+ * views, and with `includeBounceRate` the bounce rate, each paired with the previous period's.
+ */
+export async function runWebStatsTable(ctx: QueryContext, query: WebStatsTableQuery): Promise<RunnerOutput> {
+  const periods = await webPeriodsOf(ctx, query)
+  const compared = periods.previous !== undefined
+  const by = query.breakdownBy
+  const bounce = query.includeBounceRate === true
+  const limit = Math.min(query.limit ?? DEFAULT_LIMIT, WEB_STATS_MAX_LIMIT)
+  const offset = query.offset ?? 0
+  const params = new SqlParams()
+  const cur = inPeriodSql(params, 'row_start', periods.current)
+  const prev = inPeriodSql(params, 'row_start', periods.previous)
+  let sql: string
+  if (by === 'Page' && bounce) {
+    // PostHog's path bounce table: the counts by page, the bounce rate of the sessions entering
+    // on it, both counted by the session's start even when not compared (the previous counts 0).
+    const counts = await sessionRowsSql(ctx, query, periods, params, (columns) => breakdownSql(params, columns, 'Page'), false)
+    const entries = await sessionRowsSql(ctx, query, periods, params, (columns) => breakdownSql(params, columns, 'InitialPage'), false)
+    sql = `SELECT c.breakdown_value AS breakdown_value, c.visitors AS visitors, c.previous_visitors AS previous_visitors,
+        c.views AS views, c.previous_views AS previous_views, b.bounce_rate AS bounce_rate, b.previous_bounce_rate AS previous_bounce_rate
+      FROM (
+        SELECT breakdown_value, uniqIf(row_person, ${cur}) AS visitors, uniqIf(row_person, ${prev}) AS previous_visitors,
+          sumIf(row_views, ${cur}) AS views, sumIf(row_views, ${prev}) AS previous_views
+        FROM (${counts}) GROUP BY breakdown_value
+      ) AS c
+      LEFT JOIN (
+        SELECT breakdown_value, avgIf(row_bounce, ${cur}) AS bounce_rate, avgIf(row_bounce, ${prev}) AS previous_bounce_rate
+        FROM (${entries}) GROUP BY breakdown_value
+      ) AS b ON b.breakdown_value = c.breakdown_value`
+  } else {
+    const rows = await sessionRowsSql(ctx, query, periods, params, (columns) => breakdownSql(params, columns, by), SHOWS_NULL.has(by))
+    const pair = (fn: string, column: string, alias: string) =>
+      compared
+        ? `${fn}If(${column}, ${cur}) AS ${alias}, ${fn}If(${column}, ${prev}) AS previous_${alias}`
+        : `${fn}(${column}) AS ${alias}, NULL AS previous_${alias}`
+    sql = `SELECT breakdown_value, ${pair('uniq', 'row_person', 'visitors')}, ${pair('sum', 'row_views', 'views')}
+        ${bounce ? `, ${pair('avg', 'row_bounce', 'bounce_rate')}` : ''}
+      FROM (${rows}) GROUP BY breakdown_value`
+  }
+  // The row's share of the column it is ordered by (the visitors unless a fraction is chosen), over all rows, as PostHog fills its bars.
+  const fill = query.orderBy?.[0] === 'BounceRate' && bounce ? 'bounce_rate' : query.orderBy?.[0] === 'Views' ? 'views' : 'visitors'
+  const fillSql = fill === 'bounce_rate' ? 'bounce_rate' : `${fill} / sum(${fill}) OVER ()`
+  const paged = `SELECT *, ${fillSql} AS fill FROM (${sql})
+    ORDER BY ${orderBySql(query, bounce)}
+    LIMIT ${params.add('UInt64', limit + 1)} OFFSET ${params.add('UInt64', offset)}`
+  const found = await select<StatsRow>(ctx, paged, params.values)
+  const hasMore = found.length > limit
+  const pairOf = (current: unknown, previous: unknown) => [numberOrNull(current), numberOrNull(previous)]
+  const results = found
+    .slice(0, limit)
+    .map((row) => [
+      row.breakdown_value,
+      pairOf(row.visitors, row.previous_visitors),
+      pairOf(row.views, row.previous_views),
+      ...(bounce ? [pairOf(row.bounce_rate, row.previous_bounce_rate)] : []),
+      numberOrNull(row.fill),
+      '',
+    ])
+  const columns = [
+    'context.columns.breakdown_value',
+    'context.columns.visitors',
+    'context.columns.views',
+    ...(bounce ? ['context.columns.bounce_rate'] : []),
+    'context.columns.ui_fill_fraction',
+    'context.columns.cross_sell',
+  ]
+  const dates = periodDates(periods)
+  return {
+    results,
+    extra: { columns, hasMore, limit, offset, samplingRate: { numerator: 1 }, usedPreAggregatedTables: false },
+    resolvedDateRange: dates.resolvedDateRange,
+  }
+}
