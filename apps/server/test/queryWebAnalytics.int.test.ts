@@ -613,6 +613,59 @@ describe('web_analytics/test/test_web_stats_table.py', () => {
     expect(await sorted('DESC')).toEqual(['/path1', '/path3', '/path2'])
   })
 
+  it('breaks down by the view’s country, device, browser and OS, and by the session’s first referrer and UTM tags', async () => {
+    const view = (distinctId: string, session: string, minute: number, properties: Record<string, unknown>): SentEvent => ({
+      event: '$pageview',
+      distinct_id: distinctId,
+      timestamp: new Date(Date.UTC(2024, 5, 26, 10, minute)).toISOString(),
+      properties: { $session_id: session, ...properties },
+    })
+    const desktop = { $geoip_country_code: 'US', $device_type: 'Desktop', $browser: 'Chrome', $os: 'Mac OS X' }
+    const mobile = { $geoip_country_code: 'DE', $device_type: 'Mobile', $browser: 'Safari', $os: 'iOS' }
+    const project = await projectWith([
+      // d1 comes from google in a campaign, then views a second page from within the site.
+      view('d1', 's1', 0, { ...desktop, $referring_domain: 'google.com', utm_source: 'google', utm_medium: 'cpc', utm_campaign: 'summer' }),
+      view('d1', 's1', 1, { ...desktop, $referring_domain: 'example.com' }),
+      view('d2', 's2', 0, { ...mobile, $referring_domain: 'news.ycombinator.com', utm_medium: 'referral' }),
+      view('d3', 's3', 0, { ...mobile, $referring_domain: 'news.ycombinator.com' }),
+    ])
+    const rows = async (breakdownBy: string) => {
+      const res = await project.query(statsTable('2024-06-26', '2024-06-26', { breakdownBy }))
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      return res.body.results.map((r: any) => [r[0], r[1][0], r[2][0]])
+    }
+    expect(await rows('Country')).toEqual([
+      ['DE', 2, 2],
+      ['US', 1, 2],
+    ])
+    expect(await rows('DeviceType')).toEqual([
+      ['Mobile', 2, 2],
+      ['Desktop', 1, 2],
+    ])
+    expect(await rows('Browser')).toEqual([
+      ['Safari', 2, 2],
+      ['Chrome', 1, 2],
+    ])
+    expect(await rows('OS')).toEqual([
+      ['iOS', 2, 2],
+      ['Mac OS X', 1, 2],
+    ])
+    expect(await rows('InitialReferringDomain')).toEqual([
+      ['news.ycombinator.com', 2, 2],
+      ['google.com', 1, 2],
+    ])
+    // Ties by visitors and views go by the value, ascending, no value last (ClickHouse's order, as PostHog's).
+    expect(await rows('InitialUTMMedium')).toEqual([
+      ['cpc', 1, 2],
+      ['referral', 1, 1],
+      [null, 1, 1],
+    ])
+    expect(await rows('InitialUTMCampaign')).toEqual([
+      [null, 2, 2],
+      ['summer', 1, 2],
+    ])
+  })
+
   it('refuses the breakdowns and options it does not apply, naming each', async () => {
     const project = await projectWith([])
     for (const [field, value] of [
