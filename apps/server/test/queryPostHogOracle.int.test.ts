@@ -593,3 +593,218 @@ describe('funnels/test/breakdown_cases.py', () => {
     expect(res.body.results.map((r: any[]) => r[0].breakdown).sort()).toEqual([['5'], ['6'], ['7'], ['8'], ['9'], ['Other']])
   })
 })
+
+describe('stickiness/test/test_stickiness_query_runner.py', () => {
+  const day = (d: number, hour = 12) => new Date(Date.UTC(2020, 0, d, hour)).toISOString()
+  /** A person's events: each name at each of its times, with the person's properties. */
+  const person = (distinctId: string, properties: Record<string, unknown>, events: Record<string, string[]>): SentEvent[] =>
+    Object.entries(events).flatMap(([event, times]) =>
+      times.map((timestamp) => ({ event, distinct_id: distinctId, timestamp, properties })),
+    )
+  // _create_test_events: p1 every day from the 11th to the 19th, p2 every other day, each a $pageview and a $pageleave.
+  const p1Days = [11, 12, 13, 14, 15, 16, 17, 18, 19].map((d) => day(d))
+  const p2Days = [11, 13, 15, 17, 19].map((d) => day(d))
+  const testEvents = [
+    ...person('p1', { $browser: 'Chrome', prop: 10, bool_field: true, $group_0: 'org:1' }, { $pageview: p1Days, $pageleave: p1Days }),
+    ...person('p2', { $browser: 'Firefox', prop: 10, bool_field: false, $group_0: 'org:1' }, { $pageview: p2Days, $pageleave: p2Days }),
+  ]
+  const pageview = { kind: 'EventsNode', event: '$pageview' }
+  const stickiness = (fields: Record<string, unknown> = {}) => ({
+    kind: 'StickinessQuery',
+    series: [pageview],
+    dateRange: { date_from: '2020-01-11', date_to: '2020-01-20' },
+    interval: 'day',
+    ...fields,
+  })
+  let shared: OracleProject | undefined
+  /** The project of _create_test_events, made once for the cases that only read it. */
+  const withTestEvents = async () => (shared ??= await projectWith(testEvents))
+  const run = async (project: OracleProject, query: Record<string, unknown>) => {
+    const res = await project.query(query)
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    return res.body.results as Array<Record<string, any>>
+  }
+  const dayLabels = (n: number, suffix = '') => Array.from({ length: n }, (_, i) => `${i + 1} day${i === 0 ? '' : 's'}${suffix}`)
+  const nth = (length: number, at: Record<number, number>) => Array.from({ length }, (_, i) => at[i] ?? 0)
+
+  it('test_days, test_count and test_labels', async () => {
+    const [result] = await run(await withTestEvents(), stickiness())
+    expect(result!.days).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+    expect(result!.count).toBe(2)
+    expect(result!.label).toBe('$pageview')
+    expect(result!.labels).toEqual(dayLabels(10))
+    expect(result!.action).toMatchObject({ order: 0, type: 'events', name: '$pageview', id: '$pageview', custom_name: null })
+  })
+
+  it('test_interval_day', async () => {
+    const [result] = await run(await withTestEvents(), stickiness({ interval: 'day' }))
+    expect(result!.data).toEqual(nth(10, { 4: 1, 8: 1 }))
+  })
+
+  it('test_interval_hour', async () => {
+    const [result] = await run(
+      await withTestEvents(),
+      stickiness({ interval: 'hour', dateRange: { date_from: '2020-01-11', date_to: '2020-01-12' } }),
+    )
+    expect(result!.labels).toEqual(Array.from({ length: 25 }, (_, h) => `${h + 1} hour${h === 0 ? '' : 's'}`))
+    expect(result!.days).toEqual(Array.from({ length: 25 }, (_, h) => h + 1))
+    expect(result!.data).toEqual(nth(25, { 0: 2 }))
+  })
+
+  it('test_interval_2_day', async () => {
+    const [result] = await run(await withTestEvents(), stickiness({ intervalCount: 2 }))
+    expect(result!.labels).toEqual(dayLabels(5))
+    expect(result!.days).toEqual([1, 2, 3, 4, 5])
+    expect(result!.data).toEqual([0, 0, 0, 0, 2])
+  })
+
+  it('test_interval_2_day_filtering: periods of two days counted back from the end of the range', async () => {
+    const project = await projectWith([
+      ...person('p1', { $browser: 'Chrome' }, { $pageview: p1Days }),
+      ...person('p2', { $browser: 'Firefox' }, { $pageview: [11, 13, 15].map((d) => day(d)) }),
+    ])
+    const [result] = await run(project, stickiness({ intervalCount: 2 }))
+    expect(result!.days).toEqual([1, 2, 3, 4, 5])
+    expect(result!.data).toEqual([0, 0, 1, 0, 1])
+  })
+
+  it('test_interval_week and test_interval_month', async () => {
+    const project = await withTestEvents()
+    const [week] = await run(project, stickiness({ interval: 'week' }))
+    expect(week!.labels).toEqual(['1 week', '2 weeks', '3 weeks'])
+    expect(week!.days).toEqual([1, 2, 3])
+    expect(week!.data).toEqual([0, 0, 2])
+    const [month] = await run(project, stickiness({ interval: 'month' }))
+    expect(month!.labels).toEqual(['1 month'])
+    expect(month!.days).toEqual([1])
+    expect(month!.data).toEqual([2])
+  })
+
+  it('test_property_filtering and test_event_filtering', async () => {
+    const project = await withTestEvents()
+    const chrome = [{ key: '$browser', operator: 'exact', value: 'Chrome', type: 'event' }]
+    const onlyP1 = nth(10, { 8: 1 })
+    expect((await run(project, stickiness({ properties: chrome })))[0]!.data).toEqual(onlyP1)
+    expect((await run(project, stickiness({ series: [{ ...pageview, properties: chrome }] })))[0]!.data).toEqual(onlyP1)
+  })
+
+  it('test_any_event', async () => {
+    const [result] = await run(await withTestEvents(), stickiness({ series: [{ kind: 'EventsNode', event: null }] }))
+    expect(result!.label).toBe('All events')
+    expect(result!.data).toEqual(nth(10, { 4: 1, 8: 1 }))
+  })
+
+  it('test_compare and test_compare_to', async () => {
+    const project = await withTestEvents()
+    const compared = await run(project, stickiness({ stickinessFilter: {}, compareFilter: { compare: true } }))
+    expect(compared.map((r) => [r.count, r.compare_label])).toEqual([
+      [2, 'current'],
+      [0, 'previous'],
+    ])
+    const shifted = await run(
+      project,
+      stickiness({
+        dateRange: { date_from: '2020-01-12', date_to: '2020-01-20' },
+        stickinessFilter: {},
+        compareFilter: { compare: true, compare_to: '-1d' },
+      }),
+    )
+    expect(shifted.map((r) => [r.count, r.compare_label, r.data])).toEqual([
+      [2, 'current', [0, 0, 0, 1, 0, 0, 0, 1, 0]],
+      [2, 'previous', [0, 0, 0, 0, 1, 0, 0, 0, 1]],
+    ])
+  })
+
+  it('test_criteria: an interval counts with as many events as the criterion asks', async () => {
+    const project = await projectWith([
+      ...person('p1', { $browser: 'Chrome' }, { $pageview: [11, 11, 13, 13, 15, 15, 17, 17, 17, 19].map((d) => day(d)) }),
+      ...person('p2', { $browser: 'Chrome' }, { $pageview: [12, 12, 13, 13, 19].map((d) => day(d)) }),
+    ])
+    const criteria = (operator: string, value: number, date_from = '2020-01-12') =>
+      stickiness({ dateRange: { date_from, date_to: '2020-01-20' }, stickinessFilter: { stickinessCriteria: { operator, value } } })
+    const gte = (await run(project, criteria('gte', 2)))[0]!
+    expect([gte.count, gte.data]).toEqual([2, [0, 1, 1, 0, 0, 0, 0, 0, 0]])
+    const lte = (await run(project, criteria('lte', 1)))[0]!
+    expect([lte.count, lte.data]).toEqual([2, [2, 0, 0, 0, 0, 0, 0, 0, 0]])
+    const exact = (await run(project, criteria('exact', 2, '2020-01-11')))[0]!
+    expect([exact.count, exact.data]).toEqual([2, [0, 1, 1, 0, 0, 0, 0, 0, 0, 0]])
+  })
+
+  it('test_filter_test_accounts', async () => {
+    const project = await projectWith(testEvents, {
+      test_account_filters: [{ key: '$browser', type: 'event', value: 'Chrome', operator: 'exact' }],
+    })
+    expect((await run(project, stickiness({ filterTestAccounts: true })))[0]!.data).toEqual(nth(10, { 8: 1 }))
+  })
+
+  it('test_group_aggregations: unique_group counts the groups', async () => {
+    const series = [{ ...pageview, math: 'unique_group', math_group_type_index: 0 }]
+    expect((await run(await withTestEvents(), stickiness({ series })))[0]!.data).toEqual(nth(10, { 8: 1 }))
+  })
+
+  describe('cumulative', () => {
+    const threePersons = () =>
+      projectWith([
+        ...person('p1', {}, { $pageview: [day(11), day(12), day(13)] }),
+        ...person('p2', {}, { $pageview: [day(11), day(12)] }),
+        ...person('p3', {}, { $pageview: [day(11)] }),
+      ])
+    const cumulative = (fields: Record<string, unknown> = {}) =>
+      stickiness({
+        dateRange: { date_from: '2020-01-11', date_to: '2020-01-13' },
+        stickinessFilter: { computedAs: 'cumulative' },
+        ...fields,
+      })
+
+    it('test_cumulative_stickiness', async () => {
+      const [result] = await run(await threePersons(), cumulative())
+      expect(result!.data).toEqual([3, 2, 1])
+      expect(result!.count).toBe(3)
+      expect(result!.labels).toEqual(dayLabels(3, ' or more'))
+    })
+
+    it('test_cumulative_stickiness_with_intervals', async () => {
+      const project = await projectWith([
+        ...person('p1', {}, { $pageview: [day(11, 12), day(11, 13), day(11, 14)] }),
+        ...person('p2', {}, { $pageview: [day(11, 12), day(11, 13)] }),
+      ])
+      const [result] = await run(
+        project,
+        cumulative({ interval: 'hour', dateRange: { date_from: '2020-01-11T12:00:00Z', date_to: '2020-01-11T14:00:00Z' } }),
+      )
+      expect(result!.data).toEqual([2, 2, 1])
+      expect(result!.labels).toEqual(['1 hour or more', '2 hours or more', '3 hours or more'])
+    })
+
+    it('test_cumulative_stickiness_with_property_filter', async () => {
+      const project = await projectWith([
+        ...person('p1', { browser: 'Chrome' }, { $pageview: [day(11), day(12), day(13)] }),
+        ...person('p2', { browser: 'Safari' }, { $pageview: [day(11), day(12)] }),
+      ])
+      const properties = [{ key: 'browser', value: 'Chrome', operator: 'exact', type: 'event' }]
+      const [result] = await run(project, cumulative({ properties }))
+      expect(result!.data).toEqual([1, 1, 1])
+      expect(result!.labels).toEqual(dayLabels(3, ' or more'))
+    })
+
+    it('test_cumulative_stickiness_zero_days', async () => {
+      const [result] = await run(await projectWith([]), cumulative())
+      expect(result!.data).toEqual([0, 0, 0])
+      expect(result!.labels).toEqual(dayLabels(3, ' or more'))
+    })
+
+    it('test_cumulative_stickiness_with_criteria', async () => {
+      const project = await projectWith([
+        ...person('p1', {}, { $pageview: [day(11), day(11), day(12), day(12), day(13)] }),
+        ...person('p2', {}, { $pageview: [day(11), day(11), day(12)] }),
+        ...person('p3', {}, { $pageview: [day(11)] }),
+      ])
+      const [result] = await run(
+        project,
+        cumulative({ stickinessFilter: { computedAs: 'cumulative', stickinessCriteria: { operator: 'gte', value: 2 } } }),
+      )
+      expect(result!.data).toEqual([2, 1, 0])
+      expect(result!.labels).toEqual(dayLabels(3, ' or more'))
+    })
+  })
+})

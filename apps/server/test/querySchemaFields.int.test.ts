@@ -99,8 +99,9 @@ const insightBase = (kind: string): FieldCase[] => [
 ]
 
 /** The fields of PostHog's EntityNode and EventsNode on the first series, with what they do in `kind`. */
-function seriesNode(kind: 'trends' | 'funnels' | 'lifecycle'): FieldCase[] {
+function seriesNode(kind: 'trends' | 'funnels' | 'lifecycle' | 'stickiness'): FieldCase[] {
   const trends = kind === 'trends'
+  const stickiness = kind === 'stickiness'
   return [
     { path: 'series.0.kind', sample: 'DataWarehouseNode', expect: 'refused' },
     { path: 'series.0.version', sample: 1, expect: 'client' },
@@ -109,7 +110,8 @@ function seriesNode(kind: 'trends' | 'funnels' | 'lifecycle'): FieldCase[] {
     { path: 'series.0.custom_name', sample: 'Views', expect: 'applied' },
     // Funnels count persons at each step and lifecycle persons per status, whatever the math.
     { path: 'series.0.math', sample: 'dau', expect: trends ? 'applied' : 'client' },
-    { path: 'series.0.math', sample: 'unique_group', expect: 'refused' },
+    // Stickiness counts groups with a group type, persons without one, as PostHog's.
+    { path: 'series.0.math', sample: 'unique_group', expect: stickiness ? 'client' : 'refused' },
     {
       path: 'series.0.math_property',
       sample: 'no_such_property',
@@ -120,7 +122,12 @@ function seriesNode(kind: 'trends' | 'funnels' | 'lifecycle'): FieldCase[] {
     { path: 'series.0.math_property_type', sample: 'person_properties', expect: 'refused' },
     { path: 'series.0.math_property_revenue_currency', sample: { static: 'USD' }, expect: 'refused' },
     { path: 'series.0.math_hogql', sample: 'count()', expect: 'refused' },
-    { path: 'series.0.math_group_type_index', sample: 0, expect: 'refused' },
+    {
+      path: 'series.0.math_group_type_index',
+      sample: 0,
+      expect: stickiness ? 'applied' : 'refused',
+      ...(stickiness ? { given: { series: [{ kind: 'EventsNode', event: 'pageview', math: 'unique_group' }] } } : {}),
+    },
     { path: 'series.0.properties', sample: [{ key: '$browser', value: 'Firefox', operator: 'exact', type: 'event' }], expect: 'applied' },
     {
       path: 'series.0.fixedProperties',
@@ -359,6 +366,28 @@ const LIFECYCLE: FieldCase[] = [
   { path: 'customAggregationTarget', sample: true, expect: 'refused' },
 ]
 
+const STICKINESS: FieldCase[] = [
+  ...insightBase('StickinessQuery'),
+  ...seriesNode('stickiness'),
+  { path: 'interval', sample: 'week', expect: 'applied' },
+  { path: 'intervalCount', sample: 2, expect: 'applied' },
+  // p1 views two pages on the 3rd.
+  { path: 'stickinessFilter.stickinessCriteria', sample: { operator: 'gte', value: 2 }, expect: 'applied' },
+  { path: 'stickinessFilter.computedAs', sample: 'cumulative', expect: 'applied' },
+  ...Object.entries({
+    display: 'ActionsBar',
+    showLegend: true,
+    showValuesOnSeries: true,
+    showMultipleYAxes: true,
+    hiddenLegendIndexes: [0],
+    resultCustomizationBy: 'position',
+    resultCustomizations: { 0: { assignmentBy: 'position', color: 'preset-2' } },
+  }).map(([field, sample]): FieldCase => ({ path: `stickinessFilter.${field}`, sample, expect: 'client' })),
+  { path: 'compareFilter.compare', sample: true, expect: 'applied' },
+  { path: 'compareFilter.compare_to', sample: '-1d', expect: 'applied', given: { compareFilter: { compare: true } } },
+  { path: 'breakdownFilter.breakdown', sample: '$browser', expect: 'refused' },
+]
+
 const EVENTS_QUERY: FieldCase[] = [
   { path: 'version', sample: 2, expect: 'client' },
   { path: 'tags', sample: { scene: 'Activity' }, expect: 'client' },
@@ -470,6 +499,7 @@ const KINDS: Array<{ kind: string; base: Record<string, unknown>; fields: FieldC
     fields: RETENTION,
   },
   { kind: 'LifecycleQuery', base: { series: [{ kind: 'EventsNode', event: 'pageview' }], dateRange: RANGE }, fields: LIFECYCLE },
+  { kind: 'StickinessQuery', base: { series: [{ kind: 'EventsNode', event: 'pageview' }], dateRange: RANGE }, fields: STICKINESS },
   {
     kind: 'EventsQuery',
     base: { select: ['event', 'distinct_id', 'timestamp'], after: '2024-01-01', before: '2024-01-11', orderBy: ['timestamp ASC'] },

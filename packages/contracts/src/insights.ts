@@ -9,13 +9,14 @@ import { eventsQuerySchema, hogQLQuerySchema } from './query/hogql'
 import { lifecycleQuerySchema } from './query/lifecycle'
 import { REFRESH_MODES } from './query/request'
 import { retentionQuerySchema } from './query/retention'
+import { stickinessQuerySchema } from './query/stickiness'
 import { trendsQuerySchema } from './query/trends'
 import { userSummarySchema } from './users'
 
 /** The insight kinds an InsightVizNode shows, as PostHog's `source` takes them. */
 const insightSourceSchema = z.discriminatedUnion(
   'kind',
-  [trendsQuerySchema, funnelsQuerySchema, retentionQuerySchema, lifecycleQuerySchema],
+  [trendsQuerySchema, funnelsQuerySchema, retentionQuerySchema, lifecycleQuerySchema, stickinessQuerySchema],
   { error: kindNotServed },
 )
 

@@ -4,6 +4,7 @@ import type { RunnerOutput } from './runnerOutput'
 import { runFunnels } from './funnels'
 import { runLifecycle } from './lifecycle'
 import { runRetention } from './retention'
+import { runStickiness } from './stickiness'
 import { runTrends } from './trends'
 import { runEventsQuery } from './hogql/eventsQuery'
 import { runHogQLQuery } from './hogql/hogqlQuery'
@@ -26,6 +27,7 @@ export const runners: { [K in QueryKind]?: Runner<K> } = {
   LifecycleQuery: runLifecycle,
   FunnelsQuery: runFunnels,
   RetentionQuery: runRetention,
+  StickinessQuery: runStickiness,
   HogQLQuery: answeringWhole(runHogQLQuery),
   EventsQuery: answeringWhole(runEventsQuery),
   WebOverviewQuery: runWebOverview,

@@ -1,18 +1,12 @@
 import { z } from 'zod'
-import { unsupported } from './fields'
+import { kindNotServed, unsupported } from './fields'
 import { funnelsQuerySchema } from './funnels'
 import { eventsQuerySchema, hogQLQuerySchema } from './hogql'
 import { lifecycleQuerySchema } from './lifecycle'
 import { retentionQuerySchema } from './retention'
+import { stickinessQuerySchema } from './stickiness'
 import { trendsQuerySchema } from './trends'
 import { webOverviewQuerySchema, webStatsTableQuerySchema } from './webAnalytics'
-
-/** A kind the endpoint does not run is refused as such, naming it, not as a malformed query. */
-const kindNotServed = (issue: { code: string; input?: unknown }) => {
-  if (issue.code !== 'invalid_union') return undefined
-  const kind = typeof issue.input === 'object' && issue.input !== null ? (issue.input as { kind?: unknown }).kind : undefined
-  return typeof kind === 'string' && kind.length > 0 && kind.length <= 100 ? `${kind} is not supported.` : undefined
-}
 
 /** Every query kind the endpoint runs, told apart by `kind`. */
 export const analyticsQuerySchema = z.discriminatedUnion(
@@ -22,6 +16,7 @@ export const analyticsQuerySchema = z.discriminatedUnion(
     lifecycleQuerySchema,
     funnelsQuerySchema,
     retentionQuerySchema,
+    stickinessQuerySchema,
     hogQLQuerySchema,
     eventsQuerySchema,
     webOverviewQuerySchema,
