@@ -3,8 +3,8 @@
 // distinct ids, 15 properties, 30 days; seeding is not measured), and 100,000 persons through
 // capture, then measures p50/p99 over repeated calls of the private API's reads, at 1 million
 // events (the latest page only, for the growth ratio) and at 10 million (every read), and the
-// analytics queries of `/query/` (a trend with a breakdown, a funnel, a retention, a HogQL
-// aggregate), each computed afresh (`refresh: force_blocking`).
+// analytics queries of `/query/` (a trend with a breakdown, a funnel, a retention, the web
+// overview and pages table, a HogQL aggregate), each computed afresh (`refresh: force_blocking`).
 // BENCH_EVENTS (default 10,000,000) and BENCH_CALLS (default 15 per read) change the scale;
 // BENCH_KEEP=1 keeps the seeded data and BENCH_REUSE=<dir> measures it again.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -197,6 +197,21 @@ async function measureQueries(service: Service): Promise<Figure[]> {
           targetEntity: { id: 'signed up', type: 'events' },
           returningEntity: { id: '$pageview', type: 'events' },
         },
+      }),
+    ),
+    await measure(
+      'web overview: 7 days, compared',
+      query(service, { kind: 'WebOverviewQuery', dateRange: { date_from: '-7d' }, properties: [], compareFilter: { compare: true } }),
+    ),
+    await measure(
+      'web stats table: pages, 7 days, bounce rate',
+      query(service, {
+        kind: 'WebStatsTableQuery',
+        breakdownBy: 'Page',
+        includeBounceRate: true,
+        dateRange: { date_from: '-7d' },
+        properties: [],
+        limit: 10,
       }),
     ),
     await measure(

@@ -72,9 +72,14 @@ export function sessionIdSql(params: SqlParams, columns: PropertyColumns): strin
   return breakdownValueSql('e.properties', '$session_id', params, '', own === undefined ? undefined : `e.\`${own}\``)
 }
 
-/** A property of a session's first event ('' and missing alike are NULL), as PostHog's `$entry_…` session properties. */
-export function entryPropertySql(params: SqlParams, key: string): string {
-  return `nullIf(argMin(JSONExtractString(e.properties, ${params.add('String', key)}), e.timestamp), '')`
+/**
+ * A property of a session's first event ('' and missing alike are NULL), as PostHog's `$entry_…`
+ * session properties; read from the property's own column where it has one.
+ */
+export function entryPropertySql(params: SqlParams, columns: PropertyColumns, key: string): string {
+  const own = columns.get(key)
+  const value = own === undefined ? `JSONExtractString(e.properties, ${params.add('String', key)})` : `ifNull(e.\`${own}\`, '')`
+  return `nullIf(argMin(${value}, e.timestamp), '')`
 }
 
 /**

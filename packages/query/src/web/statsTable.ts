@@ -52,18 +52,18 @@ function eventPropertySql(params: SqlParams, columns: PropertyColumns, key: stri
   return `if(JSONType(e.properties, ${k}) = 'Null', NULL, if(JSONType(e.properties, ${k}) = 'String', JSONExtractString(e.properties, ${k}), JSONExtractRaw(e.properties, ${k})))`
 }
 
-/** The session columns the stats table reads beside the facts: the entry page and the entry properties. */
-function entryColumnsSql(params: SqlParams): string {
-  const entries = Object.entries(ENTRY_PROPERTY).map(([name, key]) => `, ${entryPropertySql(params, key)} AS entry_${name}`)
-  return `, path(${entryPropertySql(params, '$current_url')}) AS entry_page${entries.join('')}`
+/** The session column a breakdown reads beside the facts (`entry`), if any: the entry page or an entry property. */
+function entryColumnSql(params: SqlParams, columns: PropertyColumns, by: WebStatsBreakdown): string {
+  if (by === 'InitialPage') return `, path(${entryPropertySql(params, columns, '$current_url')}) AS entry`
+  const key = ENTRY_PROPERTY[by]
+  return key === undefined ? '' : `, ${entryPropertySql(params, columns, key)} AS entry`
 }
 
 /** A breakdown's value for an event joined to its session `s` (with join defaults where it has none). */
 function breakdownSql(params: SqlParams, columns: PropertyColumns, by: WebStatsBreakdown): string {
   const key = EVENT_PROPERTY[by]
   if (key !== undefined) return eventPropertySql(params, columns, key)
-  const column = by === 'InitialPage' ? 'entry_page' : `entry_${by}`
-  return `if(s.session_id = '', NULL, s.${column})`
+  return `if(s.session_id = '', NULL, s.entry)`
 }
 
 interface StatsRow {
@@ -86,8 +86,7 @@ async function sessionRowsSql(
   query: WebStatsTableQuery,
   periods: WebPeriods,
   params: SqlParams,
-  breakdown: (columns: PropertyColumns) => string,
-  keepNull: boolean,
+  by: WebStatsBreakdown,
 ): Promise<string> {
   const columns = materializedColumns(ctx.ch)
   const filters = await queryFiltersOf(ctx, query)
@@ -95,8 +94,9 @@ async function sessionRowsSql(
   const events = eventsSql(params, { event: null, properties: filters ? [filters] : [] }, span.from, span.toExclusive, columns)
   const sessionId = sessionIdSql(params, columns)
   const inPeriods = `(${inPeriodSql(params, 'e.timestamp', periods.current)} OR ${inPeriodSql(params, 'e.timestamp', periods.previous)})`
-  const facts = sessionFactsSql(params, columns, periods, entryColumnsSql(params))
-  return `SELECT ${sessionId} AS sid, ${breakdown(columns)} AS breakdown_value, any(${ACTOR_SQL}) AS row_person, count() AS row_views,
+  const facts = sessionFactsSql(params, columns, periods, entryColumnSql(params, columns, by))
+  const keepNull = SHOWS_NULL.has(by)
+  return `SELECT ${sessionId} AS sid, ${breakdownSql(params, columns, by)} AS breakdown_value, any(${ACTOR_SQL}) AS row_person, count() AS row_views,
       any(if(s.session_id = '', NULL, s.is_bounce)) AS row_bounce, any(if(s.session_id = '', NULL, s.start)) AS row_start
     FROM (${events}) AS e ${personJoinSql()}
     LEFT JOIN (${facts}) AS s ON s.session_id = ${sessionId}
@@ -133,8 +133,8 @@ export async function runWebStatsTable(ctx: QueryContext, query: WebStatsTableQu
   if (by === 'Page' && bounce) {
     // PostHog's path bounce table: the counts by page, the bounce rate of the sessions entering
     // on it, both counted by the session's start even when not compared (the previous counts 0).
-    const counts = await sessionRowsSql(ctx, query, periods, params, (columns) => breakdownSql(params, columns, 'Page'), false)
-    const entries = await sessionRowsSql(ctx, query, periods, params, (columns) => breakdownSql(params, columns, 'InitialPage'), false)
+    const counts = await sessionRowsSql(ctx, query, periods, params, 'Page')
+    const entries = await sessionRowsSql(ctx, query, periods, params, 'InitialPage')
     sql = `SELECT c.breakdown_value AS breakdown_value, c.visitors AS visitors, c.previous_visitors AS previous_visitors,
         c.views AS views, c.previous_views AS previous_views, b.bounce_rate AS bounce_rate, b.previous_bounce_rate AS previous_bounce_rate
       FROM (
@@ -147,7 +147,7 @@ export async function runWebStatsTable(ctx: QueryContext, query: WebStatsTableQu
         FROM (${entries}) GROUP BY breakdown_value
       ) AS b ON b.breakdown_value = c.breakdown_value`
   } else {
-    const rows = await sessionRowsSql(ctx, query, periods, params, (columns) => breakdownSql(params, columns, by), SHOWS_NULL.has(by))
+    const rows = await sessionRowsSql(ctx, query, periods, params, by)
     const pair = (fn: string, column: string, alias: string) =>
       compared
         ? `${fn}If(${column}, ${cur}) AS ${alias}, ${fn}If(${column}, ${prev}) AS previous_${alias}`
