@@ -268,6 +268,25 @@ describe('insights', () => {
     expect(updated.body.result.map((step: { count: number }) => step.count)).toEqual([5, 1])
   })
 
+  it('computes a saved stickiness insight, from its query or from legacy filters', async () => {
+    // user-0 … user-2 view pages on the first and the last day, user-3 and user-4 on the last only.
+    const source = {
+      kind: 'StickinessQuery',
+      series: [{ kind: 'EventsNode', event: 'pageview' }],
+      dateRange: { date_from: DAYS[0], date_to: DAYS[2] },
+    }
+    const fromQuery = await createInsight({ name: 'Stickiness', query: { kind: 'InsightVizNode', source } })
+    expect(fromQuery.status, JSON.stringify(fromQuery.body)).toBe(201)
+    expect(fromQuery.body.result[0]).toMatchObject({ data: [2, 3, 0], days: [1, 2, 3], count: 5, label: 'pageview' })
+    const fromFilters = await createInsight({
+      name: 'Legacy stickiness',
+      filters: { insight: 'STICKINESS', events: [{ id: 'pageview', type: 'events', order: 0 }], date_from: DAYS[0], date_to: DAYS[2] },
+    })
+    expect(fromFilters.status, JSON.stringify(fromFilters.body)).toBe(201)
+    expect(fromFilters.body.query.source.kind).toBe('StickinessQuery')
+    expect(fromFilters.body.result[0].data).toEqual([2, 3, 0])
+  })
+
   it('refuses legacy filters whose query would ask for what is not applied, naming filters', async () => {
     const created = await createInsight({
       name: 'Smoothed',
