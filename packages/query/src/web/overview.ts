@@ -1,21 +1,9 @@
 import { materializedColumns, SqlParams } from '@burrow/clickhouse'
 import type { WebOverviewQuery } from '@burrow/contracts'
 import type { QueryContext } from '../context'
-import { ACTOR_SQL, eventsSql, personJoinSql } from '../events'
 import type { RunnerOutput } from '../runnerOutput'
-import { queryFiltersOf } from '../series'
 import { select } from '../sql'
-import {
-  inPeriodSql,
-  numberOrNull,
-  periodDates,
-  periodsSpan,
-  sessionFactsSql,
-  sessionIdSql,
-  VIEW_EVENTS_SQL,
-  webPeriodsOf,
-  type WebPeriods,
-} from './sessions'
+import { countedViewSql, inPeriodSql, numberOrNull, periodDates, sessionRowsSql, webPeriodsOf } from './sessions'
 
 /** One tile of the overview, as PostHog's WebOverviewItem. */
 export interface WebOverviewItem {
@@ -51,30 +39,6 @@ export function overviewItem(
   return { key, kind, isIncreaseBad, value: v, previous: p, changeFromPreviousPct: change }
 }
 
-/**
- * The sessions that started in one of the periods, with their view events that match the
- * query's filters in those periods: the person (any of them), the number of views, and the
- * session's duration and bounce from all of its events.
- */
-export async function filteredSessionsSql(ctx: QueryContext, query: WebOverviewQuery, periods: WebPeriods, params: SqlParams) {
-  const columns = materializedColumns(ctx.ch)
-  const filters = await queryFiltersOf(ctx, query)
-  const span = periodsSpan(periods)
-  const events = eventsSql(params, { event: null, properties: filters ? [filters] : [] }, span.from, span.toExclusive, columns)
-  const sessionId = sessionIdSql(params, columns)
-  const inPeriods = `(${inPeriodSql(params, 'e.timestamp', periods.current)} OR ${inPeriodSql(params, 'e.timestamp', periods.previous)})`
-  return `SELECT f.person AS session_person, f.views AS session_views, s.duration AS session_duration, s.is_bounce AS session_bounce,
-      ${inPeriodSql(params, 's.start', periods.current)} AS cur, ${inPeriodSql(params, 's.start', periods.previous)} AS prev
-    FROM (
-      SELECT ${sessionId} AS session_id, any(${ACTOR_SQL}) AS person, count() AS views
-      FROM (${events}) AS e ${personJoinSql()}
-      WHERE e.event IN ${VIEW_EVENTS_SQL} AND ${sessionId} != '' AND ${inPeriods}
-      GROUP BY session_id
-    ) AS f
-    INNER JOIN (${sessionFactsSql(params, columns, periods)}) AS s ON s.session_id = f.session_id
-    WHERE cur OR prev`
-}
-
 interface OverviewRow {
   visitors: unknown
   previous_visitors: unknown
@@ -96,7 +60,13 @@ interface OverviewRow {
 export async function runWebOverview(ctx: QueryContext, query: WebOverviewQuery): Promise<RunnerOutput> {
   const periods = await webPeriodsOf(ctx, query)
   const params = new SqlParams()
-  const sessions = await filteredSessionsSql(ctx, query, periods, params)
+  const columns = materializedColumns(ctx.ch)
+  const counted = await countedViewSql(ctx, query, periods, params, columns)
+  // The sessions that started in one of the periods, with their counted views.
+  const sessions = `SELECT person AS session_person, views AS session_views, duration AS session_duration, is_bounce AS session_bounce,
+      ${inPeriodSql(params, 'start', periods.current)} AS cur, ${inPeriodSql(params, 'start', periods.previous)} AS prev
+    FROM (${sessionRowsSql(params, columns, periods, counted)})
+    WHERE cur OR prev`
   const sql = `SELECT
       uniqIf(session_person, cur) AS visitors, uniqIf(session_person, prev) AS previous_visitors,
       sumIf(session_views, cur) AS views, sumIf(session_views, prev) AS previous_views,

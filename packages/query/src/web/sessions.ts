@@ -1,10 +1,10 @@
-import type { SqlParams } from '@burrow/clickhouse'
+import { currentDistinctIdsSql, eventPropertiesSql, type SqlParams } from '@burrow/clickhouse'
 import type { DateRange } from '@burrow/contracts'
 import type { DateTime } from 'luxon'
 import type { QueryContext } from '../context'
 import { isoInZone, previousPeriod, resolveRange, utcText, type ResolvedRange } from '../dates'
-import { breakdownValueSql, type PropertyColumns } from '../events'
-import { earliestOf } from '../series'
+import { breakdownValueSql, NIL_UUID_SQL, type PropertyColumns } from '../events'
+import { earliestOf, queryFiltersOf } from '../series'
 import { TEAM } from '../sql'
 
 /**
@@ -82,28 +82,111 @@ export function entryPropertySql(params: SqlParams, columns: PropertyColumns, ke
   return `nullIf(argMin(${value}, e.timestamp), '')`
 }
 
-/**
- * One row per session that has an event within a day of the periods: its id, `start` (its
- * first event), `duration` in seconds to its last event, and `is_bounce` as PostHog's sessions
- * define it: NULL without a pageview, else true unless it has more than one pageview, an
- * autocapture, or lasted BOUNCE_DURATION_SECONDS. `extra` adds columns (aggregates over `e`).
- */
-export function sessionFactsSql(params: SqlParams, columns: PropertyColumns, periods: WebPeriods, extra = ''): string {
+/** The events of the team within a day of the periods (where a session's other events are looked for), as conditions on `e`. */
+function windowSql(params: SqlParams, periods: WebPeriods): string {
   const span = periodsSpan(periods)
   const from = params.add('String', utcText(span.from.minus(SESSION_REACH)))
   const to = params.add('String', utcText(span.toExclusive.plus(SESSION_REACH)))
+  return `e.team_id = ${TEAM} AND e.timestamp >= toDateTime64(${from}, 6, 'UTC') AND e.timestamp < toDateTime64(${to}, 6, 'UTC')`
+}
+
+/**
+ * Whether an event of `e` is one the query counts: a view in one of the periods that matches
+ * the query's filters (and with `filterTestAccounts` the project's test account filters).
+ */
+export async function countedViewSql(
+  ctx: QueryContext,
+  query: { properties?: unknown; filterTestAccounts?: unknown },
+  periods: WebPeriods,
+  params: SqlParams,
+  columns: PropertyColumns,
+): Promise<string> {
+  const filters = await queryFiltersOf(ctx, query)
+  const inPeriods = `(${inPeriodSql(params, 'e.timestamp', periods.current)} OR ${inPeriodSql(params, 'e.timestamp', periods.previous)})`
+  const conditions = [`e.event IN ${VIEW_EVENTS_SQL}`, inPeriods]
+  if (filters) conditions.push(eventPropertiesSql(filters, TEAM, params, columns))
+  return `(${conditions.join(' AND ')})`
+}
+
+/** PostHog's bounce: NULL without a pageview, else true unless more than one pageview, an autocapture, or BOUNCE_DURATION_SECONDS. */
+function isBounceSql(pageviews: string, autocaptures: string, duration: string): string {
+  return `if(${pageviews} = 0, NULL, NOT (${pageviews} > 1 OR ${autocaptures} > 0 OR ${duration} >= ${BOUNCE_DURATION_SECONDS}))`
+}
+
+/**
+ * The columns of a session row the runners read: its id, `start` (its first event, NULL for the
+ * events of no session), `duration` in seconds to its last, `is_bounce`, `views` (the events
+ * counted) and `person`, the current person of the counted events (of any of them).
+ */
+const SESSION_ROW_COLUMNS = `session_id, start, duration, is_bounce, views,
+  if(pdi.person_id = ${NIL_UUID_SQL}, r.session_stored_person, pdi.person_id) AS person`
+
+/**
+ * One row per session with counted events (`counted`, a condition on `e`), its facts read
+ * from all of its events in one pass over them; with `entry` (an aggregate over the session's
+ * events) its value as `breakdown_value`. With `withoutSession`, the events of no session are
+ * a row too, with no start, bounce or entry value, as PostHog's sessionless group.
+ */
+export function sessionRowsSql(
+  params: SqlParams,
+  columns: PropertyColumns,
+  periods: WebPeriods,
+  counted: string,
+  options: { entry?: string; withoutSession?: boolean } = {},
+): string {
   const sessionId = sessionIdSql(params, columns)
-  return `SELECT ${sessionId} AS session_id,
-      min(e.timestamp) AS start,
-      dateDiff('second', start, max(e.timestamp)) AS duration,
-      countIf(e.event = '$pageview') AS pageviews,
-      if(pageviews = 0, NULL, NOT (pageviews > 1 OR countIf(e.event = '$autocapture') > 0 OR duration >= ${BOUNCE_DURATION_SECONDS})) AS is_bounce
-      ${extra}
-    FROM events AS e
-    WHERE e.team_id = ${TEAM}
-      AND e.timestamp >= toDateTime64(${from}, 6, 'UTC') AND e.timestamp < toDateTime64(${to}, 6, 'UTC')
-      AND ${sessionId} != ''
-    GROUP BY session_id`
+  const entry = options.entry === undefined ? '' : `, if(session_id = '', NULL, ${options.entry}) AS breakdown_value`
+  return `SELECT ${SESSION_ROW_COLUMNS}${options.entry === undefined ? '' : ', breakdown_value'} FROM (
+      SELECT ${sessionId} AS session_id,
+        if(session_id = '', NULL, min(e.timestamp)) AS start,
+        dateDiff('second', min(e.timestamp), max(e.timestamp)) AS duration,
+        if(session_id = '', NULL, ${isBounceSql("countIf(e.event = '$pageview')", "countIf(e.event = '$autocapture')", 'duration')}) AS is_bounce,
+        countIf(${counted}) AS views,
+        anyIf(e.distinct_id, ${counted}) AS session_distinct_id,
+        anyIf(e.person_id, ${counted}) AS session_stored_person
+        ${entry}
+      FROM events AS e
+      WHERE ${windowSql(params, periods)}${options.withoutSession ? '' : ` AND ${sessionId} != ''`}
+      GROUP BY session_id
+      HAVING views > 0
+    ) AS r
+    LEFT JOIN (${currentDistinctIdsSql(TEAM)}) AS pdi ON pdi.distinct_id = r.session_distinct_id`
+}
+
+/**
+ * One row per session and value of `value` (an expression over an event of `e`) with counted
+ * events, and the session's facts from all of its events: one pass groups the events by session
+ * and value, and the session's facts are gathered over its groups. The events of no session are
+ * one group, with no start or bounce.
+ */
+export function sessionValueRowsSql(
+  params: SqlParams,
+  columns: PropertyColumns,
+  periods: WebPeriods,
+  counted: string,
+  value: string,
+): string {
+  const sessionId = sessionIdSql(params, columns)
+  return `SELECT ${SESSION_ROW_COLUMNS}, breakdown_value FROM (
+      SELECT session_id, breakdown_value, views, session_distinct_id, session_stored_person,
+        if(session_id = '', NULL, min(group_start) OVER session) AS start,
+        dateDiff('second', min(group_start) OVER session, max(group_end) OVER session) AS duration,
+        if(session_id = '', NULL, ${isBounceSql('sum(group_pageviews) OVER session', 'sum(group_autocaptures) OVER session', 'duration')}) AS is_bounce
+      FROM (
+        SELECT ${sessionId} AS session_id, ${value} AS breakdown_value,
+          min(e.timestamp) AS group_start, max(e.timestamp) AS group_end,
+          countIf(e.event = '$pageview') AS group_pageviews, countIf(e.event = '$autocapture') AS group_autocaptures,
+          countIf(${counted}) AS views,
+          anyIf(e.distinct_id, ${counted}) AS session_distinct_id,
+          anyIf(e.person_id, ${counted}) AS session_stored_person
+        FROM events AS e
+        WHERE ${windowSql(params, periods)}
+        GROUP BY session_id, breakdown_value
+      )
+      WINDOW session AS (PARTITION BY session_id)
+    ) AS r
+    LEFT JOIN (${currentDistinctIdsSql(TEAM)}) AS pdi ON pdi.distinct_id = r.session_distinct_id
+    WHERE r.views > 0`
 }
 
 /** PostHog's `dateFrom`/`dateTo` and resolved_date_range of a web analytics answer. */

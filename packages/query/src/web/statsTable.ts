@@ -1,19 +1,17 @@
 import { materializedColumns, SqlParams } from '@burrow/clickhouse'
 import { WEB_STATS_MAX_LIMIT, type WebStatsBreakdown, type WebStatsTableQuery } from '@burrow/contracts'
 import type { QueryContext } from '../context'
-import { ACTOR_SQL, eventsSql, personJoinSql, type PropertyColumns } from '../events'
+import type { PropertyColumns } from '../events'
 import type { RunnerOutput } from '../runnerOutput'
-import { queryFiltersOf } from '../series'
 import { select } from '../sql'
 import {
+  countedViewSql,
   entryPropertySql,
   inPeriodSql,
   numberOrNull,
   periodDates,
-  periodsSpan,
-  sessionFactsSql,
-  sessionIdSql,
-  VIEW_EVENTS_SQL,
+  sessionRowsSql,
+  sessionValueRowsSql,
   webPeriodsOf,
   type WebPeriods,
 } from './sessions'
@@ -52,18 +50,10 @@ function eventPropertySql(params: SqlParams, columns: PropertyColumns, key: stri
   return `if(JSONType(e.properties, ${k}) = 'Null', NULL, if(JSONType(e.properties, ${k}) = 'String', JSONExtractString(e.properties, ${k}), JSONExtractRaw(e.properties, ${k})))`
 }
 
-/** The session column a breakdown reads beside the facts (`entry`), if any: the entry page or an entry property. */
-function entryColumnSql(params: SqlParams, columns: PropertyColumns, by: WebStatsBreakdown): string {
-  if (by === 'InitialPage') return `, path(${entryPropertySql(params, columns, '$current_url')}) AS entry`
-  const key = ENTRY_PROPERTY[by]
-  return key === undefined ? '' : `, ${entryPropertySql(params, columns, key)} AS entry`
-}
-
-/** A breakdown's value for an event joined to its session `s` (with join defaults where it has none). */
-function breakdownSql(params: SqlParams, columns: PropertyColumns, by: WebStatsBreakdown): string {
-  const key = EVENT_PROPERTY[by]
-  if (key !== undefined) return eventPropertySql(params, columns, key)
-  return `if(s.session_id = '', NULL, s.entry)`
+/** A session breakdown's value: the entry page or an entry property (an aggregate over the session's events). */
+function entrySql(params: SqlParams, columns: PropertyColumns, by: WebStatsBreakdown): string {
+  if (by === 'InitialPage') return `path(${entryPropertySql(params, columns, '$current_url')})`
+  return entryPropertySql(params, columns, ENTRY_PROPERTY[by]!)
 }
 
 interface StatsRow {
@@ -78,30 +68,25 @@ interface StatsRow {
 }
 
 /**
- * The view events in the periods that match the filters, one row per session and breakdown
- * value: the person, the views, and the session's start and bounce (NULL for events of no session).
+ * One row per session and breakdown value with counted views: the person, the views, and the
+ * session's start and bounce (NULL for the events of no session). Rows without a value are left
+ * out, but for the UTM breakdowns.
  */
-async function sessionRowsSql(
-  ctx: QueryContext,
-  query: WebStatsTableQuery,
-  periods: WebPeriods,
+function breakdownRowsSql(
   params: SqlParams,
+  columns: PropertyColumns,
+  periods: WebPeriods,
+  counted: string,
   by: WebStatsBreakdown,
-): Promise<string> {
-  const columns = materializedColumns(ctx.ch)
-  const filters = await queryFiltersOf(ctx, query)
-  const span = periodsSpan(periods)
-  const events = eventsSql(params, { event: null, properties: filters ? [filters] : [] }, span.from, span.toExclusive, columns)
-  const sessionId = sessionIdSql(params, columns)
-  const inPeriods = `(${inPeriodSql(params, 'e.timestamp', periods.current)} OR ${inPeriodSql(params, 'e.timestamp', periods.previous)})`
-  const facts = sessionFactsSql(params, columns, periods, entryColumnSql(params, columns, by))
+): string {
+  const key = EVENT_PROPERTY[by]
   const keepNull = SHOWS_NULL.has(by)
-  return `SELECT ${sessionId} AS sid, ${breakdownSql(params, columns, by)} AS breakdown_value, any(${ACTOR_SQL}) AS row_person, count() AS row_views,
-      any(if(s.session_id = '', NULL, s.is_bounce)) AS row_bounce, any(if(s.session_id = '', NULL, s.start)) AS row_start
-    FROM (${events}) AS e ${personJoinSql()}
-    LEFT JOIN (${facts}) AS s ON s.session_id = ${sessionId}
-    WHERE e.event IN ${VIEW_EVENTS_SQL} AND ${inPeriods}${keepNull ? '' : ' AND breakdown_value IS NOT NULL'}
-    GROUP BY sid, breakdown_value`
+  const rows =
+    key !== undefined
+      ? sessionValueRowsSql(params, columns, periods, counted, eventPropertySql(params, columns, key))
+      : sessionRowsSql(params, columns, periods, counted, { entry: entrySql(params, columns, by), withoutSession: keepNull })
+  return `SELECT breakdown_value, person AS row_person, views AS row_views, is_bounce AS row_bounce, start AS row_start
+    FROM (${rows})${keepNull ? '' : ' WHERE breakdown_value IS NOT NULL'}`
 }
 
 /** The ORDER BY of PostHog's tables: the chosen column first, then visitors, views, the value. */
@@ -127,14 +112,16 @@ export async function runWebStatsTable(ctx: QueryContext, query: WebStatsTableQu
   const limit = Math.min(query.limit ?? DEFAULT_LIMIT, WEB_STATS_MAX_LIMIT)
   const offset = query.offset ?? 0
   const params = new SqlParams()
+  const columns = materializedColumns(ctx.ch)
+  const counted = await countedViewSql(ctx, query, periods, params, columns)
   const cur = inPeriodSql(params, 'row_start', periods.current)
   const prev = inPeriodSql(params, 'row_start', periods.previous)
   let sql: string
   if (by === 'Page' && bounce) {
     // PostHog's path bounce table: the counts by page, the bounce rate of the sessions entering
     // on it, both counted by the session's start even when not compared (the previous counts 0).
-    const counts = await sessionRowsSql(ctx, query, periods, params, 'Page')
-    const entries = await sessionRowsSql(ctx, query, periods, params, 'InitialPage')
+    const counts = breakdownRowsSql(params, columns, periods, counted, 'Page')
+    const entries = breakdownRowsSql(params, columns, periods, counted, 'InitialPage')
     sql = `SELECT c.breakdown_value AS breakdown_value, c.visitors AS visitors, c.previous_visitors AS previous_visitors,
         c.views AS views, c.previous_views AS previous_views, b.bounce_rate AS bounce_rate, b.previous_bounce_rate AS previous_bounce_rate
       FROM (
@@ -147,7 +134,7 @@ export async function runWebStatsTable(ctx: QueryContext, query: WebStatsTableQu
         FROM (${entries}) GROUP BY breakdown_value
       ) AS b ON b.breakdown_value = c.breakdown_value`
   } else {
-    const rows = await sessionRowsSql(ctx, query, periods, params, by)
+    const rows = breakdownRowsSql(params, columns, periods, counted, by)
     const pair = (fn: string, column: string, alias: string) =>
       compared
         ? `${fn}If(${column}, ${cur}) AS ${alias}, ${fn}If(${column}, ${prev}) AS previous_${alias}`
@@ -175,7 +162,7 @@ export async function runWebStatsTable(ctx: QueryContext, query: WebStatsTableQu
       numberOrNull(row.fill),
       '',
     ])
-  const columns = [
+  const columnNames = [
     'context.columns.breakdown_value',
     'context.columns.visitors',
     'context.columns.views',
@@ -186,7 +173,7 @@ export async function runWebStatsTable(ctx: QueryContext, query: WebStatsTableQu
   const dates = periodDates(periods)
   return {
     results,
-    extra: { columns, hasMore, limit, offset, samplingRate: { numerator: 1 }, usedPreAggregatedTables: false },
+    extra: { columns: columnNames, hasMore, limit, offset, samplingRate: { numerator: 1 }, usedPreAggregatedTables: false },
     resolvedDateRange: dates.resolvedDateRange,
   }
 }
