@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { request } from 'node:http'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -129,6 +130,24 @@ const CONTENT_TYPES = [
 
 async function post(p: string, body: Buffer | string, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(`${baseUrl}${p}`, { method: 'POST', body: typeof body === 'string' ? body : new Uint8Array(body), headers })
+}
+
+/**
+ * A POST on a connection of its own, closed after the answer. A pooled connection that the cases
+ * before left may be ended by the service (after hostile bytes, or idle) just as a 300 KB upload
+ * starts on it, and fetch then fails with "other side closed" before any answer: the case is the
+ * bombs', not the pool's.
+ */
+function postAlone(p: string, body: Buffer | string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${baseUrl}${p}`, { method: 'POST', agent: false, headers: { ...headers, connection: 'close' } }, (res) => {
+      res.resume()
+      res.on('end', () => resolve(res.statusCode ?? 0))
+      res.on('error', reject)
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
 }
 
 const postJson = (p: string, body: unknown) => post(p, JSON.stringify(body), { 'content-type': 'application/json' })
@@ -303,19 +322,20 @@ describe('fuzzing capture', () => {
 
 describe('hostile requests', () => {
   it('refuses gzip and lz64 bombs (over 1000:1) with 413, without expanding them', async () => {
-    const before = await memoryLog('before the bombs')
     // Compressed a mebibyte at a time, in this process: the service's memory is measured apart.
+    // First, for it takes seconds: a connection left idle meanwhile may be closed by the service
+    // (uWS ends idle connections after about 10 s) just as the bomb is sent on it.
     const mebibyte = Buffer.alloc(1024 * 1024)
     const zeros = await buffer(Readable.from(Array.from({ length: 300 }, () => mebibyte)).pipe(createGzip()))
+    const before = await memoryLog('before the bombs')
     expect((300 * 1024 * 1024) / zeros.length).toBeGreaterThan(1000)
-    const gzipBomb = await post('/batch/', zeros, { 'content-type': 'application/json' })
-    expect(gzipBomb.status).toBe(413)
+    expect(await postAlone('/batch/', zeros, { 'content-type': 'application/json' })).toBe(413)
     const lz = LZString.compressToBase64('a'.repeat(3_000_000))
     expect(3_000_000 / lz.length).toBeGreaterThan(500)
-    const lzBomb = await post('/batch/?compression=lz64', `data=${encodeURIComponent(lz)}`, {
+    const lzBomb = await postAlone('/batch/?compression=lz64', `data=${encodeURIComponent(lz)}`, {
       'content-type': 'application/x-www-form-urlencoded',
     })
-    expect(lzBomb.status).toBeLessThan(500)
+    expect(lzBomb).toBeLessThan(500)
     await healthy()
     // Decompression stops at MAX_DECOMPRESSED_BYTES (100 MiB) and a request's body at its limit: the
     // service's peak stays within a few hundred MiB of where it was. Expanding the 300 MiB bomb
