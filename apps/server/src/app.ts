@@ -302,7 +302,8 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
     // Not waited for: the cache misses until Redis answers, then connects by itself. Its
     // connection is given the time of a dependency check, so that the log says whether it answers.
     const cache = await createSharedCache(config.REDIS_URL, warn)
-    cleanups.unshift(() => cache.close())
+    // A frozen Redis would hold the stop for its whole QUIT wait: what is left before the deadline bounds it.
+    cleanups.unshift(() => cache.close(Math.max(50, Math.min(1_000, stopDeadline - Date.now() - 500))))
     const redisAnswers = await connectedWithin(cache, config.REDIS_URL ? config.DEPENDENCY_CHECK_TIMEOUT_MS : 0)
     log(
       `cache: ${cache.kind}${config.REDIS_URL ? ` ${redactedTarget(config.REDIS_URL, '')}${redisAnswers ? '' : ' (not answering yet)'}` : ''}`,

@@ -114,8 +114,8 @@ export async function createRedisCache(
     async ping() {
       await withinCommandTimeout(client.ping())
     },
-    async close() {
-      await Promise.all([subscriber, client].map(closeClient))
+    async close(withinMs) {
+      await Promise.all([subscriber, client].map((c) => closeClient(c, withinMs)))
     },
   }
 }
@@ -124,7 +124,10 @@ export async function createRedisCache(
  * QUITs a connected client, within a bound; drops one that is not (a QUIT to an unreachable
  * Redis would wait for a reconnection that may never come).
  */
-export async function closeClient(client: { isOpen: boolean; isReady: boolean; close(): Promise<void>; destroy(): void }): Promise<void> {
+export async function closeClient(
+  client: { isOpen: boolean; isReady: boolean; close(): Promise<void>; destroy(): void },
+  withinMs = QUIT_TIMEOUT_MS,
+): Promise<void> {
   // A client already closed (its socket dropped while it was closing) throws on destroy.
   const drop = () => {
     if (client.isOpen) client.destroy()
@@ -134,7 +137,7 @@ export async function closeClient(client: { isOpen: boolean; isReady: boolean; c
     return
   }
   let timer: NodeJS.Timeout | undefined
-  const timedOut = new Promise<void>((resolve) => (timer = setTimeout(resolve, QUIT_TIMEOUT_MS)))
+  const timedOut = new Promise<void>((resolve) => (timer = setTimeout(resolve, withinMs)))
   await Promise.race([client.close().catch(() => {}), timedOut])
   clearTimeout(timer)
   drop()

@@ -15,5 +15,6 @@ export interface SharedCache {
   connected(): boolean
   /** Resolves once the backend answers a round trip (at once, for memory); rejects when it does not, within REDIS_COMMAND_TIMEOUT_MS. */
   ping(): Promise<void>
-  close(): Promise<void>
+  /** Ends the connections, waiting at most `withinMs` (1 s unless given) for a server that does not answer. */
+  close(withinMs?: number): Promise<void>
 }
