@@ -21,6 +21,7 @@ const NOT_CLICKHOUSE_SERVER = [
   'apps/server/test/build.int.test.ts', // the build and the CLI's launcher alone
   'apps/server/test/consoleSession.int.test.ts', // sign-in and sessions: PostgreSQL and Redis alone
   'apps/server/test/console.int.test.ts', // the console in a browser: what it shows does not depend on how ClickHouse is reached
+  'apps/server/test/hogqlFuzz.int.test.ts', // the HogQL parser's bounds and thread, whatever stores the events
 ]
 
 /** Integration files that never reach the service's ClickHouse tables: the cluster layout's run leaves them out. */
@@ -34,6 +35,7 @@ const NOT_CLUSTER_LAYOUT = [
   'apps/server/test/build.int.test.ts', // the build and the CLI's launcher alone
   'apps/server/test/consoleSession.int.test.ts', // sign-in and sessions: PostgreSQL and Redis alone
   'apps/server/test/console.int.test.ts', // the console in a browser, whatever the tables' layout
+  'apps/server/test/hogqlFuzz.int.test.ts', // the HogQL parser's bounds and thread, whatever the tables' layout
 ]
 
 /**
