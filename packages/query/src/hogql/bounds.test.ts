@@ -1,6 +1,14 @@
 import { ApiProblem } from '@burrow/contracts'
 import { describe, expect, it } from 'vitest'
-import { checkHogQLBounds, MAX_HOGQL_CHAIN, MAX_HOGQL_DEPTH, MAX_HOGQL_OPERATORS, MAX_HOGQL_TOKENS, measureHogQL } from './bounds'
+import {
+  checkHogQLBounds,
+  MAX_HOGQL_BETWEENS,
+  MAX_HOGQL_CHAIN,
+  MAX_HOGQL_DEPTH,
+  MAX_HOGQL_OPERATORS,
+  MAX_HOGQL_TOKENS,
+  measureHogQL,
+} from './bounds'
 
 const orChain = (terms: number) => `select 1${' or 1'.repeat(terms - 1)}`
 
@@ -21,12 +29,14 @@ describe('measureHogQL', () => {
       operators: 1,
       chain: 1,
       depth: 1,
+      betweens: 0,
     })
     expect(measureHogQL(`select 'or (((( and [[[[', "a or b", \`(\` -- or ((((\n/* or ( */ # or (`)).toEqual({
       tokens: 6,
       operators: 0,
       chain: 0,
       depth: 0,
+      betweens: 0,
     })
     // An escaped or doubled quote does not end the string.
     expect(measureHogQL("select 'it''s (((', 'a\\'b ((('")).toMatchObject({ operators: 0, depth: 0 })
@@ -67,7 +77,13 @@ describe('measureHogQL', () => {
 
   it('measures any 64 KB text in linear time, stopping once a limit is passed', () => {
     const hostile = ["'\\'".repeat(21_845), '('.repeat(65_536), '<a '.repeat(21_845), `f'{`.repeat(21_845), '"\\z'.repeat(21_845)]
-    const limits = { tokens: MAX_HOGQL_TOKENS, operators: MAX_HOGQL_OPERATORS, chain: MAX_HOGQL_CHAIN, depth: MAX_HOGQL_DEPTH }
+    const limits = {
+      tokens: MAX_HOGQL_TOKENS,
+      operators: MAX_HOGQL_OPERATORS,
+      chain: MAX_HOGQL_CHAIN,
+      depth: MAX_HOGQL_DEPTH,
+      betweens: MAX_HOGQL_BETWEENS,
+    }
     for (const text of hostile) {
       const started = performance.now()
       for (let i = 0; i < 10; i++) measureHogQL(text, limits)
@@ -102,6 +118,16 @@ describe('checkHogQLBounds', () => {
       detail: 'The query is too long: at most 65536 characters.',
       attr: 'query',
     })
+  })
+
+  it('refuses more than MAX_HOGQL_BETWEENS betweens, which ClickHouse copies into each other, and lets that many through', () => {
+    const chained = (n: number) => `1 ${Array.from({ length: n }, () => 'between 1 and 1').join(' ')}`
+    expect(refusal(chained(MAX_HOGQL_BETWEENS + 1), 'where[0]', 'where__0').body).toMatchObject({
+      attr: 'where__0',
+      detail: expect.stringContaining(`BETWEEN at most ${MAX_HOGQL_BETWEENS} times`),
+    })
+    expect(measureHogQL(`select a not between 1 and 2, (x between y and z) between 0 and 1`).betweens).toBe(3)
+    expect(() => checkHogQLBounds(chained(MAX_HOGQL_BETWEENS), 'where[0]', 'where__0')).not.toThrow()
   })
 
   it('lets through hand-written queries far larger than usual', () => {

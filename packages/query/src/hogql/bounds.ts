@@ -14,13 +14,18 @@ import { refused } from './errors'
  * - the depth: nested calls `f(f(...))` cost about 1.3 s of CPU at 20 levels on a parser that
  *   has not seen their shape, 1.9 s at 24, and over 40 s at 32 (`tuple(`, `not`, `case` and
  *   parentheses alike, or slower);
- * - tokens and operators: 2,000 columns cost about 2 s, 400 conditions 1.4 s.
+ * - tokens and operators: 2,000 columns cost about 2 s, 400 conditions 1.4 s;
+ * - `between`: ClickHouse rewrites `x BETWEEN a AND b` as `x >= a AND x <= b`, copying `x`, so
+ *   nested betweens grow the statement fourfold a level before ClickHouse runs it (10 levels took
+ *   0.3 s of the engine's analysis, 12 took 1.2 s, 14 pass its 50,000-element bound), where no
+ *   deadline or KILL reaches; the parser is not what limits them.
  */
 export const MAX_HOGQL_LENGTH = 65_536
 export const MAX_HOGQL_TOKENS = 5_000
 export const MAX_HOGQL_OPERATORS = 500
 export const MAX_HOGQL_CHAIN = 100
 export const MAX_HOGQL_DEPTH = 20
+export const MAX_HOGQL_BETWEENS = 10
 
 export interface HogQLShape {
   /** Tokens as the parser's lexer cuts them (comments and whitespace left out). */
@@ -38,6 +43,8 @@ export interface HogQLShape {
    * prefix operators, lambdas, aliases and `.` steps.
    */
   depth: number
+  /** `between` operators, wherever they are. */
+  betweens: number
 }
 
 type Mode = 'code' | 'template' | 'fullTemplate' | 'tagOpen' | 'tagClose' | 'tagText'
@@ -179,7 +186,7 @@ function opensTag(text: string, lt: number): boolean {
  */
 export function measureHogQL(
   text: string,
-  stopPast: HogQLShape = { tokens: Infinity, operators: Infinity, chain: Infinity, depth: Infinity },
+  stopPast: HogQLShape = { tokens: Infinity, operators: Infinity, chain: Infinity, depth: Infinity, betweens: Infinity },
 ): HogQLShape {
   const levels: Level[] = []
   // The operators in a row at each level, and at the top.
@@ -204,6 +211,7 @@ export function measureHogQL(
   let operators = 0
   let chain = 0
   let depth = 0
+  let betweens = 0
   // Whether the last token ended an operand, which makes a following `-` or `not` binary.
   let afterOperand = false
 
@@ -266,7 +274,8 @@ export function measureHogQL(
     tokens <= stopPast.tokens &&
     operators <= stopPast.operators &&
     chain <= stopPast.chain &&
-    depth <= stopPast.depth
+    depth <= stopPast.depth &&
+    betweens <= stopPast.betweens
   ) {
     const mode = modes.at(-1)!
     const c = text[i]!
@@ -391,6 +400,7 @@ export function measureHogQL(
         open('prefix')
         afterOperand = false
       } else if (KEYWORD_OPERATORS.has(word)) {
+        if (word === 'between') betweens++
         endPrefixes()
         chainOperator()
         afterOperand = false
@@ -488,7 +498,7 @@ export function measureHogQL(
     if (c === ',' || c === ';' || c === ':') afterOperand = false
     i++
   }
-  return { tokens, operators, chain, depth }
+  return { tokens, operators, chain, depth, betweens }
 }
 
 /**
@@ -499,11 +509,18 @@ export function measureHogQL(
 export function checkHogQLBounds(text: string, what: string, attr: string): void {
   const tooMuch = (limit: string) => refused(`The ${what} is too complex to parse: ${limit}. Split it or simplify it.`, { attr })
   if (text.length > MAX_HOGQL_LENGTH) throw refused(`The ${what} is too long: at most ${MAX_HOGQL_LENGTH} characters.`, { attr })
-  const limits = { tokens: MAX_HOGQL_TOKENS, operators: MAX_HOGQL_OPERATORS, chain: MAX_HOGQL_CHAIN, depth: MAX_HOGQL_DEPTH }
+  const limits = {
+    tokens: MAX_HOGQL_TOKENS,
+    operators: MAX_HOGQL_OPERATORS,
+    chain: MAX_HOGQL_CHAIN,
+    depth: MAX_HOGQL_DEPTH,
+    betweens: MAX_HOGQL_BETWEENS,
+  }
   const shape = measureHogQL(text, limits)
   if (shape.tokens > MAX_HOGQL_TOKENS) throw tooMuch(`it may have at most ${MAX_HOGQL_TOKENS} tokens`)
   if (shape.operators > MAX_HOGQL_OPERATORS) throw tooMuch(`it may have at most ${MAX_HOGQL_OPERATORS} operators`)
   if (shape.chain > MAX_HOGQL_CHAIN)
     throw tooMuch(`an expression may chain at most ${MAX_HOGQL_CHAIN} operators, its levels of nesting included`)
   if (shape.depth > MAX_HOGQL_DEPTH) throw tooMuch(`it may nest at most ${MAX_HOGQL_DEPTH} levels deep`)
+  if (shape.betweens > MAX_HOGQL_BETWEENS) throw tooMuch(`it may use BETWEEN at most ${MAX_HOGQL_BETWEENS} times`)
 }
