@@ -1,6 +1,7 @@
 import type { PropertyExpression } from '@burrow/clickhouse'
 import type { EventsNode } from '@burrow/contracts'
 import type { QueryContext } from './context'
+import type { RangeOptions } from './dates'
 import type { EventSelection } from './events'
 import { select } from './sql'
 
@@ -32,7 +33,12 @@ export async function selectionOf(
 }
 
 /** The earliest event of the selections, for `date_from: all`. */
-export function earliestOf(ctx: QueryContext, events: Array<string | null>) {
+/** How a query of `ctx`'s project reads its date range; `all` starts at the earliest of `events` (null: any event). */
+export function rangeOptionsOf(ctx: QueryContext, events: Array<string | null>): RangeOptions {
+  return { zone: ctx.timezone, now: ctx.now, weekStartDay: ctx.weekStartDay, earliest: earliestOf(ctx, events) }
+}
+
+function earliestOf(ctx: QueryContext, events: Array<string | null>) {
   return async (): Promise<Date | undefined> => {
     const names = events.includes(null) ? null : events
     const rows = await select<{ earliest: string | null; n: string }>(

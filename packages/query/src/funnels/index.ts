@@ -5,7 +5,7 @@ import { bucketKeySql, dayKey, dayLabel, isoInZone, resolveRange, utcText } from
 import { breakdownValueSql, ownColumnSql, ownColumnsSelectSql, personPropertiesJoinSql, type EventSelection } from '../events'
 import { DEFAULT_BREAKDOWN_LIMIT } from '../trends/breakdownLimit'
 import type { RunnerOutput } from '../runnerOutput'
-import { earliestOf, queryFiltersOf, selectionOf } from '../series'
+import { queryFiltersOf, rangeOptionsOf, selectionOf } from '../series'
 import { num, select, TEAM } from '../sql'
 import { orderedAttemptSql, thinnedEventsSql, unorderedAttemptSql } from './attempts'
 import { ACTOR, eventsWithActorSql } from '../eventActors'
@@ -50,15 +50,14 @@ export type Attribution = { kind: 'first_touch' | 'last_touch' | 'all_events' } 
  */
 export async function runFunnels(ctx: QueryContext, query: FunnelsQuery): Promise<RunnerOutput> {
   const interval = validateFunnel(query)
-  const range = await resolveRange(query.dateRange, interval, {
-    zone: ctx.timezone,
-    now: ctx.now,
-    weekStartDay: ctx.weekStartDay,
-    earliest: earliestOf(
+  const range = await resolveRange(
+    query.dateRange,
+    interval,
+    rangeOptionsOf(
       ctx,
       query.series.map((s) => s.event ?? null),
     ),
-  })
+  )
   const funnelsFilter = query.funnelsFilter
   const order = funnelsFilter?.funnelOrderType ?? 'ordered'
   const exclusionNodes = funnelsFilter?.exclusions ?? []

@@ -4,7 +4,7 @@ import type { QueryContext } from '../context'
 import { bucketKeySql, dayKey, dayLabel, isoInZone, resolveRange } from '../dates'
 import { ACTOR_SQL, eventsSql, personJoinSql } from '../events'
 import type { RunnerOutput } from '../runnerOutput'
-import { earliestOf, queryFiltersOf, selectionOf } from '../series'
+import { queryFiltersOf, rangeOptionsOf, selectionOf } from '../series'
 import { num, select, TEAM } from '../sql'
 
 /**
@@ -17,12 +17,7 @@ import { num, select, TEAM } from '../sql'
 export async function runLifecycle(ctx: QueryContext, query: LifecycleQuery): Promise<RunnerOutput> {
   const interval = query.interval ?? 'day'
   const node = query.series[0]!
-  const range = await resolveRange(query.dateRange, interval, {
-    zone: ctx.timezone,
-    now: ctx.now,
-    weekStartDay: ctx.weekStartDay,
-    earliest: earliestOf(ctx, [node.event ?? null]),
-  })
+  const range = await resolveRange(query.dateRange, interval, rangeOptionsOf(ctx, [node.event ?? null]))
   // With explicitDate, PostHog answers only the intervals that start within the exact range.
   const buckets = query.dateRange?.explicitDate === true ? range.buckets.filter((b) => b >= range.from) : range.buckets
   const filters = await queryFiltersOf(ctx, query)

@@ -4,7 +4,7 @@ import type { QueryContext } from '../context'
 import { bucketStartSql, isoInZone, previousPeriod, resolveRange, utcText, type ResolvedRange } from '../dates'
 import { ACTOR_SQL, eventsSql, personJoinSql } from '../events'
 import type { RunnerOutput } from '../runnerOutput'
-import { earliestOf, queryFiltersOf, selectionOf } from '../series'
+import { queryFiltersOf, rangeOptionsOf, selectionOf } from '../series'
 import { num, select } from '../sql'
 
 type Period = { range: ResolvedRange; compareLabel?: 'current' | 'previous' }
@@ -20,15 +20,14 @@ const OPERATORS = { gte: '>=', lte: '<=', exact: '=' } as const
  */
 export async function runStickiness(ctx: QueryContext, query: StickinessQuery): Promise<RunnerOutput> {
   const interval = query.interval ?? 'day'
-  const current = await resolveRange(query.dateRange, interval, {
-    zone: ctx.timezone,
-    now: ctx.now,
-    weekStartDay: ctx.weekStartDay,
-    earliest: earliestOf(
+  const current = await resolveRange(
+    query.dateRange,
+    interval,
+    rangeOptionsOf(
       ctx,
       query.series.map((s) => s.event ?? null),
     ),
-  })
+  )
   const periods: Period[] = [{ range: current }]
   if (query.compareFilter?.compare) {
     periods[0]!.compareLabel = 'current'

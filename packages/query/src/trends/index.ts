@@ -6,7 +6,7 @@ import type { QueryContext } from '../context'
 import { dayKey, dayLabel, isoInZone, previousPeriod, resolveRange, type ResolvedRange } from '../dates'
 import { BREAKDOWN_OTHER } from '../events'
 import type { RunnerOutput } from '../runnerOutput'
-import { earliestOf, queryFiltersOf, selectionOf } from '../series'
+import { queryFiltersOf, rangeOptionsOf, selectionOf } from '../series'
 import { num, select } from '../sql'
 import { ACTIVE_WINDOW_DAYS, effectiveMath, seriesStatement } from './aggregation'
 import { breakdownLabel, DEFAULT_BREAKDOWN_LIMIT, limitBreakdown, type ValueSeries } from './breakdownLimit'
@@ -17,15 +17,10 @@ type Period = { range: ResolvedRange; compareLabel?: 'current' | 'previous' }
 export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<RunnerOutput> {
   const totalValue = (TOTAL_VALUE_DISPLAYS as readonly string[]).includes(query.trendsFilter?.display ?? '')
   const interval = totalValue ? 'day' : (query.interval ?? 'day')
-  const rangeOptions = {
-    zone: ctx.timezone,
-    now: ctx.now,
-    weekStartDay: ctx.weekStartDay,
-    earliest: earliestOf(
-      ctx,
-      query.series.map((s) => s.event ?? null),
-    ),
-  }
+  const rangeOptions = rangeOptionsOf(
+    ctx,
+    query.series.map((s) => s.event ?? null),
+  )
   const current = await resolveRange(query.dateRange, interval, rangeOptions)
   const periods: Period[] = [{ range: current }]
   if (query.compareFilter?.compare) {

@@ -4,7 +4,7 @@ import type { DateTime } from 'luxon'
 import type { QueryContext } from '../context'
 import { isoInZone, previousPeriod, resolveRange, utcText, type ResolvedRange } from '../dates'
 import { breakdownValueSql, NIL_UUID_SQL, type PropertyColumns } from '../events'
-import { earliestOf, queryFiltersOf } from '../series'
+import { queryFiltersOf, rangeOptionsOf } from '../series'
 import { TEAM } from '../sql'
 
 /**
@@ -40,12 +40,7 @@ export async function webPeriodsOf(
   ctx: QueryContext,
   query: { dateRange?: DateRange | null; compareFilter?: { compare?: boolean | null; compare_to?: string | null } | null },
 ): Promise<WebPeriods> {
-  const current = await resolveRange(query.dateRange, 'day', {
-    zone: ctx.timezone,
-    now: ctx.now,
-    weekStartDay: ctx.weekStartDay,
-    earliest: earliestOf(ctx, [null]),
-  })
+  const current = await resolveRange(query.dateRange, 'day', rangeOptionsOf(ctx, [null]))
   const compare = query.compareFilter
   if (!compare?.compare) return { current }
   return { current, previous: previousPeriod(current, compare.compare_to ?? undefined) }
