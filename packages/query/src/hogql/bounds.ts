@@ -27,6 +27,15 @@ export const MAX_HOGQL_CHAIN = 100
 export const MAX_HOGQL_DEPTH = 20
 export const MAX_HOGQL_BETWEENS = 10
 
+/** Every limit at once, as measureHogQL stops past them. */
+export const HOGQL_LIMITS: HogQLShape = {
+  tokens: MAX_HOGQL_TOKENS,
+  operators: MAX_HOGQL_OPERATORS,
+  chain: MAX_HOGQL_CHAIN,
+  depth: MAX_HOGQL_DEPTH,
+  betweens: MAX_HOGQL_BETWEENS,
+}
+
 export interface HogQLShape {
   /** Tokens as the parser's lexer cuts them (comments and whitespace left out). */
   tokens: number
@@ -509,14 +518,7 @@ export function measureHogQL(
 export function checkHogQLBounds(text: string, what: string, attr: string): void {
   const tooMuch = (limit: string) => refused(`The ${what} is too complex to parse: ${limit}. Split it or simplify it.`, { attr })
   if (text.length > MAX_HOGQL_LENGTH) throw refused(`The ${what} is too long: at most ${MAX_HOGQL_LENGTH} characters.`, { attr })
-  const limits = {
-    tokens: MAX_HOGQL_TOKENS,
-    operators: MAX_HOGQL_OPERATORS,
-    chain: MAX_HOGQL_CHAIN,
-    depth: MAX_HOGQL_DEPTH,
-    betweens: MAX_HOGQL_BETWEENS,
-  }
-  const shape = measureHogQL(text, limits)
+  const shape = measureHogQL(text, HOGQL_LIMITS)
   if (shape.tokens > MAX_HOGQL_TOKENS) throw tooMuch(`it may have at most ${MAX_HOGQL_TOKENS} tokens`)
   if (shape.operators > MAX_HOGQL_OPERATORS) throw tooMuch(`it may have at most ${MAX_HOGQL_OPERATORS} operators`)
   if (shape.chain > MAX_HOGQL_CHAIN)
