@@ -7,7 +7,7 @@ import importX from 'eslint-plugin-import-x'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', '**/.data/**', '**/.turbo/**', '**/coverage/**'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', '**/.data/**', '**/.turbo/**', '**/coverage/**', '**/.build-*/**'] },
   js.configs.recommended,
   tseslint.configs.recommendedTypeChecked,
   {
