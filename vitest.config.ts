@@ -19,9 +19,11 @@ const NOT_CLICKHOUSE_SERVER = [
   'packages/testing/src/clickhouseStandin/standin.int.test.ts', // a stand-in of its own, in either mode
   'apps/server/test/clickhouseServer.int.test.ts', // a stand-in of its own, in either mode
   'apps/server/test/build.int.test.ts', // the build and the CLI's launcher alone
-  'apps/server/test/consoleSession.int.test.ts', // sign-in and sessions: PostgreSQL and Redis alone
-  'apps/server/test/console.int.test.ts', // the console in a browser: what it shows does not depend on how ClickHouse is reached
+  // the console: sign-in and sessions (PostgreSQL and Redis alone) and its pages in a browser,
+  // whose content does not depend on how ClickHouse is reached
+  'apps/server/test/console*.int.test.ts',
   'apps/server/test/hogqlFuzz.int.test.ts', // the HogQL parser's bounds and thread, whatever stores the events
+  'apps/server/test/slowClients.int.test.ts', // connections cut off by the HTTP server, before any storage
 ]
 
 /** Integration files that never reach the service's ClickHouse tables: the cluster layout's run leaves them out. */
@@ -33,9 +35,10 @@ const NOT_CLUSTER_LAYOUT = [
   'apps/server/test/clickhouseServer.int.test.ts', // a stand-in of its own, in one server's layout
   'apps/server/test/instances.int.test.ts', // instances sharing a stand-in (or the suite's server), in one server's layout
   'apps/server/test/build.int.test.ts', // the build and the CLI's launcher alone
-  'apps/server/test/consoleSession.int.test.ts', // sign-in and sessions: PostgreSQL and Redis alone
-  'apps/server/test/console.int.test.ts', // the console in a browser, whatever the tables' layout
+  'apps/server/test/console*.int.test.ts', // the console's sessions and pages, whatever the tables' layout
   'apps/server/test/hogqlFuzz.int.test.ts', // the HogQL parser's bounds and thread, whatever the tables' layout
+  'apps/server/test/slowClients.int.test.ts', // connections cut off by the HTTP server, before any storage
+  'apps/server/test/ownership.int.test.ts', // the data directory's owners and modes, whatever the tables' layout
 ]
 
 /**
