@@ -1,17 +1,11 @@
-import { execFileSync } from 'node:child_process'
-import { mkdirSync, readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
-import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
-import path from 'node:path'
-import { consoleAuth } from '@burrow/core'
-import { users } from '@burrow/postgres'
 import { waitFor, type TestAccount } from '@burrow/testing'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { PostHog } from 'posthog-node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SERVER_DIR } from './serviceProcess'
-import { useTestService, type TestService } from './service'
+import { CONSOLE_PASSWORD, useConsoleBrowser } from './consoleBrowser'
+import type { TestService } from './service'
 
 /**
  * The console in Debian's Chromium against the real service: signing in, Live events fed by
@@ -19,70 +13,16 @@ import { useTestService, type TestService } from './service'
  * cookie. Every page is checked with axe-core and photographed into .artifacts/console/ (not
  * committed), and no page may break its Content-Security-Policy.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const ROOT = path.resolve(SERVER_DIR, '..', '..')
-const SHOTS = path.join(ROOT, '.artifacts', 'console')
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
-const PASSWORD = 'console test password'
-
-// Built before the service starts, which reads the built files at start (a no-op when current).
-beforeAll(() => {
-  execFileSync(process.execPath, [path.join(ROOT, 'apps/web/scripts/build.mjs')], { stdio: 'inherit' })
-}, 120_000)
-
 let service: TestService
 let account: TestAccount
 let email: string
-useTestService((s, a) => {
-  service = s
-  account = a
-})
-
-let browser: Browser
 let context: BrowserContext
 let page: Page
-const cspViolations: string[] = []
-
-beforeAll(async () => {
-  email = (await users.findUserById(service.app.deps.sql, account.userId))!.email
-  await consoleAuth.setPassword(service.app.deps.sql, email, PASSWORD)
-  mkdirSync(SHOTS, { recursive: true })
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--disable-sync'],
-  })
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
-  page = await context.newPage()
-  page.on('console', (message) => {
-    if (/Content.Security.Policy/i.test(message.text())) cspViolations.push(message.text())
-  })
-}, 60_000)
-
-afterAll(async () => {
-  await browser?.close()
+let checkPage: (name: string) => Promise<void>
+let projectUrl: (page: string) => string
+useConsoleBrowser((h) => {
+  ;({ service, account, email, context, page, checkPage, projectUrl } = h)
 })
-
-/** axe-core's violations of the page as it stands (WCAG 2 A and AA), as "rule: target" lines. */
-async function accessibilityViolations(): Promise<string[]> {
-  // Evaluated through the browser's debugging protocol, which the page's CSP does not govern.
-  await page.evaluate(AXE)
-  const violations = await page.evaluate(async () => {
-    const axe = (
-      window as unknown as { axe: { run(o: unknown): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }
-    ).axe
-    const result = await axe.run({ runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })
-    return result.violations.flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(' ')}`))
-  })
-  return violations
-}
-
-async function checkPage(name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true })
-  expect(await accessibilityViolations(), name).toEqual([])
-  expect(cspViolations, name).toEqual([])
-}
-
-const projectUrl = (p: string) => `${service.baseUrl}/project/${account.projectId}/${p}`
 
 describe('the console in Chromium', () => {
   it('signs in with email and password and lands on Live events', async () => {
@@ -93,8 +33,8 @@ describe('the console in Chromium', () => {
     await page.getByLabel('Password').fill('not the password')
     await page.getByRole('button', { name: 'Sign in' }).click()
     expect(await page.getByRole('alert').textContent()).toBe('Invalid email or password.')
-    await page.screenshot({ path: path.join(SHOTS, 'sign-in-refused.png') })
-    await page.getByLabel('Password').fill(PASSWORD)
+    await checkPage('sign-in-refused')
+    await page.getByLabel('Password').fill(CONSOLE_PASSWORD)
     await page.getByRole('button', { name: 'Sign in' }).click()
     await page.getByRole('heading', { name: 'Live events' }).waitFor()
     expect(new URL(page.url()).pathname).toBe(`/project/${account.projectId}/events`)
