@@ -211,3 +211,41 @@ export function useQueryProject(seed: (service: TestService, account: TestAccoun
     query: (body) => postQuery(service!, account!, body),
   }
 }
+
+/** Files of many query cases ask far more queries a minute than PostHog lets a client: its query throttle is lifted. */
+export const QUERY_LIMITS = { QUERY_RATE_LIMIT_PER_MINUTE: 1_000_000, QUERY_RATE_LIMIT_PER_HOUR: 1_000_000 }
+
+/** A project of one case, as each PostHog test has a team of its own. */
+export interface CaseProject {
+  account: TestAccount
+  query(query: Record<string, unknown>): Promise<{ status: number; body: any }>
+}
+
+/**
+ * The test service (query throttle lifted) for a file of cases from PostHog's own tests, and
+ * `projectWith`: a new project holding `events`, with `settings` (timezone, test account filters
+ * …) set first. `service` is read inside tests, once the service is up.
+ */
+export function useCaseProjects(): {
+  readonly service: TestService
+  projectWith: (events: SentEvent[], settings?: Record<string, unknown>) => Promise<CaseProject>
+} {
+  let service: TestService | undefined
+  useTestService((s) => {
+    service = s
+  }, QUERY_LIMITS)
+  return {
+    get service() {
+      return service!
+    },
+    projectWith: async (events, settings = {}) => {
+      const account = await service!.account()
+      if (Object.keys(settings).length > 0) {
+        const res = await service!.api(account, `/api/projects/${account.projectId}/`, { method: 'PATCH', body: JSON.stringify(settings) })
+        if (res.status !== 200) throw new Error(`setting ${Object.keys(settings).join(', ')} answered ${res.status}`)
+      }
+      if (events.length > 0) await sendAll(service!, account, events, 0, 0)
+      return { account, query: (query) => postQuery(service!, account, { query, refresh: 'force_blocking' }) }
+    },
+  }
+}

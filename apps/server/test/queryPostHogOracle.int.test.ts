@@ -1,7 +1,5 @@
-import type { TestAccount } from '@burrow/testing'
 import { describe, expect, it } from 'vitest'
-import { postQuery, sendAll, type SentEvent } from './queryFixture'
-import { useTestService, type TestService } from './service'
+import { useCaseProjects, type CaseProject, type SentEvent } from './queryFixture'
 
 /**
  * Cases from PostHog's own insight tests (posthog/hogql_queries/insights/**\/test/*.py), each named
@@ -9,12 +7,8 @@ import { useTestService, type TestService } from './service'
  * and the numbers it asserts. Each case has a project of its own, as each PostHog test has a team.
  */
 
-let service: TestService
-/** These files ask far more queries a minute than PostHog lets a client: its query throttle is lifted here. */
-const QUERY_LIMITS = { QUERY_RATE_LIMIT_PER_MINUTE: 1_000_000, QUERY_RATE_LIMIT_PER_HOUR: 1_000_000 }
-useTestService((s) => {
-  service = s
-}, QUERY_LIMITS)
+const cases = useCaseProjects()
+const { projectWith } = cases
 
 /** Events one after the other, a minute apart from `start`, in the order given. */
 function inOrder(start: string, events: Array<[name: string, distinctId: string, properties?: Record<string, unknown>]>): SentEvent[] {
@@ -24,22 +18,6 @@ function inOrder(start: string, events: Array<[name: string, distinctId: string,
     timestamp: new Date(Date.parse(start) + i * 60_000).toISOString(),
     properties,
   }))
-}
-
-interface OracleProject {
-  account: TestAccount
-  query(query: Record<string, unknown>): Promise<{ status: number; body: any }>
-}
-
-/** A new project holding `events`, with `settings` (timezone, test account filters …) set first. */
-async function projectWith(events: SentEvent[], settings: Record<string, unknown> = {}): Promise<OracleProject> {
-  const account = await service.account()
-  if (Object.keys(settings).length > 0) {
-    const res = await service.api(account, `/api/projects/${account.projectId}/`, { method: 'PATCH', body: JSON.stringify(settings) })
-    if (res.status !== 200) throw new Error(`setting ${Object.keys(settings).join(', ')} answered ${res.status}`)
-  }
-  if (events.length > 0) await sendAll(service, account, events, 0, 0)
-  return { account, query: (query) => postQuery(service, account, { query, refresh: 'force_blocking' }) }
 }
 
 const anyEvent = { kind: 'EventsNode', event: null }
@@ -97,9 +75,9 @@ const pad = (rows: number[][]) => rows.map((row) => [...row, ...new Array<number
  * Persons with two distinct ids, as PostHog's tests create them: an $identify long before the
  * range (so that it counts in no period), then each merge waited for.
  */
-async function mergedPersons(project: OracleProject, merges: Array<[into: string, from: string]>): Promise<void> {
+async function mergedPersons(project: CaseProject, merges: Array<[into: string, from: string]>): Promise<void> {
   for (const [into, from] of merges) {
-    await service.personOf(project.account, from, (p) => (p.distinct_ids as string[]).includes(into))
+    await cases.service.personOf(project.account, from, (p) => (p.distinct_ids as string[]).includes(into))
   }
 }
 const identifyLongBefore = (into: string, from: string): SentEvent => ({
@@ -386,7 +364,7 @@ function trendsTestEvents(): SentEvent[] {
 }
 
 describe('trends/test/test_trends_query_runner.py', () => {
-  let project: OracleProject | undefined
+  let project: CaseProject | undefined
   const trendsProject = async () => (project ??= await projectWith(trendsTestEvents()))
   const daily = (math: string) =>
     trendsProject().then((p) =>
@@ -616,10 +594,10 @@ describe('stickiness/test/test_stickiness_query_runner.py', () => {
     interval: 'day',
     ...fields,
   })
-  let shared: OracleProject | undefined
+  let shared: CaseProject | undefined
   /** The project of _create_test_events, made once for the cases that only read it. */
   const withTestEvents = async () => (shared ??= await projectWith(testEvents))
-  const run = async (project: OracleProject, query: Record<string, unknown>) => {
+  const run = async (project: CaseProject, query: Record<string, unknown>) => {
     const res = await project.query(query)
     expect(res.status, JSON.stringify(res.body)).toBe(200)
     return res.body.results as Array<Record<string, any>>

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { postQuery, sendAll, type SentEvent } from './queryFixture'
+import { postQuery, QUERY_LIMITS, sendAll, type SentEvent } from './queryFixture'
 import { useTestService, type TestService } from './service'
 import type { TestAccount } from '@burrow/testing'
 
@@ -552,8 +552,6 @@ function shown(results: unknown): string {
 }
 
 let service: TestService
-/** These files ask far more queries a minute than PostHog lets a client: its query throttle is lifted here. */
-const QUERY_LIMITS = { QUERY_RATE_LIMIT_PER_MINUTE: 1_000_000, QUERY_RATE_LIMIT_PER_HOUR: 1_000_000 }
 let account: TestAccount
 useTestService((s, a) => {
   service = s

@@ -1,7 +1,5 @@
-import type { TestAccount } from '@burrow/testing'
 import { describe, expect, it } from 'vitest'
-import { postQuery, sendAll, type SentEvent } from './queryFixture'
-import { useTestService, type TestService } from './service'
+import { useCaseProjects, type SentEvent } from './queryFixture'
 
 /**
  * PostHog's web analytics kinds against cases from its own tests
@@ -10,12 +8,7 @@ import { useTestService, type TestService } from './service'
  * case has a project of its own, as each PostHog test has a team.
  */
 
-let service: TestService
-/** These files ask far more queries a minute than PostHog lets a client: its query throttle is lifted here. */
-const QUERY_LIMITS = { QUERY_RATE_LIMIT_PER_MINUTE: 1_000_000, QUERY_RATE_LIMIT_PER_HOUR: 1_000_000 }
-useTestService((s) => {
-  service = s
-}, QUERY_LIMITS)
+const { projectWith } = useCaseProjects()
 
 /**
  * The test account filters a PostHog test team has: persons of the organisation's email domain
@@ -25,22 +18,6 @@ const POSTHOG_TEST_TEAM_FILTERS = [
   { key: 'email', operator: 'not_icontains', value: '@posthog.com', type: 'person' },
   { key: '$host', operator: 'not_regex', value: '^(localhost|127\\.0\\.0\\.1)($|:)', type: 'event' },
 ]
-
-interface Project {
-  account: TestAccount
-  query(query: Record<string, unknown>): Promise<{ status: number; body: any }>
-}
-
-/** A new project holding `events`, with `settings` set first. */
-async function projectWith(events: SentEvent[], settings: Record<string, unknown> = {}): Promise<Project> {
-  const account = await service.account()
-  if (Object.keys(settings).length > 0) {
-    const res = await service.api(account, `/api/projects/${account.projectId}/`, { method: 'PATCH', body: JSON.stringify(settings) })
-    if (res.status !== 200) throw new Error(`setting ${Object.keys(settings).join(', ')} answered ${res.status}`)
-  }
-  if (events.length > 0) await sendAll(service, account, events, 0, 0)
-  return { account, query: (query) => postQuery(service, account, { query, refresh: 'force_blocking' }) }
-}
 
 /**
  * PostHog's web overview tests' `_create_events`: for each person, events at the given times in
