@@ -44,7 +44,7 @@ await build({
   absWorkingDir: serverDir,
   entryPoints: {
     main: 'src/main.ts',
-    cli: 'src/cli.ts',
+    cli: 'src/admin/cli.ts',
     captureThread: 'src/captureThreads/thread.ts',
     // The HogQL parser's thread, which @burrow/query's pool finds beside its own chunk.
     hogqlParserThread: '../../packages/query/src/hogql/parserThread.ts',

@@ -1,7 +1,7 @@
 import { isClickHouseRefusal } from '@burrow/clickhouse'
 import { Gauge, type Registry } from 'prom-client'
 import type { Logger } from './logger'
-import { errorText, type CheckOutcome, type ReadinessCheck } from './probes'
+import { errorText, type CheckOutcome, type ReadinessCheck } from './observability/probes'
 
 export interface WaitOptions {
   /** How long to keep trying (DEPENDENCY_WAIT_MS); 0: one attempt. */

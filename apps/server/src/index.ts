@@ -1,5 +1,5 @@
 export { startApp, type RunningApp } from './app'
-export { createDispatcher, type DispatchDeps, type Lifecycle } from './dispatch'
+export { createDispatcher, type DispatchDeps, type Lifecycle } from './http/dispatch'
 export type { IncomingRequest, OutgoingResponse } from './http/uwsServer'
 export { createLogger, type Logger } from './logger'
-export { createServerMetrics, type ServerMetrics } from './metrics'
+export { createServerMetrics, type ServerMetrics } from './observability/metrics'

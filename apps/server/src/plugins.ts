@@ -4,7 +4,7 @@ import { createPluginMetrics, DestinationStage, transformFrames, type PluginMetr
 import { pluginWebhookOutbox } from '@burrow/postgres'
 import type { FrameContent } from '@burrow/spool'
 import { Gauge, type Counter, type Registry } from 'prom-client'
-import { refreshedInBackground } from './serviceMetrics'
+import { refreshedInBackground } from './observability/serviceMetrics'
 
 /** What runs on events: the projects' transformations before they are stored, their destinations after. */
 export interface PluginStages {

@@ -330,7 +330,7 @@ describe('organization members and invites', () => {
       [
         '--import',
         'tsx',
-        'src/cli.ts',
+        'src/admin/cli.ts',
         'create-user',
         '--email',
         email,

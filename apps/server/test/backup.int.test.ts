@@ -22,7 +22,7 @@ const serviceEnv = (dataDir: string) => embeddedEnv(dataDir, { BATCH_MAX_AGE_MS:
 const cli = (dataDir: string, ...args: string[]) => cliWith(serviceEnv(dataDir), ...args)
 
 const cliWith = (env: NodeJS.ProcessEnv, ...args: string[]) =>
-  promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: SERVER_DIR, env }).then(
+  promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/admin/cli.ts', ...args], { cwd: SERVER_DIR, env }).then(
     (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
   )

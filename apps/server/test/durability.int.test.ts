@@ -63,7 +63,7 @@ describe('while ClickHouse cannot store events', () => {
 describe('npm run cli -- dlq', () => {
   const SERVER_DIR = path.resolve(import.meta.dirname, '..')
   const cli = (...args: string[]) =>
-    promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'dlq', ...args], {
+    promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/admin/cli.ts', 'dlq', ...args], {
       cwd: SERVER_DIR,
       env: { ...process.env, ...clickHouseEnvFor(service.config.DATA_DIR), DATA_DIR: service.config.DATA_DIR },
     }).then(

@@ -59,7 +59,7 @@ describe.skipIf(cannotMount !== undefined)('DATA_DIR on a file system that fills
       [
         '--import',
         'tsx',
-        'src/cli.ts',
+        'src/admin/cli.ts',
         'create-user',
         '--email',
         `full-disk-${randomUUID()}@example.com`,

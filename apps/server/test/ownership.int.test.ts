@@ -82,7 +82,7 @@ describe('one instance per data directory', () => {
 
     // The CLI works beside the running service, through its PostgreSQL and its admin socket.
     const cli = (args: string[]) =>
-      promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: SERVER_DIR, env: embeddedEnv(dataDir) })
+      promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/admin/cli.ts', ...args], { cwd: SERVER_DIR, env: embeddedEnv(dataDir) })
     const created = await cli(['create-user', '--email', 'beside@example.com', '--organization', 'Beside', '--json'])
     expect(JSON.parse(created.stdout)).toMatchObject({ personal_api_key: expect.stringMatching(/^phx_/) })
     expect((await cli(['dlq', 'list'])).stdout).toBe('')
@@ -139,7 +139,7 @@ describe('what DATA_DIR lets other local users read', () => {
     const dataDir = newDataDir()
     const first = await start(embeddedEnv(dataDir))
     const cli = (args: string[]) =>
-      promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: SERVER_DIR, env: embeddedEnv(dataDir) })
+      promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/admin/cli.ts', ...args], { cwd: SERVER_DIR, env: embeddedEnv(dataDir) })
     const user = JSON.parse((await cli(['create-user', '--email', 'private@example.com', '--organization', 'P', '--json'])).stdout) as {
       personal_api_key: string
       project_id: number
@@ -193,7 +193,7 @@ describe('the CLI on a data directory held by a process that does not answer on 
     // As a service does while it starts: the directory is held, the admin socket not open yet.
     const held = lockDataDir(dataDir)
     try {
-      const result = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'dlq', 'list'], {
+      const result = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/admin/cli.ts', 'dlq', 'list'], {
         cwd: SERVER_DIR,
         env: serverEnv(dataDir),
       }).then(

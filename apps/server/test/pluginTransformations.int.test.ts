@@ -305,7 +305,7 @@ describe('transformations on stored events', () => {
     await deadLetterQueue.insertDeadLetters(service.app.deps.ch, [letter])
     const replay = await promisify(execFile)(
       process.execPath,
-      ['--import', 'tsx', 'src/cli.ts', 'dlq', 'replay', '--project', String(fresh.projectId)],
+      ['--import', 'tsx', 'src/admin/cli.ts', 'dlq', 'replay', '--project', String(fresh.projectId)],
       {
         cwd: path.resolve(import.meta.dirname, '..'),
         env: { ...process.env, ...clickHouseEnvFor(service.config.DATA_DIR), DATA_DIR: service.config.DATA_DIR },

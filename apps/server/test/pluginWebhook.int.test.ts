@@ -293,7 +293,7 @@ describe('Webhook Export', () => {
     sink.answer = () => ({ status: 200 })
     const cli = await promisify(execFile)(
       process.execPath,
-      ['--import', 'tsx', 'src/cli.ts', 'plugins', 'replay', '--config', String(id)],
+      ['--import', 'tsx', 'src/admin/cli.ts', 'plugins', 'replay', '--config', String(id)],
       {
         cwd: path.resolve(import.meta.dirname, '..'),
         env: { ...process.env, DATA_DIR: config.DATA_DIR, ...(config.DATABASE_URL ? { DATABASE_URL: config.DATABASE_URL } : {}) },

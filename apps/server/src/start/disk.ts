@@ -2,8 +2,8 @@ import type { Config } from '@burrow/config'
 import type { Registry } from 'prom-client'
 import { createDiskReserve, watchDiskReserve } from '../disk'
 import type { Logger } from '../logger'
-import type { ReadinessCheck } from '../probes'
-import { registerRoomGauges } from '../serviceMetrics'
+import type { ReadinessCheck } from '../observability/probes'
+import { registerRoomGauges } from '../observability/serviceMetrics'
 import type { Teardown } from './teardown'
 
 /**

@@ -3,7 +3,7 @@ import { createRateLimitStore, createSlotStore, type RateLimit, type SlotStore }
 import type { Config } from '@burrow/config'
 import { KeyGuessCounter, keyGuessGuard, signInGuard } from '@burrow/core'
 import { logFn, type Logger } from '../logger'
-import type { ServerMetrics } from '../metrics'
+import type { ServerMetrics } from '../observability/metrics'
 import type { Teardown } from './teardown'
 
 /** Failed sign-ins an account may have in SIGN_IN_WINDOW_S before it is refused until the window ends. */

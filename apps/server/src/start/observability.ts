@@ -1,8 +1,8 @@
 import type { Config } from '@burrow/config'
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client'
-import { monitorEventLoopBusy } from '../eventLoopBusy'
-import { monitorEventLoopDelayMax } from '../eventLoopDelay'
-import { registerBuildInfo } from '../serviceMetrics'
+import { monitorEventLoopBusy } from '../observability/eventLoopBusy'
+import { monitorEventLoopDelayMax } from '../observability/eventLoopDelay'
+import { registerBuildInfo } from '../observability/serviceMetrics'
 import type { Teardown } from './teardown'
 
 /**

@@ -12,12 +12,12 @@ import { Registry } from 'prom-client'
 import { connectPostgres, migratePostgres, pluginConfigs, pluginWebhookOutbox, type Pool } from '@burrow/postgres'
 import { AdminCommandRefused, sendAdminCommand } from './adminSocket'
 import { backupService, restoreService, type BackupManifest } from './backup'
-import { serviceDataProblem } from './dataDir'
-import { SERVICE_COMMIT, SERVICE_VERSION } from './serviceMetrics'
-import { DataDirInUseError, lockDataDir } from './ownership/dataDirLock'
-import { connectClickHouseFrom } from './storage'
-import { beforeStoringWith } from './eventStages'
-import { pluginStages } from './plugins'
+import { serviceDataProblem } from '../dataDir'
+import { SERVICE_COMMIT, SERVICE_VERSION } from '../observability/serviceMetrics'
+import { DataDirInUseError, lockDataDir } from '../ownership/dataDirLock'
+import { connectClickHouseFrom } from '../storage'
+import { beforeStoringWith } from '../eventStages'
+import { pluginStages } from '../plugins'
 
 /** A command cannot run as asked: its message is for the user, and the CLI exits with status 1. */
 class Refusal extends Error {}

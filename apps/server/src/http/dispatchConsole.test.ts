@@ -1,7 +1,7 @@
 import type { HttpRequest, HttpResponse } from '@burrow/api'
 import { describe, expect, it } from 'vitest'
 import { createDispatcher, type DispatchDeps } from './dispatch'
-import type { IncomingRequest, OutgoingResponse } from './http/uwsServer'
+import type { IncomingRequest, OutgoingResponse } from './uwsServer'
 
 /** A dispatcher whose private API records what it was handed: how the console's requests reach it. */
 function dispatcher(options: Partial<DispatchDeps> = {}) {

@@ -5,7 +5,7 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { gzip } from 'node:zlib'
 import { problems } from '@burrow/contracts'
-import type { IncomingRequest, OutgoingResponse } from './http/uwsServer'
+import type { IncomingRequest, OutgoingResponse } from './uwsServer'
 
 const gzipAsync = promisify(gzip)
 

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { problems } from '@burrow/contracts'
-import type { IncomingRequest, OutgoingResponse } from './http/uwsServer'
+import type { IncomingRequest, OutgoingResponse } from './uwsServer'
 
 /**
  * The console's built files (apps/web/dist), served at `/`: its page for every console URL,

@@ -5,7 +5,7 @@ import type { Config } from '@burrow/config'
 import { copyServerPassword, type Pool } from '@burrow/postgres'
 import { listSegments, markRestored } from '@burrow/spool'
 import { AdminCommandRefused } from './adminSocket'
-import { isEmptyDirectory } from './dataDir'
+import { isEmptyDirectory } from '../dataDir'
 
 /** Written last into a backup directory: a directory without it is not a complete backup. */
 const MANIFEST = 'burrow-backup.json'

@@ -2,13 +2,20 @@ import { readFileSync } from 'node:fs'
 import { deadLetterQueue, type ClickHouse } from '@burrow/clickhouse'
 import { Counter, Gauge, type Registry } from 'prom-client'
 
-/** The release, from the server's package.json (beside src/ and beside the built dist/). */
+/**
+ * The release, from the server's package.json: beside the built dist/ (one folder up from its
+ * files), or two folders up from this source file (src/observability/).
+ */
 export const SERVICE_VERSION: string = (() => {
-  try {
-    return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string }).version ?? 'unknown'
-  } catch {
-    return 'unknown'
+  for (const candidate of ['../package.json', '../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(candidate, import.meta.url), 'utf8')) as { name?: string; version?: string }
+      if (pkg.name === '@burrow/server') return pkg.version ?? 'unknown'
+    } catch {
+      // Not there: the next candidate.
+    }
   }
+  return 'unknown'
 })()
 
 // Set by the build (scripts/build.mjs) to the commit it built; absent when the sources run directly (tests, tsx).
