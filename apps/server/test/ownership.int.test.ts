@@ -82,7 +82,10 @@ describe('one instance per data directory', () => {
 
     // The CLI works beside the running service, through its PostgreSQL and its admin socket.
     const cli = (args: string[]) =>
-      promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/admin/cli.ts', ...args], { cwd: SERVER_DIR, env: embeddedEnv(dataDir) })
+      promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/admin/cli.ts', ...args], {
+        cwd: SERVER_DIR,
+        env: embeddedEnv(dataDir),
+      })
     const created = await cli(['create-user', '--email', 'beside@example.com', '--organization', 'Beside', '--json'])
     expect(JSON.parse(created.stdout)).toMatchObject({ personal_api_key: expect.stringMatching(/^phx_/) })
     expect((await cli(['dlq', 'list'])).stdout).toBe('')
@@ -139,7 +142,10 @@ describe('what DATA_DIR lets other local users read', () => {
     const dataDir = newDataDir()
     const first = await start(embeddedEnv(dataDir))
     const cli = (args: string[]) =>
-      promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/admin/cli.ts', ...args], { cwd: SERVER_DIR, env: embeddedEnv(dataDir) })
+      promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/admin/cli.ts', ...args], {
+        cwd: SERVER_DIR,
+        env: embeddedEnv(dataDir),
+      })
     const user = JSON.parse((await cli(['create-user', '--email', 'private@example.com', '--organization', 'P', '--json'])).stdout) as {
       personal_api_key: string
       project_id: number
