@@ -90,11 +90,47 @@ export const personsRoute = createRoute({
   component: page(() => import('./pages/Persons'), 'Persons'),
 })
 
+export const insightsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: 'insights',
+  validateSearch: (search: Record<string, unknown>): { search?: string | undefined } => ({ search: text(search.search) }),
+  component: page(() => import('./pages/Insights'), 'Insights'),
+})
+
+/** The builder's query, as JSON in `?q=`: a link redraws the same chart. */
+const insightSearch = (search: Record<string, unknown>): { q?: string | undefined } => ({ q: text(search.q) })
+
+export const newInsightRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: 'insights/new',
+  validateSearch: insightSearch,
+  component: page(() => import('./pages/InsightBuilder'), 'NewInsight'),
+})
+
+export const insightRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: 'insights/$shortId',
+  validateSearch: insightSearch,
+  component: page(() => import('./pages/InsightBuilder'), 'SavedInsight'),
+})
+
+export const dashboardsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: 'dashboards',
+  validateSearch: (search: Record<string, unknown>): { search?: string | undefined } => ({ search: text(search.search) }),
+  component: page(() => import('./pages/Dashboards'), 'Dashboards'),
+})
+
+export const dashboardRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: 'dashboards/$id',
+  validateSearch: (search: Record<string, unknown>): { date_from?: string | undefined } => ({ date_from: text(search.date_from) }),
+  component: page(() => import('./pages/Dashboards'), 'DashboardPage'),
+})
+
 /** Pages whose URLs exist already and whose content comes in later releases. */
 const UPCOMING = [
   ['web', 'Web analytics'],
-  ['insights', 'Insights'],
-  ['dashboards', 'Dashboards'],
   ['sql', 'SQL'],
   ['cohorts', 'Cohorts'],
   ['data-management', 'Data management'],
@@ -108,7 +144,18 @@ const upcomingRoutes = UPCOMING.map(([path]) =>
 const routeTree = rootRoute.addChildren([
   homeRoute,
   signInRoute,
-  projectRoute.addChildren([eventsRoute, settingsRoute, flagsRoute, personsRoute, ...upcomingRoutes]),
+  projectRoute.addChildren([
+    eventsRoute,
+    settingsRoute,
+    flagsRoute,
+    personsRoute,
+    insightsRoute,
+    newInsightRoute,
+    insightRoute,
+    dashboardsRoute,
+    dashboardRoute,
+    ...upcomingRoutes,
+  ]),
 ])
 
 export const router = createRouter({ routeTree, defaultPreload: 'intent', scrollRestoration: true })

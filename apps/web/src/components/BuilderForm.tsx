@@ -1,0 +1,273 @@
+import { useState } from 'react'
+import {
+  DISPLAYS,
+  INTERVALS,
+  KINDS,
+  MATHS,
+  needsProperty,
+  ORDERS,
+  PERIODS,
+  WINDOW_UNITS,
+  type BuilderForm as Form,
+  type SeriesForm,
+} from '../insightQuery'
+
+const DATE_RANGES = [
+  ['-24h', 'Last 24 hours'],
+  ['-7d', 'Last 7 days'],
+  ['-14d', 'Last 14 days'],
+  ['-30d', 'Last 30 days'],
+  ['-90d', 'Last 90 days'],
+  ['-180d', 'Last 180 days'],
+  ['mStart', 'This month'],
+  ['-1y', 'Last year'],
+  ['all', 'All time'],
+] as const
+
+/**
+ * The insight builder's controls. Choices apply at once; typed text (event and property names)
+ * applies with "Apply" (or Enter), so that the chart is not asked for at each key.
+ */
+export function BuilderForm({ form, eventNames, onApply }: { form: Form; eventNames: string[]; onApply: (next: Form) => void }) {
+  const [draft, setDraft] = useState(form)
+  const formKey = JSON.stringify(form)
+  const [applied, setApplied] = useState(formKey)
+  // A new URL (back, a link) shows its own query.
+  if (applied !== formKey) {
+    setApplied(formKey)
+    setDraft(form)
+  }
+  const choose = (patch: Partial<Form>) => {
+    const next = { ...draft, ...patch }
+    setDraft(next)
+    onApply(next)
+  }
+  const type = (patch: Partial<Form>) => setDraft({ ...draft, ...patch })
+  const setSeries = (i: number, patch: Partial<SeriesForm>, apply: boolean) => {
+    const series = draft.series.map((s, j) => (j === i ? { ...s, ...patch } : s))
+    if (apply) choose({ series })
+    else type({ series })
+  }
+  const stepWord = draft.kind === 'FunnelsQuery' ? 'Step' : 'Series'
+  const hasSeries = draft.kind !== 'RetentionQuery'
+  const oneSeries = draft.kind === 'LifecycleQuery'
+  const withMath = draft.kind === 'TrendsQuery'
+
+  return (
+    <form
+      className="builder"
+      aria-label="Insight query"
+      onSubmit={(e) => {
+        e.preventDefault()
+        onApply(draft)
+      }}
+    >
+      <div className="row" role="group" aria-label="Insight type">
+        {KINDS.map(([kind, label]) => (
+          <button
+            key={kind}
+            type="button"
+            aria-pressed={draft.kind === kind}
+            onClick={() =>
+              choose({
+                kind,
+                series:
+                  kind === 'FunnelsQuery' && draft.series.length < 2
+                    ? [...draft.series, { event: '', math: 'total', property: '' }]
+                    : draft.series,
+              })
+            }
+          >
+            {label}
+          </button>
+        ))}
+      </div>
+      <datalist id="builder-event-names">
+        {eventNames.map((name) => (
+          <option key={name} value={name} />
+        ))}
+      </datalist>
+      {hasSeries && (
+        <fieldset>
+          <legend>{draft.kind === 'FunnelsQuery' ? 'Steps' : 'Series'}</legend>
+          {(oneSeries ? draft.series.slice(0, 1) : draft.series).map((s, i) => (
+            <div className="toolbar" key={i}>
+              <label className="field">
+                <span>
+                  {stepWord} {i + 1} event
+                </span>
+                <input
+                  list="builder-event-names"
+                  value={s.event}
+                  placeholder="All events"
+                  onChange={(e) => setSeries(i, { event: e.target.value }, false)}
+                  onBlur={() => onApply(draft)}
+                />
+              </label>
+              {withMath && (
+                <label className="field">
+                  <span>
+                    {stepWord} {i + 1} counts
+                  </span>
+                  <select value={s.math} onChange={(e) => setSeries(i, { math: e.target.value as SeriesForm['math'] }, true)}>
+                    {MATHS.map(([math, label]) => (
+                      <option key={math} value={math}>
+                        {label}
+                      </option>
+                    ))}
+                  </select>
+                </label>
+              )}
+              {withMath && needsProperty(s.math) && (
+                <label className="field">
+                  <span>
+                    {stepWord} {i + 1} property
+                  </span>
+                  <input
+                    required
+                    value={s.property}
+                    placeholder="amount"
+                    onChange={(e) => setSeries(i, { property: e.target.value }, false)}
+                    onBlur={() => onApply(draft)}
+                  />
+                </label>
+              )}
+              {!oneSeries && draft.series.length > (draft.kind === 'FunnelsQuery' ? 2 : 1) && (
+                <button type="button" onClick={() => choose({ series: draft.series.filter((_, j) => j !== i) })}>
+                  Remove {stepWord.toLowerCase()} {i + 1}
+                </button>
+              )}
+            </div>
+          ))}
+          {!oneSeries && draft.series.length < 20 && (
+            <button type="button" onClick={() => type({ series: [...draft.series, { event: '', math: 'total', property: '' }] })}>
+              Add {stepWord.toLowerCase()}
+            </button>
+          )}
+        </fieldset>
+      )}
+      {draft.kind === 'RetentionQuery' && (
+        <div className="toolbar">
+          <label className="field">
+            <span>Start event</span>
+            <input list="builder-event-names" value={draft.startEvent} onChange={(e) => type({ startEvent: e.target.value })} />
+          </label>
+          <label className="field">
+            <span>Return event</span>
+            <input list="builder-event-names" value={draft.returnEvent} onChange={(e) => type({ returnEvent: e.target.value })} />
+          </label>
+          <label className="field">
+            <span>Period</span>
+            <select value={draft.period} onChange={(e) => choose({ period: e.target.value as Form['period'] })}>
+              {PERIODS.map((p) => (
+                <option key={p} value={p}>
+                  {p}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label className="field">
+            <span>Periods shown</span>
+            <input
+              type="number"
+              min={1}
+              max={120}
+              value={draft.totalIntervals}
+              onChange={(e) => type({ totalIntervals: Number(e.target.value) || 1 })}
+            />
+          </label>
+        </div>
+      )}
+      <div className="toolbar">
+        <label className="field">
+          <span>Date range</span>
+          <select value={draft.dateFrom} onChange={(e) => choose({ dateFrom: e.target.value, dateTo: '' })}>
+            {!DATE_RANGES.some(([v]) => v === draft.dateFrom) && <option value={draft.dateFrom}>From {draft.dateFrom}</option>}
+            {DATE_RANGES.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+        {draft.kind !== 'RetentionQuery' && draft.kind !== 'FunnelsQuery' && (
+          <label className="field">
+            <span>Interval</span>
+            <select value={draft.interval} onChange={(e) => choose({ interval: e.target.value as Form['interval'] })}>
+              {INTERVALS.map((i) => (
+                <option key={i} value={i}>
+                  {i}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        {(draft.kind === 'TrendsQuery' || draft.kind === 'FunnelsQuery') && (
+          <label className="field">
+            <span>Breakdown by event property</span>
+            <input
+              value={draft.breakdown}
+              placeholder="$browser"
+              onChange={(e) => type({ breakdown: e.target.value })}
+              onBlur={() => onApply(draft)}
+            />
+          </label>
+        )}
+        {draft.kind === 'TrendsQuery' && (
+          <label className="field">
+            <span>Display</span>
+            <select value={draft.display} onChange={(e) => choose({ display: e.target.value as Form['display'] })}>
+              {DISPLAYS.map(([d, label]) => (
+                <option key={d} value={d}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        {(draft.kind === 'TrendsQuery' || draft.kind === 'StickinessQuery') && (
+          <label className="row">
+            <input type="checkbox" checked={draft.compare} onChange={(e) => choose({ compare: e.target.checked })} />
+            Compare to previous period
+          </label>
+        )}
+      </div>
+      {draft.kind === 'FunnelsQuery' && (
+        <div className="toolbar">
+          <label className="field">
+            <span>Conversion window</span>
+            <input
+              type="number"
+              min={1}
+              value={draft.windowInterval}
+              onChange={(e) => type({ windowInterval: Number(e.target.value) || 1 })}
+            />
+          </label>
+          <label className="field">
+            <span>Window unit</span>
+            <select value={draft.windowUnit} onChange={(e) => choose({ windowUnit: e.target.value as Form['windowUnit'] })}>
+              {WINDOW_UNITS.map((u) => (
+                <option key={u} value={u}>
+                  {u}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label className="field">
+            <span>Step order</span>
+            <select value={draft.order} onChange={(e) => choose({ order: e.target.value as Form['order'] })}>
+              {ORDERS.map(([o, label]) => (
+                <option key={o} value={o}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+      )}
+      <button type="submit" className="primary">
+        Apply
+      </button>
+    </form>
+  )
+}

@@ -1,0 +1,161 @@
+import { useEffect, useRef, useState } from 'react'
+import uPlot from 'uplot'
+import 'uplot/dist/uPlot.min.css'
+
+/** Series colours readable on both themes' backgrounds (mid tones, at least 3:1 against white and against #111318). */
+export const PALETTE = ['#3b82f6', '#e8590c', '#0ca678', '#d6336c', '#8b5cf6', '#b08800', '#1098ad', '#868e96']
+export const colourOf = (i: number): string => PALETTE[i % PALETTE.length]!
+
+export interface ChartSeries {
+  label: string
+  data: number[]
+}
+
+/** A value as a chart's table and tooltips show it. */
+export const formatValue = (v: number): string => (Number.isInteger(v) ? String(v) : v.toFixed(2))
+
+const themeColour = (name: string, fallback: string) => getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback
+
+/**
+ * Series over labelled buckets as lines or bars (uPlot, on a canvas), with an HTML legend; the
+ * same numbers are offered as a table by whoever draws it (see SeriesTable).
+ */
+export function SeriesChart({
+  labels,
+  series,
+  kind,
+  title,
+}: {
+  labels: string[]
+  series: ChartSeries[]
+  kind: 'line' | 'bar'
+  title: string
+}) {
+  const ref = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    const el = ref.current
+    if (!el) return
+    const axis = themeColour('--fg-muted', '#4f5562')
+    const grid = themeColour('--border', '#c9ced8')
+    const bars = uPlot.paths.bars?.({ size: [0.7 / Math.max(series.length, 1), 60] })
+    const opts: uPlot.Options = {
+      width: Math.max(el.clientWidth, 300),
+      height: 300,
+      legend: { show: false },
+      cursor: { drag: { x: false, y: false } },
+      scales: { x: { time: false } },
+      axes: [
+        {
+          stroke: axis,
+          grid: { stroke: grid, width: 1 },
+          ticks: { stroke: grid },
+          values: (_u, splits) => splits.map((i) => labels[Math.round(i)] ?? ''),
+        },
+        { stroke: axis, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid } },
+      ],
+      series: [
+        {},
+        ...series.map((s, i) => ({
+          label: s.label,
+          stroke: colourOf(i),
+          width: 2,
+          ...(kind === 'bar' && bars ? { paths: bars, fill: colourOf(i), points: { show: false } } : {}),
+        })),
+      ],
+    }
+    const data: uPlot.AlignedData = [labels.map((_, i) => i), ...series.map((s) => s.data)]
+    const plot = new uPlot(opts, data, el)
+    const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(el.clientWidth, 300), height: 300 }))
+    resize.observe(el)
+    return () => {
+      resize.disconnect()
+      plot.destroy()
+    }
+  }, [labels, series, kind])
+  return (
+    <figure className="chart">
+      <div ref={ref} role="img" aria-label={`${title}: a ${kind === 'bar' ? 'bar' : 'line'} chart; the same numbers are in its table`} />
+      <figcaption>
+        <ul className="legend">
+          {series.map((s, i) => (
+            <li key={i}>
+              <span className="swatch" style={{ background: colourOf(i) }} aria-hidden="true" />
+              {s.label}
+            </li>
+          ))}
+        </ul>
+      </figcaption>
+    </figure>
+  )
+}
+
+/** Series as a table: a row per bucket, a column per series. */
+export function SeriesTable({
+  labels,
+  series,
+  title,
+  firstColumn,
+}: {
+  labels: string[]
+  series: ChartSeries[]
+  title: string
+  firstColumn: string
+}) {
+  return (
+    <div className="table-wrap">
+      <table aria-label={title}>
+        <thead>
+          <tr>
+            <th scope="col">{firstColumn}</th>
+            {series.map((s, i) => (
+              <th scope="col" key={i}>
+                {s.label}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {labels.map((label, row) => (
+            <tr key={row}>
+              <th scope="row">{label}</th>
+              {series.map((s, i) => (
+                <td key={i}>{formatValue(s.data[row] ?? 0)}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  )
+}
+
+/** A chart with a "Show as table" switch: the same numbers, readable by everyone. */
+export function ChartOrTable({
+  labels,
+  series,
+  kind,
+  title,
+  firstColumn,
+}: {
+  labels: string[]
+  series: ChartSeries[]
+  kind: 'line' | 'bar'
+  title: string
+  firstColumn: string
+}) {
+  const [asTable, setAsTable] = useState(false)
+  return (
+    <div className="stack-wide">
+      <div className="row">
+        <button type="button" aria-pressed={asTable} onClick={() => setAsTable(!asTable)}>
+          Show as table
+        </button>
+      </div>
+      {asTable ? (
+        <SeriesTable labels={labels} series={series} title={title} firstColumn={firstColumn} />
+      ) : (
+        <SeriesChart labels={labels} series={series} kind={kind} title={title} />
+      )}
+    </div>
+  )
+}

@@ -1,0 +1,194 @@
+import type { InsightSource } from '../insightQuery'
+import { ChartOrTable, colourOf, formatValue, type ChartSeries } from './Chart'
+
+type Row = Record<string, unknown>
+const rows = (results: unknown): Row[] =>
+  Array.isArray(results) ? results.filter((r): r is Row => typeof r === 'object' && r !== null) : []
+const nums = (v: unknown): number[] => (Array.isArray(v) ? v.map((x) => (typeof x === 'number' ? x : Number(x) || 0)) : [])
+const text = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : '')
+
+/** A trend row's name: its label, with the period it compares when comparing. */
+function seriesLabel(row: Row): string {
+  const label = text(row.label) || 'All events'
+  return row.compare_label === 'previous' ? `${label} (previous period)` : label
+}
+
+/** The answer of `/query/` for an insight kind, drawn as PostHog draws it, each with its table. */
+export function InsightResult({ source, results, title }: { source: InsightSource; results: unknown; title: string }) {
+  const list = rows(results)
+  if (source.kind === 'FunnelsQuery') return <Funnel results={results} title={title} />
+  if (source.kind === 'RetentionQuery') return <Retention rows={list} title={title} />
+  if (list.length === 0) return <p className="muted">No data in this date range.</p>
+  const display = (source.trendsFilter as { display?: string } | undefined)?.display
+  if (source.kind === 'TrendsQuery' && (display === 'BoldNumber' || display === 'ActionsTable')) {
+    return <Totals rows={list} title={title} asNumber={display === 'BoldNumber'} />
+  }
+  const first = list.find((r) => Array.isArray(r.labels)) ?? list[0]!
+  const labels = Array.isArray(first.labels) ? first.labels.map(text) : []
+  const series: ChartSeries[] = list.map((row) => ({
+    label: source.kind === 'LifecycleQuery' ? text(row.status) || seriesLabel(row) : seriesLabel(row),
+    data: nums(row.data),
+  }))
+  const kind = source.kind === 'TrendsQuery' && display !== 'ActionsBar' ? 'line' : 'bar'
+  return (
+    <ChartOrTable
+      labels={labels}
+      series={series}
+      kind={kind}
+      title={title}
+      firstColumn={source.kind === 'StickinessQuery' ? 'Active for' : 'Date'}
+    />
+  )
+}
+
+/** Each series' total over the range: one big number each, or a table. */
+function Totals({ rows: list, title, asNumber }: { rows: Row[]; title: string; asNumber: boolean }) {
+  const totals = list.map((row) => ({
+    label: seriesLabel(row),
+    value: typeof row.aggregated_value === 'number' ? row.aggregated_value : nums(row.data).reduce((a, b) => a + b, 0),
+  }))
+  if (asNumber) {
+    return (
+      <dl className="numbers">
+        {totals.map((t, i) => (
+          <div key={i}>
+            <dt>{t.label}</dt>
+            <dd>{formatValue(t.value)}</dd>
+          </div>
+        ))}
+      </dl>
+    )
+  }
+  return (
+    <div className="table-wrap">
+      <table aria-label={title}>
+        <thead>
+          <tr>
+            <th scope="col">Series</th>
+            <th scope="col">Total</th>
+          </tr>
+        </thead>
+        <tbody>
+          {totals.map((t, i) => (
+            <tr key={i}>
+              <th scope="row">{t.label}</th>
+              <td>{formatValue(t.value)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  )
+}
+
+interface Step {
+  name: string
+  count: number
+}
+
+/** A funnel's steps (one list, or a list per breakdown value), as bars of each step's count and conversion. */
+function Funnel({ results, title }: { results: unknown; title: string }) {
+  const raw = Array.isArray(results) ? results : []
+  const groups: { label: string; steps: Step[] }[] = (raw.length > 0 && Array.isArray(raw[0]) ? (raw as unknown[][]) : [raw]).map(
+    (group) => {
+      const steps = rows(group)
+      const value = steps[0]?.breakdown_value
+      return {
+        label: Array.isArray(value) ? value.map(text).join(', ') : text(value),
+        steps: steps.map((s) => ({
+          name: text(s.custom_name) || text(s.name) || 'All events',
+          count: typeof s.count === 'number' ? s.count : 0,
+        })),
+      }
+    },
+  )
+  if (groups.every((g) => g.steps.length === 0)) return <p className="muted">No data in this date range.</p>
+  const percent = (count: number, first: number) => (first === 0 ? 0 : (count / first) * 100)
+  return (
+    <div className="stack-wide">
+      {groups.map((group, g) => {
+        const first = group.steps[0]?.count ?? 0
+        return (
+          <section key={g} aria-label={group.label ? `${title}: ${group.label}` : title}>
+            {group.label && <h3>{group.label}</h3>}
+            <ol className="funnel">
+              {group.steps.map((step, i) => (
+                <li key={i}>
+                  <span>
+                    {i + 1}. {step.name}
+                  </span>
+                  <span className="funnel-track" aria-hidden="true">
+                    <span className="funnel-bar" style={{ width: `${percent(step.count, first)}%`, background: colourOf(g) }} />
+                  </span>
+                </li>
+              ))}
+            </ol>
+            <div className="table-wrap">
+              <table aria-label={group.label ? `${title} steps: ${group.label}` : `${title} steps`}>
+                <thead>
+                  <tr>
+                    <th scope="col">Step</th>
+                    <th scope="col">Persons</th>
+                    <th scope="col">Conversion from the first step</th>
+                    <th scope="col">From the step before</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {group.steps.map((step, i) => (
+                    <tr key={i}>
+                      <th scope="row">
+                        {i + 1}. {step.name}
+                      </th>
+                      <td>{step.count}</td>
+                      <td>{percent(step.count, first).toFixed(1)}%</td>
+                      <td>{i === 0 ? '—' : `${percent(step.count, group.steps[i - 1]!.count).toFixed(1)}%`}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </section>
+        )
+      })}
+    </div>
+  )
+}
+
+/** Retention's cohorts: a row per starting period, the persons who came back in each period after. */
+function Retention({ rows: list, title }: { rows: Row[]; title: string }) {
+  if (list.length === 0) return <p className="muted">No data in this date range.</p>
+  const periods = rows(list[0]!.values).map((v) => text(v.label))
+  return (
+    <div className="table-wrap">
+      <table aria-label={title} className="retention">
+        <thead>
+          <tr>
+            <th scope="col">Cohort</th>
+            {periods.map((p) => (
+              <th scope="col" key={p}>
+                {p}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {list.map((row, r) => {
+            const values = rows(row.values).map((v) => (typeof v.count === 'number' ? v.count : 0))
+            const size = values[0] ?? 0
+            return (
+              <tr key={r}>
+                <th scope="row">{text(row.date).slice(0, 10) || text(row.label)}</th>
+                {values.map((count, i) => (
+                  <td key={i}>
+                    {count}
+                    {size > 0 && i > 0 && <span className="muted"> ({((count / size) * 100).toFixed(0)}%)</span>}
+                  </td>
+                ))}
+              </tr>
+            )
+          })}
+        </tbody>
+      </table>
+    </div>
+  )
+}

@@ -1,0 +1,43 @@
+import { useQuery } from '@tanstack/react-query'
+import { trpc } from './api'
+import type { InsightSource } from './insightQuery'
+
+type RunInput = Parameters<typeof trpc.query.run.mutate>[0]
+
+/**
+ * The answer of `/query/` for an insight's query. `refresh` counts up when the person asks for
+ * fresh numbers: that call computes anew, the others take what the service has cached.
+ */
+export function useInsightResult(projectId: string, source: InsightSource | undefined, refresh = 0) {
+  return useQuery({
+    queryKey: ['query', projectId, source, refresh],
+    enabled: source !== undefined,
+    queryFn: ({ signal }) =>
+      trpc.query.run.mutate(
+        { project_id: projectId, query: source as RunInput['query'], refresh: refresh > 0 ? 'force_blocking' : 'blocking' },
+        { signal },
+      ),
+    retry: false,
+  })
+}
+
+/** A saved insight by its short id, as its page's URL names it. */
+export function useInsightByShortId(projectId: string, shortId: string) {
+  return useQuery({
+    queryKey: ['insight', projectId, shortId],
+    queryFn: async ({ signal }) => {
+      const page = await trpc.insights.list.query({ project_id: projectId, short_id: shortId, limit: 1 }, { signal })
+      const insight = page.results[0]
+      if (!insight) throw new Error(`There is no insight ${shortId} in this project.`)
+      return insight
+    },
+  })
+}
+
+/** The project's dashboards (the first 200), for lists and pickers. */
+export function useDashboards(projectId: string, search?: string) {
+  return useQuery({
+    queryKey: ['dashboards', projectId, search],
+    queryFn: ({ signal }) => trpc.dashboards.list.query({ project_id: projectId, limit: 200, ...(search ? { search } : {}) }, { signal }),
+  })
+}

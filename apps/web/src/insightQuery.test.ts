@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest'
+import { DEFAULT_FORM, formOf, parseQueryParam, queryOf, sourceOfInsight, withDateRange, type BuilderForm } from './insightQuery'
+
+const form = (patch: Partial<BuilderForm>): BuilderForm => ({ ...DEFAULT_FORM, ...patch })
+
+describe("the insight builder's query", () => {
+  it('makes a trend of each series with its math, a breakdown, the dates, the interval, the display and a comparison', () => {
+    const query = queryOf(
+      form({
+        series: [
+          { event: 'order placed', math: 'sum', property: 'total' },
+          { event: '', math: 'dau', property: 'ignored' },
+          { event: '$pageview', math: 'total', property: '' },
+        ],
+        breakdown: ' plan ',
+        dateFrom: '-30d',
+        interval: 'week',
+        display: 'ActionsBar',
+        compare: true,
+      }),
+    )
+    expect(query).toEqual({
+      kind: 'TrendsQuery',
+      series: [
+        { kind: 'EventsNode', event: 'order placed', name: 'order placed', math: 'sum', math_property: 'total' },
+        { kind: 'EventsNode', event: null, name: 'All events', math: 'dau' },
+        { kind: 'EventsNode', event: '$pageview', name: '$pageview' },
+      ],
+      interval: 'week',
+      dateRange: { date_from: '-30d' },
+      trendsFilter: { display: 'ActionsBar' },
+      breakdownFilter: { breakdown_type: 'event', breakdown: 'plan' },
+      compareFilter: { compare: true },
+    })
+  })
+
+  it('makes a funnel of the steps with its conversion window, order and breakdown, and no math', () => {
+    const query = queryOf(
+      form({
+        kind: 'FunnelsQuery',
+        series: [
+          { event: 'signed up', math: 'dau', property: '' },
+          { event: 'order placed', math: 'total', property: '' },
+        ],
+        windowInterval: 3,
+        windowUnit: 'hour',
+        order: 'strict',
+        breakdown: '$browser',
+      }),
+    )
+    expect(query).toEqual({
+      kind: 'FunnelsQuery',
+      series: [
+        { kind: 'EventsNode', event: 'signed up', name: 'signed up' },
+        { kind: 'EventsNode', event: 'order placed', name: 'order placed' },
+      ],
+      dateRange: { date_from: '-7d' },
+      funnelsFilter: { funnelWindowInterval: 3, funnelWindowIntervalUnit: 'hour', funnelOrderType: 'strict', funnelVizType: 'steps' },
+      breakdownFilter: { breakdown_type: 'event', breakdown: '$browser' },
+    })
+  })
+
+  it('makes retention of a start and a return event by period', () => {
+    expect(queryOf(form({ kind: 'RetentionQuery', startEvent: 'signed up', returnEvent: '', period: 'Week', totalIntervals: 5 }))).toEqual({
+      kind: 'RetentionQuery',
+      dateRange: { date_from: '-7d' },
+      retentionFilter: {
+        targetEntity: { id: 'signed up', name: 'signed up', type: 'events' },
+        returningEntity: { id: null, name: 'All events', type: 'events' },
+        period: 'Week',
+        totalIntervals: 5,
+        retentionType: 'retention_first_time',
+      },
+    })
+  })
+
+  it('makes lifecycle of the first series only, and stickiness of every series', () => {
+    const series = [
+      { event: 'a', math: 'total' as const, property: '' },
+      { event: 'b', math: 'total' as const, property: '' },
+    ]
+    const lifecycle = queryOf(form({ kind: 'LifecycleQuery', series, interval: 'month' }))
+    expect(lifecycle).toMatchObject({ kind: 'LifecycleQuery', interval: 'month', series: [{ event: 'a' }] })
+    expect(lifecycle.series).toHaveLength(1)
+    expect(queryOf(form({ kind: 'StickinessQuery', series }))).toMatchObject({
+      kind: 'StickinessQuery',
+      series: [{ event: 'a' }, { event: 'b' }],
+    })
+  })
+
+  it('reads back every kind from its query, so a link (or a saved insight) redraws the same form', () => {
+    const forms: BuilderForm[] = [
+      form({
+        series: [{ event: 'x', math: 'median', property: 'price' }],
+        breakdown: 'plan',
+        compare: true,
+        display: 'BoldNumber',
+        interval: 'hour',
+      }),
+      form({
+        kind: 'FunnelsQuery',
+        series: [
+          { event: 'a', math: 'total', property: '' },
+          { event: 'b', math: 'total', property: '' },
+        ],
+        windowInterval: 2,
+        windowUnit: 'week',
+        order: 'unordered',
+        breakdown: 'plan',
+      }),
+      form({ kind: 'RetentionQuery', startEvent: 'a', returnEvent: 'b', period: 'Month', totalIntervals: 3, dateFrom: '-90d' }),
+      form({ kind: 'StickinessQuery', dateFrom: 'all', interval: 'week' }),
+    ]
+    for (const f of forms) {
+      const query = queryOf(f)
+      expect(queryOf(formOf(JSON.parse(JSON.stringify(query)))), f.kind).toEqual(query)
+      expect(parseQueryParam(JSON.stringify(query))).toEqual(query)
+    }
+  })
+
+  it('takes nothing but a served kind from a URL or an insight', () => {
+    expect(parseQueryParam('not json')).toBeUndefined()
+    expect(parseQueryParam(JSON.stringify({ kind: 'HogQLQuery', query: 'select 1' }))).toBeUndefined()
+    expect(formOf('nonsense')).toEqual(DEFAULT_FORM)
+    const trend = queryOf(DEFAULT_FORM)
+    expect(sourceOfInsight({ kind: 'InsightVizNode', source: trend })).toEqual(trend)
+    expect(sourceOfInsight({ kind: 'HogQLQuery', query: 'select 1' })).toBeUndefined()
+  })
+
+  it("puts a dashboard's date filter over the insight's own dates", () => {
+    const trend = queryOf(form({ dateFrom: '-7d', dateTo: '-1d' }))
+    expect(withDateRange(trend, '-30d').dateRange).toEqual({ date_from: '-30d' })
+    expect(withDateRange(trend, undefined)).toBe(trend)
+  })
+})

@@ -1,0 +1,245 @@
+/**
+ * The insight builder's form and the PostHog query it stands for. The URL keeps the query
+ * (`?q=` its JSON), so a link redraws the same chart; the form is read back from it.
+ */
+
+export const KINDS = [
+  ['TrendsQuery', 'Trends'],
+  ['FunnelsQuery', 'Funnels'],
+  ['RetentionQuery', 'Retention'],
+  ['LifecycleQuery', 'Lifecycle'],
+  ['StickinessQuery', 'Stickiness'],
+] as const
+export type Kind = (typeof KINDS)[number][0]
+
+export const MATHS = [
+  ['total', 'Total count'],
+  ['dau', 'Unique users'],
+  ['weekly_active', 'Weekly active users'],
+  ['monthly_active', 'Monthly active users'],
+  ['sum', 'Sum of a property'],
+  ['avg', 'Average of a property'],
+  ['min', 'Minimum of a property'],
+  ['max', 'Maximum of a property'],
+  ['median', 'Median of a property'],
+] as const
+export type Math = (typeof MATHS)[number][0]
+const PROPERTY_MATHS: readonly Math[] = ['sum', 'avg', 'min', 'max', 'median']
+export const needsProperty = (math: Math): boolean => PROPERTY_MATHS.includes(math)
+
+export const DISPLAYS = [
+  ['ActionsLineGraph', 'Line'],
+  ['ActionsBar', 'Bars'],
+  ['BoldNumber', 'Number'],
+  ['ActionsTable', 'Table'],
+] as const
+export type Display = (typeof DISPLAYS)[number][0]
+
+export const INTERVALS = ['hour', 'day', 'week', 'month'] as const
+export type Interval = (typeof INTERVALS)[number]
+export const WINDOW_UNITS = ['minute', 'hour', 'day', 'week', 'month'] as const
+export const ORDERS = [
+  ['ordered', 'Sequential'],
+  ['strict', 'Strict order'],
+  ['unordered', 'Any order'],
+] as const
+export const PERIODS = ['Day', 'Week', 'Month'] as const
+
+export interface SeriesForm {
+  event: string
+  math: Math
+  property: string
+}
+
+export interface BuilderForm {
+  kind: Kind
+  /** Trends, stickiness: the series; funnels: the steps; lifecycle: the first one. */
+  series: SeriesForm[]
+  dateFrom: string
+  dateTo: string
+  interval: Interval
+  /** An event property to break down by (trends, funnels); empty for none. */
+  breakdown: string
+  compare: boolean
+  display: Display
+  windowInterval: number
+  windowUnit: (typeof WINDOW_UNITS)[number]
+  order: (typeof ORDERS)[number][0]
+  startEvent: string
+  returnEvent: string
+  period: (typeof PERIODS)[number]
+  totalIntervals: number
+}
+
+export const DEFAULT_FORM: BuilderForm = {
+  kind: 'TrendsQuery',
+  series: [{ event: '$pageview', math: 'total', property: '' }],
+  dateFrom: '-7d',
+  dateTo: '',
+  interval: 'day',
+  breakdown: '',
+  compare: false,
+  display: 'ActionsLineGraph',
+  windowInterval: 14,
+  windowUnit: 'day',
+  order: 'ordered',
+  startEvent: '$pageview',
+  returnEvent: '$pageview',
+  period: 'Day',
+  totalIntervals: 8,
+}
+
+/** An insight query kind as the service takes it: PostHog's shape, kept loose. */
+export type InsightSource = { kind: Kind } & Record<string, unknown>
+
+const eventsNode = (s: SeriesForm, withMath: boolean): Record<string, unknown> => ({
+  kind: 'EventsNode',
+  event: s.event.trim() === '' ? null : s.event.trim(),
+  name: s.event.trim() === '' ? 'All events' : s.event.trim(),
+  ...(withMath && s.math !== 'total' ? { math: s.math } : {}),
+  ...(withMath && needsProperty(s.math) && s.property.trim() ? { math_property: s.property.trim() } : {}),
+})
+
+const dateRangeOf = (form: BuilderForm) => ({
+  date_from: form.dateFrom.trim() || '-7d',
+  ...(form.dateTo.trim() ? { date_to: form.dateTo.trim() } : {}),
+})
+
+const breakdownOf = (form: BuilderForm) =>
+  form.breakdown.trim() ? { breakdownFilter: { breakdown_type: 'event', breakdown: form.breakdown.trim() } } : {}
+
+/** The query the form stands for, in PostHog's shape, which `/query/` runs and an insight keeps. */
+export function queryOf(form: BuilderForm): InsightSource {
+  const dateRange = dateRangeOf(form)
+  switch (form.kind) {
+    case 'TrendsQuery':
+      return {
+        kind: 'TrendsQuery',
+        series: form.series.map((s) => eventsNode(s, true)),
+        interval: form.interval,
+        dateRange,
+        trendsFilter: { display: form.display },
+        ...breakdownOf(form),
+        ...(form.compare ? { compareFilter: { compare: true } } : {}),
+      }
+    case 'FunnelsQuery':
+      return {
+        kind: 'FunnelsQuery',
+        series: form.series.map((s) => eventsNode(s, false)),
+        dateRange,
+        funnelsFilter: {
+          funnelWindowInterval: form.windowInterval,
+          funnelWindowIntervalUnit: form.windowUnit,
+          funnelOrderType: form.order,
+          funnelVizType: 'steps',
+        },
+        ...breakdownOf(form),
+      }
+    case 'RetentionQuery': {
+      const entity = (event: string) => ({ id: event.trim() || null, name: event.trim() || 'All events', type: 'events' })
+      return {
+        kind: 'RetentionQuery',
+        dateRange,
+        retentionFilter: {
+          targetEntity: entity(form.startEvent),
+          returningEntity: entity(form.returnEvent),
+          period: form.period,
+          totalIntervals: form.totalIntervals,
+          retentionType: 'retention_first_time',
+        },
+      }
+    }
+    case 'LifecycleQuery':
+      return {
+        kind: 'LifecycleQuery',
+        series: form.series.slice(0, 1).map((s) => eventsNode(s, false)),
+        interval: form.interval,
+        dateRange,
+      }
+    case 'StickinessQuery':
+      return {
+        kind: 'StickinessQuery',
+        series: form.series.map((s) => eventsNode(s, false)),
+        interval: form.interval,
+        dateRange,
+        ...(form.compare ? { compareFilter: { compare: true } } : {}),
+      }
+  }
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+const str = (v: unknown, fallback: string) => (typeof v === 'string' ? v : fallback)
+const oneOf = <T extends string>(values: readonly T[], v: unknown, fallback: T): T => (values.includes(v as T) ? (v as T) : fallback)
+const mathValues = MATHS.map(([m]) => m)
+
+/** The form of a query (from a URL or a saved insight); what the form cannot show takes its default. */
+export function formOf(source: unknown): BuilderForm {
+  if (!isRecord(source)) return DEFAULT_FORM
+  const kind = oneOf(
+    KINDS.map(([k]) => k),
+    source.kind,
+    'TrendsQuery',
+  )
+  const range = isRecord(source.dateRange) ? source.dateRange : {}
+  const series = Array.isArray(source.series)
+    ? source.series.filter(isRecord).map((s) => ({
+        event: typeof s.event === 'string' ? s.event : '',
+        math: oneOf(mathValues, s.math, 'total'),
+        property: str(s.math_property, ''),
+      }))
+    : []
+  const breakdown = isRecord(source.breakdownFilter) ? source.breakdownFilter.breakdown : undefined
+  const trends = isRecord(source.trendsFilter) ? source.trendsFilter : {}
+  const funnels = isRecord(source.funnelsFilter) ? source.funnelsFilter : {}
+  const retention = isRecord(source.retentionFilter) ? source.retentionFilter : {}
+  const entityEvent = (e: unknown, fallback: string) => (isRecord(e) ? (typeof e.id === 'string' ? e.id : '') : fallback)
+  return {
+    kind,
+    series: series.length > 0 ? series : DEFAULT_FORM.series,
+    dateFrom: str(range.date_from, DEFAULT_FORM.dateFrom),
+    dateTo: str(range.date_to, ''),
+    interval: oneOf(INTERVALS, source.interval, 'day'),
+    breakdown: typeof breakdown === 'string' ? breakdown : Array.isArray(breakdown) && typeof breakdown[0] === 'string' ? breakdown[0] : '',
+    compare: isRecord(source.compareFilter) && source.compareFilter.compare === true,
+    display: oneOf(
+      DISPLAYS.map(([d]) => d),
+      trends.display,
+      'ActionsLineGraph',
+    ),
+    windowInterval: typeof funnels.funnelWindowInterval === 'number' ? funnels.funnelWindowInterval : DEFAULT_FORM.windowInterval,
+    windowUnit: oneOf(WINDOW_UNITS, funnels.funnelWindowIntervalUnit, 'day'),
+    order: oneOf(
+      ORDERS.map(([o]) => o),
+      funnels.funnelOrderType,
+      'ordered',
+    ),
+    startEvent: entityEvent(retention.targetEntity, DEFAULT_FORM.startEvent),
+    returnEvent: entityEvent(retention.returningEntity, DEFAULT_FORM.returnEvent),
+    period: oneOf(PERIODS, retention.period, 'Day'),
+    totalIntervals: typeof retention.totalIntervals === 'number' ? retention.totalIntervals : DEFAULT_FORM.totalIntervals,
+  }
+}
+
+/** The query of a `?q=` search parameter, or undefined when it is not a query's JSON. */
+export function parseQueryParam(q: string | undefined): InsightSource | undefined {
+  if (!q) return undefined
+  try {
+    const parsed: unknown = JSON.parse(q)
+    return isRecord(parsed) && KINDS.some(([k]) => k === parsed.kind) ? (parsed as InsightSource) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The runnable query of an insight's `query` (an InsightVizNode's `source`, or the kind itself). */
+export function sourceOfInsight(query: Record<string, unknown> | null): InsightSource | undefined {
+  if (!query) return undefined
+  const inner = query.kind === 'InsightVizNode' ? query.source : query
+  return isRecord(inner) && KINDS.some(([k]) => k === inner.kind) ? (inner as InsightSource) : undefined
+}
+
+/** The query with a dashboard's date range over its own, as a dashboard's date filter applies. */
+export function withDateRange(source: InsightSource, dateFrom: string | undefined): InsightSource {
+  if (!dateFrom) return source
+  return { ...source, dateRange: { date_from: dateFrom } }
+}

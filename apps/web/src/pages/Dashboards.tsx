@@ -1,0 +1,263 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router'
+import { useState } from 'react'
+import { errorWords, trpc } from '../api'
+import { InsightResult } from '../components/InsightResult'
+import { SearchForm } from '../components/SearchForm'
+import { ErrorNotice, ListStates, Loading } from '../components/States'
+import { useDashboards, useInsightResult } from '../insightHooks'
+import { sourceOfInsight, withDateRange } from '../insightQuery'
+
+type Dashboard = Awaited<ReturnType<typeof trpc.dashboards.get.query>>
+type Tile = Dashboard['tiles'][number]
+
+/** `/project/:id/dashboards`: the dashboards, a search kept in the URL, and a new one. */
+export function Dashboards(): React.JSX.Element {
+  const { projectId } = useParams({ from: '/project/$projectId/dashboards' })
+  const { search } = useSearch({ from: '/project/$projectId/dashboards' })
+  const navigate = useNavigate({ from: '/project/$projectId/dashboards' })
+  const dashboards = useDashboards(projectId, search)
+  return (
+    <>
+      <h1>Dashboards</h1>
+      <NewDashboardForm projectId={projectId} />
+      <SearchForm label="Search dashboards" value={search} onSearch={(value) => void navigate({ search: { search: value } })} />
+      <ListStates
+        query={dashboards}
+        what="dashboards"
+        rowsOf={(data) => data.results}
+        empty={
+          <p>
+            {search
+              ? 'No dashboard matches this search.'
+              : 'No dashboards yet. Create one above, then add saved insights to it from their pages.'}
+          </p>
+        }
+      >
+        {(data) => (
+          <div className="table-wrap">
+            <table aria-label="Dashboards">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Description</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.results.map((d) => (
+                  <tr key={d.id}>
+                    <td>
+                      <Link to="/project/$projectId/dashboards/$id" params={{ projectId, id: String(d.id) }} search={{}}>
+                        {d.name || `Dashboard ${d.id}`}
+                      </Link>
+                    </td>
+                    <td>{d.description}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </ListStates>
+    </>
+  )
+}
+
+function NewDashboardForm({ projectId }: { projectId: string }) {
+  const [name, setName] = useState('')
+  const navigate = useNavigate()
+  const queryClient = useQueryClient()
+  const create = useMutation({
+    mutationFn: () => trpc.dashboards.create.mutate({ project_id: projectId, name: name.trim() }),
+    onSuccess: async (dashboard) => {
+      await queryClient.invalidateQueries({ queryKey: ['dashboards', projectId] })
+      await navigate({ to: '/project/$projectId/dashboards/$id', params: { projectId, id: String(dashboard.id) }, search: {} })
+    },
+  })
+  return (
+    <form
+      className="toolbar notice"
+      aria-label="New dashboard"
+      onSubmit={(e) => {
+        e.preventDefault()
+        create.mutate()
+      }}
+    >
+      <label className="field">
+        <span>Dashboard name</span>
+        <input required value={name} onChange={(e) => setName(e.target.value)} />
+      </label>
+      <button type="submit" className="primary" disabled={create.isPending}>
+        Create dashboard
+      </button>
+      {create.isError && (
+        <p className="error" role="alert">
+          {errorWords(create.error)}
+        </p>
+      )}
+    </form>
+  )
+}
+
+const DATE_FILTERS = [
+  ['', 'Each insight’s own dates'],
+  ['-24h', 'Last 24 hours'],
+  ['-7d', 'Last 7 days'],
+  ['-30d', 'Last 30 days'],
+  ['-90d', 'Last 90 days'],
+  ['all', 'All time'],
+] as const
+
+/** `/project/:id/dashboards/:id`: a dashboard's tiles (insights, text cards), a date filter in the URL, refresh. */
+export function DashboardPage(): React.JSX.Element {
+  const { projectId, id } = useParams({ from: '/project/$projectId/dashboards/$id' })
+  const { date_from } = useSearch({ from: '/project/$projectId/dashboards/$id' })
+  const navigate = useNavigate({ from: '/project/$projectId/dashboards/$id' })
+  const [refresh, setRefresh] = useState(0)
+  const dashboard = useQuery({
+    queryKey: ['dashboard', projectId, id],
+    queryFn: ({ signal }) => trpc.dashboards.get.query({ project_id: projectId, id }, { signal }),
+  })
+  if (dashboard.isPending) return <Loading what="the dashboard" />
+  if (dashboard.isError) return <ErrorNotice error={dashboard.error} retry={() => void dashboard.refetch()} />
+  const tiles = [...dashboard.data.tiles].sort((a, b) => a.order - b.order)
+  return (
+    <>
+      <div className="row spread">
+        <h1>{dashboard.data.name || `Dashboard ${id}`}</h1>
+        <Link to="/project/$projectId/dashboards" params={{ projectId }} search={{}}>
+          All dashboards
+        </Link>
+      </div>
+      {dashboard.data.description && <p className="muted">{dashboard.data.description}</p>}
+      <div className="toolbar">
+        <label className="field">
+          <span>Date range</span>
+          <select value={date_from ?? ''} onChange={(e) => void navigate({ search: { date_from: e.target.value || undefined } })}>
+            {DATE_FILTERS.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button
+          type="button"
+          onClick={() => {
+            setRefresh(refresh + 1)
+            void dashboard.refetch()
+          }}
+        >
+          Refresh
+        </button>
+      </div>
+      {tiles.length === 0 ? (
+        <div className="notice muted">
+          <p>
+            This dashboard has no tiles yet. Open a saved insight from{' '}
+            <Link to="/project/$projectId/insights" params={{ projectId }} search={{}}>
+              Insights
+            </Link>{' '}
+            and add it here, or add a text card below.
+          </p>
+        </div>
+      ) : (
+        <div className="tiles">
+          {tiles.map((tile) => (
+            <TileCard key={tile.id} projectId={projectId} tile={tile} dateFrom={date_from} refresh={refresh} />
+          ))}
+        </div>
+      )}
+      <TextCardForm projectId={projectId} id={id} onAdded={() => void dashboard.refetch()} />
+    </>
+  )
+}
+
+function TileCard({
+  projectId,
+  tile,
+  dateFrom,
+  refresh,
+}: {
+  projectId: string
+  tile: Tile
+  dateFrom: string | undefined
+  refresh: number
+}) {
+  if (tile.text) {
+    return (
+      <article className="tile notice" aria-label="Text card">
+        <p className="text-card">{tile.text.body}</p>
+      </article>
+    )
+  }
+  const insight = tile.insight
+  if (!insight) return null
+  const name = insight.name || insight.derived_name || 'Untitled'
+  return (
+    <article className="tile notice" aria-labelledby={`tile-${tile.id}`}>
+      <h2 id={`tile-${tile.id}`}>
+        <Link to="/project/$projectId/insights/$shortId" params={{ projectId, shortId: insight.short_id }} search={{}}>
+          {name}
+        </Link>
+      </h2>
+      <TileResult projectId={projectId} query={insight.query} dateFrom={dateFrom} refresh={refresh} title={name} />
+    </article>
+  )
+}
+
+function TileResult({
+  projectId,
+  query,
+  dateFrom,
+  refresh,
+  title,
+}: {
+  projectId: string
+  query: Record<string, unknown> | null
+  dateFrom: string | undefined
+  refresh: number
+  title: string
+}) {
+  const saved = sourceOfInsight(query)
+  const source = saved && withDateRange(saved, dateFrom)
+  const result = useInsightResult(projectId, source, refresh)
+  if (!source) return <p className="muted">A SQL insight: open it to see its rows.</p>
+  if (result.isPending) return <Loading what={title} />
+  if (result.isError) return <ErrorNotice error={result.error} retry={() => void result.refetch()} />
+  return <InsightResult source={source} results={result.data.results} title={title} />
+}
+
+function TextCardForm({ projectId, id, onAdded }: { projectId: string; id: string; onAdded: () => void }) {
+  const [body, setBody] = useState('')
+  const add = useMutation({
+    mutationFn: () => trpc.dashboards.update.mutate({ project_id: projectId, id, data: { tiles: [{ text: { body } }] } }),
+    onSuccess: () => {
+      setBody('')
+      onAdded()
+    },
+  })
+  return (
+    <form
+      className="stack"
+      aria-label="New text card"
+      onSubmit={(e) => {
+        e.preventDefault()
+        add.mutate()
+      }}
+    >
+      <label className="field">
+        <span>Text card</span>
+        <textarea required maxLength={4000} rows={3} value={body} onChange={(e) => setBody(e.target.value)} />
+      </label>
+      <button type="submit" disabled={add.isPending}>
+        Add text card
+      </button>
+      {add.isError && (
+        <p className="error" role="alert">
+          {errorWords(add.error)}
+        </p>
+      )}
+    </form>
+  )
+}
