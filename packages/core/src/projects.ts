@@ -13,7 +13,7 @@ import { dashboards, organizations, projects, users, type ProjectRow } from '@bu
 import { MEMBERSHIP_LEVEL } from './accounts'
 import type { CoreDeps } from './deps'
 import { generateProjectToken } from './keys'
-import { flagsChanged } from './featureFlags'
+import { flagsChanged } from './flags/featureFlags'
 import { invalidateProjectToken } from './projectTokens'
 import { serialId } from './ids'
 import { assertOrganizationInReach, assertProjectInReach, reachOf, type Caller } from './access'

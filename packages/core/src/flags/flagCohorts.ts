@@ -1,6 +1,6 @@
 import type { CohortProperties, FlagDefinition, FlagProperty } from '@burrow/flags'
 import { cohorts, type CohortRow, type Sql } from '@burrow/postgres'
-import { readCohortDefinition, UnsupportedCohortDefinition, type CohortDefinitionBuilder } from './cohortDefinition'
+import { readCohortDefinition, UnsupportedCohortDefinition, type CohortDefinitionBuilder } from '../cohorts/cohortDefinition'
 
 /** Behaviour over events, which flags cannot evaluate. */
 const notForFlags = (): never => {

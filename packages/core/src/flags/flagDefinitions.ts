@@ -1,7 +1,7 @@
 import { LocalTtlCache } from '@burrow/cache'
 import type { CohortProperties, FlagDefinition, FlagProperty } from '@burrow/flags'
 import { featureFlags, groupTypes, projects } from '@burrow/postgres'
-import type { CoreDeps } from './deps'
+import type { CoreDeps } from '../deps'
 import { flagDefinitionsCacheKey } from './featureFlags'
 import { cohortsOfFlags, type FlagCohorts } from './flagCohorts'
 

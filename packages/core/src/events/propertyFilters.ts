@@ -2,7 +2,7 @@ import type { PropertyCondition, PropertyExpression } from '@burrow/clickhouse'
 import { ApiProblem, problems, PROPERTY_FILTER_LIMITS as LIMITS, PROPERTY_OPERATORS, type PropertyOperator } from '@burrow/contracts'
 import { isValidPattern } from '@burrow/flags'
 import { isJsonObject, isSerialIdNumber } from '@burrow/contracts'
-import { absoluteDate } from './apiDates'
+import { absoluteDate } from '../apiDates'
 
 const OPERATORS = new Set<string>(PROPERTY_OPERATORS)
 const FILTER_TYPES = new Set(['event', 'person'])

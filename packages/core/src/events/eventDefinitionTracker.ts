@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { eventDefinitions, isTransientError, projects } from '@burrow/postgres'
-import type { CoreDeps } from './deps'
+import type { CoreDeps } from '../deps'
 
 /** PostHog's limit on an event definition's name; a longer name's events get no definition. */
 export const MAX_DEFINITION_NAME_LENGTH = 400

@@ -1,10 +1,10 @@
 import { events as eventsTable } from '@burrow/clickhouse'
 import { problems, type EventDefinition, type EventDefinitionUpdate, type Page, type PageQuery } from '@burrow/contracts'
 import { eventDefinitions, organizations, projects, type EventDefinitionRow, type UserRow } from '@burrow/postgres'
-import type { CoreDeps } from './deps'
-import { searchTerms } from './search'
-import { userSummaries } from './users'
-import { isUuid } from './ids'
+import type { CoreDeps } from '../deps'
+import { searchTerms } from '../search'
+import { userSummaries } from '../users'
+import { isUuid } from '../ids'
 
 /** Definitions with their volumes and last sighting computed from the stored events. */
 async function toDefinitions(deps: CoreDeps, projectId: number, rows: EventDefinitionRow[]): Promise<EventDefinition[]> {

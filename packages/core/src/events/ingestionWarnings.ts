@@ -1,6 +1,6 @@
 import { ingestionWarnings } from '@burrow/clickhouse'
 import type { IngestionWarningsResponse } from '@burrow/contracts'
-import type { CoreDeps } from './deps'
+import type { CoreDeps } from '../deps'
 
 /** PostHog lists the warnings of the last 30 days, and at most 50 of each type. */
 const DAYS = 30

@@ -1,6 +1,6 @@
 import { problems } from '@burrow/contracts'
 import { featureFlags, type FeatureFlagRow } from '@burrow/postgres'
-import type { CoreDeps } from './deps'
+import type { CoreDeps } from '../deps'
 
 interface Filters {
   groups?: Array<{ properties?: Array<{ key?: string | number | null; type?: string }> | null }> | null

@@ -10,14 +10,14 @@ import {
   type UserSummary,
 } from '@burrow/contracts'
 import { cohorts, type CohortRow, type UserRow } from '@burrow/postgres'
-import type { CoreDeps } from './deps'
-import { userSummaries } from './users'
-import { serialIdOrNotFound } from './ids'
-import { listPersons, type DisplayedProject, type PersonsFilter } from './persons'
-import { flagsChanged } from './featureFlags'
+import type { CoreDeps } from '../deps'
+import { userSummaries } from '../users'
+import { serialIdOrNotFound } from '../ids'
+import { listPersons, type DisplayedProject, type PersonsFilter } from '../persons/persons'
+import { flagsChanged } from '../flags/featureFlags'
 import { refuseBehaviourInFlagCohort, refuseLoops } from './cohortGraph'
 import { legacyFilters } from './cohortLegacyFilters'
-import { searchTerms } from './search'
+import { searchTerms } from '../search'
 
 function toCohort(row: CohortRow, createdBy: UserSummary | null): Cohort {
   return {

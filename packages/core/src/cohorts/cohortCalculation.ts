@@ -1,7 +1,7 @@
 import { cohortPeople } from '@burrow/clickhouse'
 import { cohorts, type CohortRow } from '@burrow/postgres'
 import { resolvedDefinition } from './cohortDefinition'
-import type { CoreDeps } from './deps'
+import type { CoreDeps } from '../deps'
 
 /** Calculations that run at once, whatever was asked: the rest wait their turn. */
 const CONCURRENT_CALCULATIONS = 1

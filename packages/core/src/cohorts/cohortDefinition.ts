@@ -1,7 +1,7 @@
 import type { BehaviouralCondition, PropertyExpression } from '@burrow/clickhouse'
 import { isJsonObject } from '@burrow/contracts'
 import { cohorts, type CohortRow, type Sql } from '@burrow/postgres'
-import { propertyCondition } from './propertyFilters'
+import { propertyCondition } from '../events/propertyFilters'
 
 /** A definition the calculation cannot run; the message is what `errors_calculating` counts. */
 export class UnsupportedCohortDefinition extends Error {

@@ -13,12 +13,12 @@ import {
 } from '@burrow/contracts'
 import { dashboards, insights, type InsightRow, type ProjectRow, type Sql, type UserRow } from '@burrow/postgres'
 import { applyDashboardFilters, mergeFilterLayers, parseFiltersOverride, type DashboardFilters } from './dashboardFilters'
-import type { CoreDeps } from './deps'
-import { serialIdOrNotFound } from './ids'
+import type { CoreDeps } from '../deps'
+import { serialIdOrNotFound } from '../ids'
 import { legacyFiltersToQuery } from './insightFilters'
-import { runQueryRequest } from './queries'
-import { searchTerms } from './search'
-import { userSummaries } from './users'
+import { runQueryRequest } from '../queries'
+import { searchTerms } from '../search'
+import { userSummaries } from '../users'
 
 /** `refresh` as the insight endpoints take it: true always computes; a mode as `/query/` takes it. */
 export type InsightRefresh = RefreshMode | boolean | undefined

@@ -1,11 +1,11 @@
 import { cohortPeople, MUTATIONS_SYNC, persons as personsTable, toClickHouseDateTime, type PersonCopy } from '@burrow/clickhouse'
 import { problems, type Page, type PageQuery, type Person } from '@burrow/contracts'
 import { persons, type PersonWithDistinctIds, type PersonWrites } from '@burrow/postgres'
-import type { CoreDeps } from './deps'
-import { isUuid, serialId } from './ids'
-import { parsePropertyFilters } from './propertyFilters'
-import { pinCohortVersions } from './cohortDefinition'
-import { searchTerms } from './search'
+import type { CoreDeps } from '../deps'
+import { isUuid, serialId } from '../ids'
+import { parsePropertyFilters } from '../events/propertyFilters'
+import { pinCohortVersions } from '../cohorts/cohortDefinition'
+import { searchTerms } from '../search'
 
 /** The shared-cache key whose invalidation tells every server that a distinct id changed person. */
 export const distinctIdKey = (projectId: number, distinctId: string) => `person-distinct:${projectId}:${distinctId}`

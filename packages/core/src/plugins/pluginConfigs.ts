@@ -11,14 +11,14 @@ import type {
 } from '@burrow/contracts'
 import { problems } from '@burrow/contracts'
 import { pluginAppMetrics, pluginConfigs, type PluginConfigRow, type UserRow } from '@burrow/postgres'
-import type { CoreDeps } from './deps'
-import { catalogEntry, toPlugin, type CatalogEntry } from './plugins/catalog'
-import { checkSecretsFollowHost, maskSecrets, mergeConfig } from './plugins/config'
-import { listLogEntries, logSystemEvent, type LogQuery } from './plugins/logs'
-import { pluginConfigsChanged } from './plugins/projectPlugins'
-import { serialIdOrNotFound } from './ids'
+import type { CoreDeps } from '../deps'
+import { catalogEntry, toPlugin, type CatalogEntry } from './catalog'
+import { checkSecretsFollowHost, maskSecrets, mergeConfig } from './config'
+import { listLogEntries, logSystemEvent, type LogQuery } from './logs'
+import { pluginConfigsChanged } from './projectPlugins'
+import { serialIdOrNotFound } from '../ids'
 
-export { allPlugins } from './plugins/catalog'
+export { allPlugins } from './catalog'
 
 function pluginOf(row: PluginConfigRow): CatalogEntry {
   const entry = catalogEntry(row.plugin_id)

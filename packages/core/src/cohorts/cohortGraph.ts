@@ -1,6 +1,6 @@
 import { isJsonObject, problems } from '@burrow/contracts'
 import { cohorts, featureFlags, type CohortRow, type Sql } from '@burrow/postgres'
-import { hasBehaviour } from './flagCohorts'
+import { hasBehaviour } from '../flags/flagCohorts'
 
 const COHORT_CONDITION_TYPES = new Set(['cohort', 'static-cohort', 'precalculated-cohort'])
 

@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto'
 import { clickHouseDateTimeToIso, events as eventsTable, toClickHouseDateTimeUs, type StoredEvent } from '@burrow/clickhouse'
 import { problems, type ApiEvent, type Page, type PageQuery } from '@burrow/contracts'
-import type { CoreDeps } from './deps'
+import type { CoreDeps } from '../deps'
 import { elementsFromChain } from './elementsChain'
 import { parsePropertyFilters } from './propertyFilters'
-import { isUuid } from './ids'
-import { requestDate } from './apiDates'
+import { isUuid } from '../ids'
+import { requestDate } from '../apiDates'
 import { persons, type PersonWithDistinctIds } from '@burrow/postgres'
-import { personUuid } from './persons'
-import { pinCohortVersions } from './cohortDefinition'
+import { personUuid } from '../persons/persons'
+import { pinCohortVersions } from '../cohorts/cohortDefinition'
 
 export interface EventsFilter {
   event?: string | undefined

@@ -8,14 +8,14 @@ import {
   type PageQuery,
 } from '@burrow/contracts'
 import { cohorts, featureFlags, groupTypes, projects, type FeatureFlagRow, type UserRow } from '@burrow/postgres'
-import type { CoreDeps } from './deps'
-import { assertProjectInReach, type Caller } from './access'
-import { refuseBehaviouralCohorts } from './cohortGraph'
+import type { CoreDeps } from '../deps'
+import { assertProjectInReach, type Caller } from '../access'
+import { refuseBehaviouralCohorts } from '../cohorts/cohortGraph'
 import { cohortsOfFlags } from './flagCohorts'
 import { checkFlagDependencies } from './flagDependencies'
-import { searchTerms } from './search'
-import { serialId, serialIdOrNotFound } from './ids'
-import { userSummaries } from './users'
+import { searchTerms } from '../search'
+import { serialId, serialIdOrNotFound } from '../ids'
+import { userSummaries } from '../users'
 
 interface Condition {
   properties?: Array<{ type?: string; value?: unknown }> | null

@@ -10,9 +10,9 @@ import {
   type PublicEarlyAccessFeature,
 } from '@burrow/contracts'
 import { earlyAccessFeatures, featureFlags, type EarlyAccessFeatureRow, type FeatureFlagRow, type UserRow } from '@burrow/postgres'
-import type { CoreDeps } from './deps'
+import type { CoreDeps } from '../deps'
 import { createFeatureFlag, flagsChanged, minimalFlag } from './featureFlags'
-import { isUuid } from './ids'
+import { isUuid } from '../ids'
 
 /** The stage whose users may enrol themselves, and which posthog-js is shown by default. */
 const ENROLMENT_STAGE = 'beta'

@@ -12,12 +12,12 @@ import {
   type UserSummary,
 } from '@burrow/contracts'
 import { dashboards, insights, type DashboardRow, type DashboardTileRow, type ProjectRow, type Sql, type UserRow } from '@burrow/postgres'
-import type { CoreDeps } from './deps'
-import { serialIdOrNotFound } from './ids'
+import type { CoreDeps } from '../deps'
+import { serialIdOrNotFound } from '../ids'
 import { mergeFilterLayers, parseFiltersOverride, type DashboardFilters } from './dashboardFilters'
 import { copyInsight, toInsights, type InsightRefresh } from './insights'
-import { searchTerms } from './search'
-import { userSummaries } from './users'
+import { searchTerms } from '../search'
+import { userSummaries } from '../users'
 
 /** PostHog's restriction level at which everyone in the project may edit; above it, access control is the old (v1) kind. */
 const EVERYONE_CAN_EDIT = 21

@@ -2,8 +2,8 @@ import { groups as groupsTable, toClickHouseDateTime } from '@burrow/clickhouse'
 import { problems, type CursorPage, type FoundGroup, type Group, type GroupCreate, type GroupType } from '@burrow/contracts'
 import { groups, groupTypes, type GroupRow } from '@burrow/postgres'
 import { decodeGroupCursor, encodeGroupCursor } from './groupCursor'
-import { flagsChanged } from './featureFlags'
-import type { CoreDeps } from './deps'
+import { flagsChanged } from '../flags/featureFlags'
+import type { CoreDeps } from '../deps'
 
 const toGroup = (row: GroupRow): Group => ({
   group_type_index: row.group_type_index,
