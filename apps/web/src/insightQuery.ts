@@ -220,15 +220,9 @@ export function formOf(source: unknown): BuilderForm {
   }
 }
 
-/** The query of a `?q=` search parameter, or undefined when it is not a query's JSON. */
-export function parseQueryParam(q: string | undefined): InsightSource | undefined {
-  if (!q) return undefined
-  try {
-    const parsed: unknown = JSON.parse(q)
-    return isRecord(parsed) && KINDS.some(([k]) => k === parsed.kind) ? (parsed as InsightSource) : undefined
-  } catch {
-    return undefined
-  }
+/** The query of the `?q=` search parameter, or undefined when it is not a query of a kind the builder draws. */
+export function parseQueryParam(q: unknown): InsightSource | undefined {
+  return isRecord(q) && KINDS.some(([k]) => k === q.kind) ? (q as InsightSource) : undefined
 }
 
 /** The runnable query of an insight's `query` (an InsightVizNode's `source`, or the kind itself). */

@@ -97,8 +97,10 @@ export const insightsRoute = createRoute({
   component: page(() => import('./pages/Insights'), 'Insights'),
 })
 
-/** The builder's query, as JSON in `?q=`: a link redraws the same chart. */
-const insightSearch = (search: Record<string, unknown>): { q?: string | undefined } => ({ q: text(search.q) })
+/** The builder's query, as JSON in `?q=`: a link redraws the same chart. The page checks its kind. */
+const insightSearch = (search: Record<string, unknown>): { q?: Record<string, unknown> | undefined } => ({
+  q: typeof search.q === 'object' && search.q !== null && !Array.isArray(search.q) ? (search.q as Record<string, unknown>) : undefined,
+})
 
 export const newInsightRoute = createRoute({
   getParentRoute: () => projectRoute,

@@ -32,6 +32,7 @@ export function SeriesChart({
   title: string
 }) {
   const ref = useRef<HTMLDivElement>(null)
+  const theme = useThemeVersion()
   useEffect(() => {
     const el = ref.current
     if (!el) return
@@ -49,7 +50,10 @@ export function SeriesChart({
           stroke: axis,
           grid: { stroke: grid, width: 1 },
           ticks: { stroke: grid },
-          values: (_u, splits) => splits.map((i) => labels[Math.round(i)] ?? ''),
+          // Whole buckets only, far enough apart for a date to fit.
+          space: 90,
+          incrs: [1, 2, 3, 5, 7, 10, 14, 20, 30, 50, 100, 200, 500],
+          values: (_u, splits) => splits.map((i) => (Number.isInteger(i) ? (labels[i] ?? '') : '')),
         },
         { stroke: axis, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid } },
       ],
@@ -71,7 +75,7 @@ export function SeriesChart({
       resize.disconnect()
       plot.destroy()
     }
-  }, [labels, series, kind])
+  }, [labels, series, kind, theme])
   return (
     <figure className="chart">
       <div ref={ref} role="img" aria-label={`${title}: a ${kind === 'bar' ? 'bar' : 'line'} chart; the same numbers are in its table`} />
@@ -87,6 +91,23 @@ export function SeriesChart({
       </figcaption>
     </figure>
   )
+}
+
+/** A number that changes when the theme does (the toggle, or the system's), so that a canvas is drawn again in its colours. */
+function useThemeVersion(): number {
+  const [version, setVersion] = useState(0)
+  useEffect(() => {
+    const bump = () => setVersion((v) => v + 1)
+    const observer = new MutationObserver(bump)
+    observer.observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] })
+    const media = window.matchMedia('(prefers-color-scheme: dark)')
+    media.addEventListener('change', bump)
+    return () => {
+      observer.disconnect()
+      media.removeEventListener('change', bump)
+    }
+  }, [])
+  return version
 }
 
 /** Series as a table: a row per bucket, a column per series. */

@@ -250,9 +250,11 @@ function TextCardForm({ projectId, id, onAdded }: { projectId: string; id: strin
         <span>Text card</span>
         <textarea required maxLength={4000} rows={3} value={body} onChange={(e) => setBody(e.target.value)} />
       </label>
-      <button type="submit" disabled={add.isPending}>
-        Add text card
-      </button>
+      <div className="row">
+        <button type="submit" disabled={add.isPending}>
+          Add text card
+        </button>
+      </div>
       {add.isError && (
         <p className="error" role="alert">
           {errorWords(add.error)}

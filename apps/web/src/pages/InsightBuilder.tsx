@@ -25,7 +25,7 @@ export function NewInsight(): React.JSX.Element {
       projectId={projectId}
       title="New insight"
       source={source}
-      onChange={(next) => void navigate({ search: { q: JSON.stringify(next) }, replace: true })}
+      onChange={(next) => void navigate({ search: { q: next }, replace: true })}
       actions={<SaveNew projectId={projectId} source={source} />}
     />
   )
@@ -42,13 +42,13 @@ export function SavedInsight(): React.JSX.Element {
   const saved = sourceOfInsight(insight.data.query)
   const source = parseQueryParam(q) ?? saved
   if (!source) return <ErrorNotice error={new Error('This insight is a SQL query, which this page does not draw.')} />
-  const edited = q !== undefined && JSON.stringify(source) !== JSON.stringify(saved)
+  const edited = source !== saved && JSON.stringify(source) !== JSON.stringify(saved)
   return (
     <Builder
       projectId={projectId}
       title={insight.data.name || insight.data.derived_name || 'Untitled'}
       source={source}
-      onChange={(next) => void navigate({ search: { q: JSON.stringify(next) }, replace: true })}
+      onChange={(next) => void navigate({ search: { q: next }, replace: true })}
       actions={
         <>
           <SaveChanges projectId={projectId} id={insight.data.id} source={source} edited={edited} />

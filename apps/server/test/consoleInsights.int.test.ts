@@ -1,0 +1,180 @@
+import { waitFor, type TestAccount } from '@burrow/testing'
+import type { Page } from 'playwright-core'
+import { PostHog } from 'posthog-node'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { useConsoleBrowser } from './consoleBrowser'
+import type { TestService } from './service'
+
+/**
+ * Insights and dashboards in Debian's Chromium against the real service: a trend and a funnel
+ * built in the builder show the numbers `/query/` answers for the same query (read through the
+ * chart's table), a trend saved as an insight goes onto a new dashboard, which draws it.
+ */
+let service: TestService
+let account: TestAccount
+let page: Page
+let checkPage: (name: string) => Promise<void>
+let projectUrl: (page: string) => string
+let signIn: () => Promise<void>
+useConsoleBrowser((h) => {
+  ;({ service, account, page, checkPage, projectUrl, signIn } = h)
+})
+
+async function postQuery(query: unknown): Promise<{ results: any }> {
+  const res = await service.api(account, `/api/projects/${account.projectId}/query/`, {
+    method: 'POST',
+    body: JSON.stringify({ query, refresh: 'force_blocking' }),
+  })
+  expect(res.status).toBe(200)
+  return (await res.json()) as { results: any }
+}
+
+/** The builder's query, as the page's URL keeps it. */
+const queryInUrl = () => JSON.parse(new URL(page.url()).searchParams.get('q')!) as Record<string, unknown>
+
+/** A table's body rows as text: the row's heading, then its cells. */
+const rowsOf = (name: string) =>
+  page
+    .getByRole('table', { name, exact: true })
+    .locator('tbody tr')
+    .evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('th, td')].map((cell) => cell.textContent?.trim() ?? '')))
+
+const HOUR = 3_600_000
+
+beforeAll(async () => {
+  await signIn()
+  // Three people sign up, two of them order an hour later (one twice).
+  const client = new PostHog(account.projectToken, { host: service.baseUrl, flushAt: 1, flushInterval: 0 })
+  const now = Date.now()
+  for (const person of ['ada', 'bob', 'cy']) {
+    client.capture({ distinctId: person, event: 'signed up', timestamp: new Date(now - 3 * HOUR), properties: { plan: 'free' } })
+  }
+  for (const [person, offset] of [
+    ['ada', 2 * HOUR],
+    ['bob', 2 * HOUR],
+    ['bob', HOUR],
+  ] as const) {
+    client.capture({ distinctId: person, event: 'order placed', timestamp: new Date(now - offset), properties: { total: 30, plan: 'pro' } })
+  }
+  await client.shutdown()
+  await waitFor(
+    async () => {
+      const res = await service.api(account, `/api/projects/${account.projectId}/events/?limit=100`)
+      return res.ok && ((await res.json()) as { results: unknown[] }).results.length === 6 ? true : undefined
+    },
+    { what: 'the six events stored', timeoutMs: 45_000, intervalMs: 250 },
+  )
+}, 90_000)
+
+describe('insights and dashboards in the console', () => {
+  it('lists no saved insight yet and offers a new one', async () => {
+    await page.goto(projectUrl('insights'))
+    await page.getByRole('heading', { name: 'Insights', level: 1 }).waitFor()
+    await page.getByText('No saved insights yet').waitFor()
+    await checkPage('insights-empty')
+  }, 30_000)
+
+  it('builds a trend whose table shows what /query/ answers for the query in its URL', async () => {
+    await page.goto(projectUrl('insights'))
+    await page.getByRole('link', { name: 'New insight' }).click()
+    await page.getByRole('heading', { name: 'New insight', level: 1 }).waitFor()
+    await page.getByLabel('Series 1 event').fill('order placed')
+    await page.getByRole('button', { name: 'Apply' }).click()
+    await page.waitForURL(/order%20placed|order\+placed/)
+    await page.getByRole('img', { name: /line chart/ }).waitFor()
+    await checkPage('insight-trend')
+
+    await page.getByRole('button', { name: 'Show as table' }).click()
+    const query = queryInUrl()
+    expect(query).toMatchObject({
+      kind: 'TrendsQuery',
+      series: [{ event: 'order placed' }],
+      dateRange: { date_from: '-7d' },
+      interval: 'day',
+    })
+    const [series] = (await postQuery(query)).results as { labels: string[]; data: number[] }[]
+    expect(series!.data.reduce((a, b) => a + b, 0)).toBe(3)
+    expect(await rowsOf('New insight')).toEqual(series!.labels.map((label, i) => [label, String(series!.data[i])]))
+    await checkPage('insight-trend-table')
+
+    // Unique users, as a number: two people ordered.
+    await page.getByLabel('Series 1 counts').selectOption('dau')
+    await page.getByLabel('Display').selectOption('BoldNumber')
+    await page.waitForURL(/BoldNumber/)
+    const dau = (await postQuery(queryInUrl())).results as { aggregated_value: number }[]
+    expect(dau[0]!.aggregated_value).toBe(2)
+    await page.getByRole('definition').filter({ hasText: /^2$/ }).waitFor()
+
+    // The URL alone draws the same chart.
+    const url = page.url()
+    await page.goto('about:blank')
+    await page.goto(url)
+    await page.getByRole('definition').filter({ hasText: /^2$/ }).waitFor()
+    expect(await page.getByLabel('Series 1 counts').inputValue()).toBe('dau')
+  }, 60_000)
+
+  it('builds a funnel whose steps show the persons /query/ counts', async () => {
+    await page.goto(projectUrl('insights/new'))
+    await page.getByRole('button', { name: 'Funnels' }).click()
+    await page.getByLabel('Step 1 event').fill('signed up')
+    await page.getByLabel('Step 2 event').fill('order placed')
+    await page.getByRole('button', { name: 'Apply' }).click()
+    await page.waitForURL(/FunnelsQuery.*signed/)
+    const steps = (await postQuery(queryInUrl())).results as { name: string; count: number }[]
+    expect(steps.map((s) => s.count)).toEqual([3, 2])
+    await page.getByRole('table', { name: 'New insight steps' }).waitFor()
+    expect(await rowsOf('New insight steps')).toEqual([
+      ['1. signed up', '3', '100.0%', '—'],
+      ['2. order placed', '2', '66.7%', '66.7%'],
+    ])
+    await checkPage('insight-funnel')
+    // Its colours hold in the dark theme too.
+    await page.emulateMedia({ colorScheme: 'dark' })
+    await checkPage('insight-funnel-dark')
+    await page.emulateMedia({ colorScheme: 'light' })
+  }, 60_000)
+
+  it('saves a trend as an insight, adds it to a new dashboard, and the dashboard draws it', async () => {
+    await page.goto(projectUrl('insights/new'))
+    await page.getByLabel('Series 1 event').fill('signed up')
+    await page.getByRole('button', { name: 'Apply' }).click()
+    await page.waitForURL(/signed/)
+    await page.getByLabel('Insight name').fill('Sign-ups')
+    await page.getByRole('button', { name: 'Save as insight' }).click()
+    await page.getByRole('heading', { name: 'Sign-ups', level: 1 }).waitFor()
+    expect(new URL(page.url()).pathname).toMatch(new RegExp(`/project/${account.projectId}/insights/[A-Za-z0-9]+$`))
+    await checkPage('insight-saved')
+
+    await page.goto(projectUrl('insights'))
+    await page.getByRole('link', { name: 'Sign-ups' }).waitFor()
+    await checkPage('insights')
+
+    await page.goto(projectUrl('dashboards'))
+    await page.getByRole('heading', { name: 'Dashboards', level: 1 }).waitFor()
+    await page.getByText('No dashboards yet').waitFor()
+    await checkPage('dashboards-empty')
+    await page.getByLabel('Dashboard name').fill('Growth')
+    await page.getByRole('button', { name: 'Create dashboard' }).click()
+    await page.getByRole('heading', { name: 'Growth', level: 1 }).waitFor()
+    await page.getByText('This dashboard has no tiles yet').waitFor()
+
+    await page.goto(projectUrl('insights'))
+    await page.getByRole('link', { name: 'Sign-ups' }).click()
+    await page.getByRole('heading', { name: 'Sign-ups', level: 1 }).waitFor()
+    await page.getByRole('combobox', { name: /^Dashboard/ }).selectOption({ label: 'Growth' })
+    await page.getByRole('button', { name: 'Add to dashboard' }).click()
+    await page.getByRole('link', { name: 'Growth' }).click()
+
+    await page.getByRole('heading', { name: 'Growth', level: 1 }).waitFor()
+    const tile = page.getByRole('article', { name: 'Sign-ups' })
+    await tile.getByRole('img', { name: /line chart/ }).waitFor()
+    await tile.getByRole('button', { name: 'Show as table' }).click()
+    const rows = await rowsOf('Sign-ups')
+    expect(rows.reduce((sum, row) => sum + Number(row[1]), 0)).toBe(3)
+
+    await page.getByRole('textbox', { name: 'Text card' }).fill('Sign-ups count everyone who finished the form.')
+    await page.getByRole('button', { name: 'Add text card' }).click()
+    await page.getByRole('article', { name: 'Text card' }).getByText('finished the form').waitFor()
+    await checkPage('dashboard')
+  }, 90_000)
+})
