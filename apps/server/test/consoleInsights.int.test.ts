@@ -134,6 +134,34 @@ describe('insights and dashboards in the console', () => {
     await page.emulateMedia({ colorScheme: 'light' })
   }, 60_000)
 
+  it('draws retention as its cohort table, and lifecycle and stickiness as bars, each as /query/ answers', async () => {
+    await page.goto(projectUrl('insights/new'))
+    await page.getByRole('button', { name: 'Retention' }).click()
+    await page.getByLabel('Start event').fill('signed up')
+    await page.getByLabel('Return event').fill('order placed')
+    await page.getByRole('button', { name: 'Apply' }).click()
+    await page.waitForURL(/RetentionQuery.*signed/)
+    const cohorts = (await postQuery(queryInUrl())).results as { date: string; values: { count: number }[] }[]
+    await page.getByRole('table', { name: 'New insight' }).waitFor()
+    const table = await rowsOf('New insight')
+    expect(table.map((row) => [row[0], row[1]])).toEqual(cohorts.map((c) => [c.date.slice(0, 10), String(c.values[0]!.count)]))
+    expect(cohorts.reduce((sum, c) => sum + c.values[0]!.count, 0)).toBe(3)
+    await checkPage('insight-retention')
+
+    for (const kind of ['Lifecycle', 'Stickiness']) {
+      await page.getByRole('button', { name: kind }).click()
+      await page.getByLabel('Series 1 event').fill('order placed')
+      await page.getByRole('button', { name: 'Apply' }).click()
+      await page.waitForURL(new RegExp(`${kind}Query.*order`))
+      await page.getByRole('img', { name: /bar chart/ }).waitFor()
+      await page.getByRole('button', { name: 'Show as table' }).click()
+      const answered = (await postQuery(queryInUrl())).results as { data: number[] }[]
+      const rows = await rowsOf('New insight')
+      expect(rows.map((row) => row.slice(1).map(Number))).toEqual(answered[0]!.data.map((_, i) => answered.map((s) => s.data[i])))
+      await checkPage(`insight-${kind.toLowerCase()}`)
+    }
+  }, 60_000)
+
   it('saves a trend as an insight, adds it to a new dashboard, and the dashboard draws it', async () => {
     await page.goto(projectUrl('insights/new'))
     await page.getByLabel('Series 1 event').fill('signed up')

@@ -128,7 +128,7 @@ export function queryOf(form: BuilderForm): InsightSource {
         series: form.series.map((s) => eventsNode(s, false)),
         dateRange,
         funnelsFilter: {
-          funnelWindowInterval: form.windowInterval,
+          funnelWindowInterval: Math.max(1, form.windowInterval),
           funnelWindowIntervalUnit: form.windowUnit,
           funnelOrderType: form.order,
           funnelVizType: 'steps',
@@ -144,7 +144,7 @@ export function queryOf(form: BuilderForm): InsightSource {
           targetEntity: entity(form.startEvent),
           returningEntity: entity(form.returnEvent),
           period: form.period,
-          totalIntervals: form.totalIntervals,
+          totalIntervals: Math.min(120, Math.max(1, form.totalIntervals)),
           retentionType: 'retention_first_time',
         },
       }

@@ -172,8 +172,8 @@ export function BuilderForm({ form, eventNames, onApply }: { form: Form; eventNa
               type="number"
               min={1}
               max={120}
-              value={draft.totalIntervals}
-              onChange={(e) => type({ totalIntervals: Number(e.target.value) || 1 })}
+              value={draft.totalIntervals || ''}
+              onChange={(e) => type({ totalIntervals: Math.max(0, Math.trunc(Number(e.target.value) || 0)) })}
             />
           </label>
         </div>
@@ -239,8 +239,8 @@ export function BuilderForm({ form, eventNames, onApply }: { form: Form; eventNa
             <input
               type="number"
               min={1}
-              value={draft.windowInterval}
-              onChange={(e) => type({ windowInterval: Number(e.target.value) || 1 })}
+              value={draft.windowInterval || ''}
+              onChange={(e) => type({ windowInterval: Math.max(0, Math.trunc(Number(e.target.value) || 0)) })}
             />
           </label>
           <label className="field">
