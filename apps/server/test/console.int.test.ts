@@ -136,7 +136,6 @@ describe('the console in Chromium', () => {
     await checkPage('people')
     for (const [p, title] of [
       ['web', 'Web analytics'],
-      ['insights', 'Insights'],
       ['sql', 'SQL'],
     ] as const) {
       await page.goto(projectUrl(p))
