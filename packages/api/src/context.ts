@@ -2,6 +2,7 @@ import { ApiProblem } from '@burrow/contracts'
 import { accounts, consoleAuth, type CoreDeps } from '@burrow/core'
 import { unavailableProblem } from './errors'
 import type { HttpRequest } from './http'
+import { procedurePolicy as policy } from './procedurePolicy'
 import { changesState, CSRF_FAILED, CSRF_HEADER, originAllowed, sessionToken } from './session'
 import type { ApiContext, ApiGuards } from './trpc'
 
@@ -28,14 +29,14 @@ export async function createApiContext(
   options: { guards?: ApiGuards | undefined; ip?: string | undefined } = {},
 ): Promise<ApiContext> {
   const { guards, ip } = options
-  if (!key) return { deps, user: null, keyPresented: false, guards }
+  if (!key) return { deps, policy, user: null, keyPresented: false, guards }
   let user
   try {
     user = (await accounts.findCallerByPersonalApiKey(deps.sql, key)) ?? null
   } catch (err) {
     // A store that is down is the procedure's refusal (503), not the context's failure, which tRPC makes a 500.
     const unavailable = unavailableProblem(err)
-    if (unavailable) return { deps, user: null, keyPresented: true, guards, refusal: unavailable }
+    if (unavailable) return { deps, policy, user: null, keyPresented: true, guards, refusal: unavailable }
     throw err
   }
   if (!user) {
@@ -43,11 +44,11 @@ export async function createApiContext(
       await guards?.keyGuesses?.failed('personal', ip)
     } catch (err) {
       // Thrown by the procedure, as any refusal is: tRPC would make an error of its context a 500.
-      if (err instanceof ApiProblem) return { deps, user, keyPresented: true, guards, refusal: err }
+      if (err instanceof ApiProblem) return { deps, policy, user, keyPresented: true, guards, refusal: err }
       throw err
     }
   }
-  return { deps, user, keyPresented: true, guards }
+  return { deps, policy, user, keyPresented: true, guards }
 }
 
 /**
@@ -64,12 +65,12 @@ export async function contextFor(deps: CoreDeps, req: HttpRequest, body: unknown
     session = await consoleAuth.sessionOf(deps.sql, token)
   } catch (err) {
     const unavailable = unavailableProblem(err)
-    if (unavailable) return { deps, user: null, keyPresented: false, guards, refusal: unavailable }
+    if (unavailable) return { deps, policy, user: null, keyPresented: false, guards, refusal: unavailable }
     throw err
   }
   // An ended or expired session is no credential: "not provided", as for a request without one.
-  if (!session) return { deps, user: null, keyPresented: false, guards }
+  if (!session) return { deps, policy, user: null, keyPresented: false, guards }
   if (changesState(req.method) && !consoleAuth.csrfMatches(req.headers[CSRF_HEADER], session.csrfToken))
-    return { deps, user: null, keyPresented: false, guards, refusal: CSRF_FAILED() }
-  return { deps, user: session.caller, keyPresented: false, guards }
+    return { deps, policy, user: null, keyPresented: false, guards, refusal: CSRF_FAILED() }
+  return { deps, policy, user: session.caller, keyPresented: false, guards }
 }

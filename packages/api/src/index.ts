@@ -6,4 +6,4 @@ export { jsonResponse, publicUrl, type HttpRequest, type HttpResponse } from './
 export { problemFromError } from './errors'
 export { createApiThrottle, DEFAULT_THROTTLE_RATES, type ApiThrottle, type ThrottleRates } from './throttle'
 export type { ApiGuards } from './trpc'
-export type { ThrottleClass } from './routes'
+export type { ThrottleClass } from './throttle'

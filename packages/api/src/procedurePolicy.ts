@@ -1,5 +1,7 @@
 import type { Scope } from '@burrow/contracts'
-import { restRoutes, type ThrottleClass } from './routes'
+import { restRoutes } from './routes'
+import type { ThrottleClass } from './throttle'
+import type { ProcedurePolicy } from './trpc'
 
 /**
  * What each procedure needs and counts against, as the route table declares it. A procedure
@@ -9,10 +11,7 @@ import { restRoutes, type ThrottleClass } from './routes'
 const scopes = new Map<string, Scope>(restRoutes.map((route) => [route.procedure, route.scope]))
 const throttles = new Map<string, ThrottleClass>(restRoutes.map((route) => [route.procedure, route.throttle ?? 'api']))
 
-export function scopeOfProcedure(path: string): Scope | undefined {
-  return scopes.get(path)
-}
-
-export function throttleOfProcedure(path: string): ThrottleClass {
-  return throttles.get(path) ?? 'api'
+export const procedurePolicy: ProcedurePolicy = {
+  scopeOf: (path) => scopes.get(path),
+  throttleOf: (path) => throttles.get(path) ?? 'api',
 }

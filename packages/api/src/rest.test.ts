@@ -4,6 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { publicUrl, type HttpRequest, type HttpResponse } from './http'
 import { createRestFacade, createRestHandler } from './rest'
+import { procedurePolicy } from './procedurePolicy'
 import { idParam } from './routers/inputs'
 import { createCallerFactory, publicProcedure, router } from './trpc'
 
@@ -93,7 +94,7 @@ const stubRouter = router({
 const stubCaller = createCallerFactory(stubRouter)
 const handle = createRestFacade({
   log: (msg) => logged.push(msg),
-  callerFor: () => Promise.resolve(stubCaller({ deps: {} as CoreDeps, user: null, keyPresented: false })),
+  callerFor: () => Promise.resolve(stubCaller({ deps: {} as CoreDeps, policy: procedurePolicy, user: null, keyPresented: false })),
 })
 
 function request(

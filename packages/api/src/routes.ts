@@ -1,9 +1,7 @@
 import { cohortPersonCsvRow, type CohortPerson } from '@burrow/contracts'
 import type { ProcedurePath } from './router'
+import type { ThrottleClass } from './throttle'
 import type { Scope } from '@burrow/contracts'
-
-/** The rate limit classes of the private API. */
-export type ThrottleClass = 'api' | 'query'
 
 /**
  * The REST facade: each row maps one method and path of the private API onto a tRPC

@@ -1,6 +1,8 @@
 import type { RateLimit, RateLimitStore, WindowLimit } from '@burrow/cache'
 import { throttledFor } from '@burrow/core'
-import type { ThrottleClass } from './routes'
+
+/** The rate limit classes of the private API. */
+export type ThrottleClass = 'api' | 'query'
 
 /** A class's limits: a burst over a minute and a sustained rate over an hour (0: no limit). */
 export interface ThrottleRates {

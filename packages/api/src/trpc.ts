@@ -1,11 +1,10 @@
-import { ApiProblem, problems } from '@burrow/contracts'
+import { ApiProblem, problems, type Scope } from '@burrow/contracts'
 import { asTenant, assertScope, organizations, pathOfNul, projects, type Caller, type CoreDeps, type KeyGuessGuard } from '@burrow/core'
 import type { SignInGuard } from '@burrow/core'
 import { initTRPC } from '@trpc/server'
 import { z, ZodError } from 'zod'
 import { problemFromError, trpcErrorFromProblem, unavailableProblem } from './errors'
-import { scopeOfProcedure, throttleOfProcedure } from './procedurePolicy'
-import type { ApiThrottle } from './throttle'
+import type { ApiThrottle, ThrottleClass } from './throttle'
 
 export interface ApiContext {
   deps: CoreDeps
@@ -17,6 +16,16 @@ export interface ApiContext {
   guards?: ApiGuards | undefined
   /** Why the request is refused before its key is looked at again (an address that keeps guessing keys). */
   refusal?: ApiProblem | undefined
+  /**
+   * What each procedure needs of a key and counts against, as the route table declares it.
+   * Handed in with the context, so that the procedures' module needs no route table.
+   */
+  policy: ProcedurePolicy
+}
+
+export interface ProcedurePolicy {
+  scopeOf(path: string): Scope | undefined
+  throttleOf(path: string): ThrottleClass
 }
 
 export interface ApiGuards {
@@ -85,13 +94,13 @@ export const authedProcedure = publicProcedure
     if (!ctx.user) throw ctx.keyPresented ? problems.authenticationFailed() : problems.notAuthenticated()
     // A key is held to its scopes; a signed-in user of the console acts with their own rights.
     if (ctx.user.key) {
-      const scope = scopeOfProcedure(path)
+      const scope = ctx.policy.scopeOf(path)
       if (!scope) throw problems.permissionDenied('This action does not support personal API key access')
       assertScope(ctx.user, scope)
     }
     // Counted once the key is known to be valid and allowed: a refused call costs its key nothing.
     const key = ctx.user.key
-    if (key && ctx.guards?.throttle) await ctx.guards.throttle(key.id, throttleOfProcedure(path))
+    if (key && ctx.guards?.throttle) await ctx.guards.throttle(key.id, ctx.policy.throttleOf(path))
     return next({ ctx: { ...ctx, user: ctx.user } })
   })
   .use(refuseNulCharacters)
