@@ -204,5 +204,15 @@ describe('insights and dashboards in the console', () => {
     await page.getByRole('button', { name: 'Add text card' }).click()
     await page.getByRole('article', { name: 'Text card' }).getByText('finished the form').waitFor()
     await checkPage('dashboard')
+
+    // The text card moved before the insight stays there: the arrangement is the dashboard's.
+    const order = () =>
+      page.getByRole('article').evaluateAll((tiles) => tiles.map((t) => t.getAttribute('aria-label') ?? t.textContent?.slice(0, 8)))
+    expect(await order()).toEqual(['Sign-ups', 'Text card'].map((n) => (n === 'Text card' ? n : expect.stringContaining(n))))
+    await page.getByRole('button', { name: 'Move text card earlier' }).click()
+    await waitFor(async () => ((await order())[0] === 'Text card' ? true : undefined), { what: 'the text card first' })
+    await page.reload()
+    await page.getByRole('article', { name: 'Sign-ups' }).waitFor()
+    expect((await order())[0]).toBe('Text card')
   }, 90_000)
 })

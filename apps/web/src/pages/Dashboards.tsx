@@ -7,6 +7,7 @@ import { SearchForm } from '../components/SearchForm'
 import { ErrorNotice, ListStates, Loading } from '../components/States'
 import { useDashboards, useInsightResult } from '../insightHooks'
 import { sourceOfInsight, withDateRange } from '../insightQuery'
+import { layoutsInOrder, moveTile } from '../tileLayout'
 
 type Dashboard = Awaited<ReturnType<typeof trpc.dashboards.get.query>>
 type Tile = Dashboard['tiles'][number]
@@ -118,6 +119,11 @@ export function DashboardPage(): React.JSX.Element {
     queryKey: ['dashboard', projectId, id],
     queryFn: ({ signal }) => trpc.dashboards.get.query({ project_id: projectId, id }, { signal }),
   })
+  const change = useMutation({
+    mutationFn: (tiles: Parameters<typeof trpc.dashboards.update.mutate>[0]['data']['tiles']) =>
+      trpc.dashboards.update.mutate({ project_id: projectId, id, data: { tiles } }),
+    onSuccess: () => dashboard.refetch(),
+  })
   if (dashboard.isPending) return <Loading what="the dashboard" />
   if (dashboard.isError) return <ErrorNotice error={dashboard.error} retry={() => void dashboard.refetch()} />
   const tiles = [...dashboard.data.tiles].sort((a, b) => a.order - b.order)
@@ -163,45 +169,126 @@ export function DashboardPage(): React.JSX.Element {
         </div>
       ) : (
         <div className="tiles">
-          {tiles.map((tile) => (
-            <TileCard key={tile.id} projectId={projectId} tile={tile} dateFrom={date_from} refresh={refresh} />
+          {tiles.map((tile, index) => (
+            <TileCard
+              key={tile.id}
+              projectId={projectId}
+              tile={tile}
+              dateFrom={date_from}
+              refresh={refresh}
+              place={{ index, count: tiles.length, busy: change.isPending }}
+              onMove={(from, to) =>
+                change.mutate(
+                  layoutsInOrder(
+                    moveTile(
+                      tiles.map((t) => t.id),
+                      from,
+                      to,
+                    ),
+                  ),
+                )
+              }
+              onRemove={() => change.mutate([{ id: tile.id, deleted: true }])}
+            />
           ))}
         </div>
+      )}
+      {change.isError && (
+        <p className="error" role="alert">
+          {errorWords(change.error)}
+        </p>
       )}
       <TextCardForm projectId={projectId} id={id} onAdded={() => void dashboard.refetch()} />
     </>
   )
 }
 
+/** Where a tile stands among the dashboard's, for moving it. */
+interface Place {
+  index: number
+  count: number
+  busy: boolean
+}
+
+/**
+ * One tile: an insight drawn with the builder's charts, or a text card. It can be dragged onto
+ * another tile's place, or moved with its buttons (the same, from the keyboard), or removed.
+ */
 function TileCard({
   projectId,
   tile,
   dateFrom,
   refresh,
+  place,
+  onMove,
+  onRemove,
 }: {
   projectId: string
   tile: Tile
   dateFrom: string | undefined
   refresh: number
+  place: Place
+  onMove: (from: number, to: number) => void
+  onRemove: () => void
 }) {
+  const insight = tile.insight
+  if (!tile.text && !insight) return null
+  const name = tile.text ? 'text card' : insight!.name || insight!.derived_name || 'Untitled'
+  const drag = {
+    draggable: true,
+    onDragStart: (e: React.DragEvent) => e.dataTransfer.setData('text/x-tile-index', String(place.index)),
+    onDragOver: (e: React.DragEvent) => {
+      if (e.dataTransfer.types.includes('text/x-tile-index')) e.preventDefault()
+    },
+    onDrop: (e: React.DragEvent) => {
+      e.preventDefault()
+      const from = Number(e.dataTransfer.getData('text/x-tile-index'))
+      // The dragged tile takes this one's place.
+      if (Number.isInteger(from) && from !== place.index) onMove(from, place.index)
+    },
+  }
+  const controls = (
+    <div className="row tile-controls">
+      <button
+        type="button"
+        disabled={place.busy || place.index === 0}
+        onClick={() => onMove(place.index, place.index - 1)}
+        aria-label={`Move ${name} earlier`}
+      >
+        ←
+      </button>
+      <button
+        type="button"
+        disabled={place.busy || place.index === place.count - 1}
+        onClick={() => onMove(place.index, place.index + 1)}
+        aria-label={`Move ${name} later`}
+      >
+        →
+      </button>
+      <button type="button" className="danger" disabled={place.busy} onClick={onRemove} aria-label={`Remove ${name} from the dashboard`}>
+        Remove
+      </button>
+    </div>
+  )
   if (tile.text) {
     return (
-      <article className="tile notice" aria-label="Text card">
+      <article className="tile notice" aria-label="Text card" {...drag}>
+        {controls}
         <p className="text-card">{tile.text.body}</p>
       </article>
     )
   }
-  const insight = tile.insight
-  if (!insight) return null
-  const name = insight.name || insight.derived_name || 'Untitled'
   return (
-    <article className="tile notice" aria-labelledby={`tile-${tile.id}`}>
-      <h2 id={`tile-${tile.id}`}>
-        <Link to="/project/$projectId/insights/$shortId" params={{ projectId, shortId: insight.short_id }} search={{}}>
-          {name}
-        </Link>
-      </h2>
-      <TileResult projectId={projectId} query={insight.query} dateFrom={dateFrom} refresh={refresh} title={name} />
+    <article className="tile notice" aria-labelledby={`tile-${tile.id}`} {...drag}>
+      <div className="row spread">
+        <h2 id={`tile-${tile.id}`}>
+          <Link to="/project/$projectId/insights/$shortId" params={{ projectId, shortId: insight!.short_id }} search={{}}>
+            {name}
+          </Link>
+        </h2>
+        {controls}
+      </div>
+      <TileResult projectId={projectId} query={insight!.query} dateFrom={dateFrom} refresh={refresh} title={name} />
     </article>
   )
 }
