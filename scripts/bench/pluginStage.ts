@@ -2,7 +2,7 @@
 // plugin enabled (the cost every deployment pays) and with GeoIP, Property Filter and Taxonomy
 // Plugin. No service: the stage is given its configs directly.
 import { events as eventsTable } from '@burrow/clickhouse'
-import { plugins } from '@burrow/core'
+import { plugins } from '@burrow/plugins'
 import { transformFrames, type TransformStageDeps } from '@burrow/ingestion'
 import { encodeFrame, type FrameContent } from '@burrow/spool'
 import { Counter, Registry } from 'prom-client'

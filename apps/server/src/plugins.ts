@@ -1,5 +1,6 @@
 import type { Config } from '@burrow/config'
-import { plugins, type CoreDeps } from '@burrow/core'
+import type { CoreDeps } from '@burrow/core'
+import { plugins } from '@burrow/plugins'
 import { createPluginMetrics, DestinationStage, transformFrames, type PluginMetrics } from '@burrow/ingestion'
 import { pluginWebhookOutbox } from '@burrow/postgres'
 import type { FrameContent } from '@burrow/spool'

@@ -20,7 +20,7 @@ useTestService(
   {
     TEST_PLUGINS: true,
     // MaxMind's test database (from github.com/maxmind/MaxMind-DB, MIT or Apache-2.0).
-    GEOIP_DATABASE: fileURLToPath(new URL('../../../packages/core/test-fixtures/GeoLite2-City-Test.mmdb', import.meta.url)),
+    GEOIP_DATABASE: fileURLToPath(new URL('../../../packages/plugins/test-fixtures/GeoLite2-City-Test.mmdb', import.meta.url)),
     // Well above what a plugin takes on a busy machine, well below the test plugin's stall (1 s).
     PLUGIN_EVENT_TIMEOUT_MS: 250,
     PLUGIN_METRICS_FLUSH_MS: 200,

@@ -12,7 +12,8 @@ import {
   pluginRearrangeSchema,
   pluginSchema,
 } from '@burrow/contracts'
-import { organizations, pluginConfigs } from '@burrow/core'
+import { organizations } from '@burrow/core'
+import { pluginConfigs } from '@burrow/plugins'
 import { z } from 'zod'
 import { authedProcedure, projectProcedure, router } from '../trpc'
 import { idParam, optionalText, repeatableText, textParam } from './inputs'

@@ -1,5 +1,6 @@
 import { clickHouseDateTimeToIso } from '@burrow/clickhouse'
-import { plugins, type CoreDeps } from '@burrow/core'
+import type { CoreDeps } from '@burrow/core'
+import { plugins } from '@burrow/plugins'
 import { pluginWebhookOutbox, type OutboxEntry } from '@burrow/postgres'
 import type { FrameContent } from '@burrow/spool'
 

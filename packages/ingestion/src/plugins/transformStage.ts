@@ -1,5 +1,6 @@
 import { clickHouseDateTimeToIso, events as eventsTable, type EventRowToEncode } from '@burrow/clickhouse'
-import { plugins, type CoreDeps } from '@burrow/core'
+import type { CoreDeps } from '@burrow/core'
+import { plugins } from '@burrow/plugins'
 import type { FrameContent, PersonIntent, Sighting } from '@burrow/spool'
 import type { Counter } from 'prom-client'
 import { personIntentAfterPlugins } from './personIntentAfterPlugins'

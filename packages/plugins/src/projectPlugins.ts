@@ -1,6 +1,6 @@
 import { LocalTtlCache } from '@burrow/cache'
 import { pluginConfigs, type PluginConfigRow } from '@burrow/postgres'
-import type { CoreDeps } from '../deps'
+import type { CoreDeps } from '@burrow/core'
 import { catalogEntry, GEOIP, type PluginEnvironment } from './catalog'
 import { INSTANCE_ID, logSystemEvent } from './logs'
 import type { LoadedTransformation } from './transformations/runner'

@@ -1,6 +1,6 @@
 import { events as eventsTable } from '@burrow/clickhouse'
 import { pluginConfigs, pluginWebhookOutbox, type PluginConfigRow, type PluginJobRow } from '@burrow/postgres'
-import type { CoreDeps } from '../deps'
+import type { CoreDeps } from '@burrow/core'
 import { catalogEntry, WEBHOOK_EXPORT } from './catalog'
 import { logSystemEvent } from './logs'
 import { eventFilter } from './webhook/request'

@@ -1,6 +1,6 @@
 import { pluginConfigs, pluginWebhookOutbox, type LeasedDelivery } from '@burrow/postgres'
 import { request, type Agent } from 'undici'
-import type { CoreDeps } from '../../deps'
+import type { CoreDeps } from '@burrow/core'
 import type { AppMetrics } from '../appMetrics'
 import { logSystemEvent, type PluginLogBuffer } from '../logs'
 import { pluginConfigsChanged } from '../projectPlugins'

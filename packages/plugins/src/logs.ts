@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { pluginLogEntries, toClickHouseDateTimeUs, type PluginLogRow } from '@burrow/clickhouse'
 import { PLUGIN_LOG_TYPES, problems, type Page, type PageQuery, type PluginLogEntry } from '@burrow/contracts'
 import type { PluginConfigRow } from '@burrow/postgres'
-import type { CoreDeps } from '../deps'
+import type { CoreDeps } from '@burrow/core'
 
 /** This server process, as log entries name the instance that wrote them. */
 export const INSTANCE_ID = randomUUID()

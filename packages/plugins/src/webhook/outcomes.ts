@@ -1,5 +1,5 @@
 import { pluginWebhookOutbox } from '@burrow/postgres'
-import type { CoreDeps } from '../../deps'
+import type { CoreDeps } from '@burrow/core'
 
 type Outcome = pluginWebhookOutbox.DeliveryOutcome
 

@@ -11,12 +11,12 @@ import type {
 } from '@burrow/contracts'
 import { problems } from '@burrow/contracts'
 import { pluginAppMetrics, pluginConfigs, type PluginConfigRow, type UserRow } from '@burrow/postgres'
-import type { CoreDeps } from '../deps'
+import type { CoreDeps } from '@burrow/core'
 import { catalogEntry, toPlugin, type CatalogEntry } from './catalog'
 import { checkSecretsFollowHost, maskSecrets, mergeConfig } from './config'
 import { listLogEntries, logSystemEvent, type LogQuery } from './logs'
 import { pluginConfigsChanged } from './projectPlugins'
-import { serialIdOrNotFound } from '../ids'
+import { serialIdOrNotFound } from '@burrow/core'
 
 export { allPlugins } from './catalog'
 

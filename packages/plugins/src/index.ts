@@ -1,0 +1,2 @@
+export * as plugins from './runtime'
+export * as pluginConfigs from './pluginConfigs'
