@@ -189,16 +189,33 @@ describe('insights and dashboards in the console', () => {
     await page.goto(projectUrl('insights'))
     await page.getByRole('link', { name: 'Sign-ups' }).click()
     await page.getByRole('heading', { name: 'Sign-ups', level: 1 }).waitFor()
+    // A change saved on the insight's page is what its link shows afterwards.
+    await page.getByLabel('Display').selectOption('ActionsBar')
+    await page.waitForURL(/ActionsBar/)
+    await page.getByRole('button', { name: 'Save changes' }).click()
+    await page.getByRole('button', { name: 'Save changes' }).and(page.locator(':disabled')).waitFor()
+    await page.goto(page.url().split('?')[0]!)
+    await page.getByRole('img', { name: /bar chart/ }).waitFor()
     await page.getByRole('combobox', { name: /^Dashboard/ }).selectOption({ label: 'Growth' })
     await page.getByRole('button', { name: 'Add to dashboard' }).click()
     await page.getByRole('link', { name: 'Growth' }).click()
 
     await page.getByRole('heading', { name: 'Growth', level: 1 }).waitFor()
     const tile = page.getByRole('article', { name: 'Sign-ups' })
-    await tile.getByRole('img', { name: /line chart/ }).waitFor()
+    await tile.getByRole('img', { name: /bar chart/ }).waitFor()
     await tile.getByRole('button', { name: 'Show as table' }).click()
     const rows = await rowsOf('Sign-ups')
     expect(rows.reduce((sum, row) => sum + Number(row[1]), 0)).toBe(3)
+
+    // The dashboard's date range applies to its tiles, from its URL.
+    await page.getByLabel('Date range').selectOption('-30d')
+    await page.waitForURL(/date_from=-30d/)
+    await tile.getByRole('img', { name: /bar chart/ }).waitFor()
+    await tile.getByRole('button', { name: 'Show as table' }).click()
+    const month = (
+      await postQuery({ kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'signed up' }], dateRange: { date_from: '-30d' } })
+    ).results as { labels: string[]; data: number[] }[]
+    expect(await rowsOf('Sign-ups')).toEqual(month[0]!.labels.map((label, i) => [label, String(month[0]!.data[i])]))
 
     await page.getByRole('textbox', { name: 'Text card' }).fill('Sign-ups count everyone who finished the form.')
     await page.getByRole('button', { name: 'Add text card' }).click()
