@@ -73,7 +73,10 @@ function Builder({
   actions: React.ReactNode
 }) {
   const eventNames = useMe().data?.team?.event_names ?? []
-  const [refresh, setRefresh] = useState(0)
+  // A refresh computes this query anew; the next query asks the cache again.
+  const sourceKey = JSON.stringify(source)
+  const [refreshed, setRefreshed] = useState({ key: '', count: 0 })
+  const refresh = refreshed.key === sourceKey ? refreshed.count : 0
   const result = useInsightResult(projectId, source, refresh)
   const form: Form = formOf(source)
   return (
@@ -94,7 +97,7 @@ function Builder({
                 ? `Computed ${new Date(result.data.last_refresh).toLocaleString()}`
                 : ''}
           </span>
-          <button type="button" onClick={() => setRefresh(refresh + 1)} disabled={result.isFetching}>
+          <button type="button" onClick={() => setRefreshed({ key: sourceKey, count: refresh + 1 })} disabled={result.isFetching}>
             Refresh
           </button>
         </div>
