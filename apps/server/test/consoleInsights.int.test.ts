@@ -154,6 +154,7 @@ describe('insights and dashboards in the console', () => {
       await page.getByRole('button', { name: 'Apply' }).click()
       await page.waitForURL(new RegExp(`${kind}Query.*order`))
       await page.getByRole('img', { name: /bar chart/ }).waitFor()
+      await checkPage(`insight-${kind.toLowerCase()}-chart`)
       await page.getByRole('button', { name: 'Show as table' }).click()
       const answered = (await postQuery(queryInUrl())).results as { data: number[] }[]
       const rows = await rowsOf('New insight')

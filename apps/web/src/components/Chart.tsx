@@ -11,6 +11,9 @@ export interface ChartSeries {
   data: number[]
 }
 
+/** The share of a bucket its bars take together. */
+const GROUP = 0.8
+
 /** A value as a chart's table and tooltips show it. */
 export const formatValue = (v: number): string => (Number.isInteger(v) ? String(v) : v.toFixed(2))
 
@@ -38,13 +41,21 @@ export function SeriesChart({
     if (!el) return
     const axis = themeColour('--fg-muted', '#4f5562')
     const grid = themeColour('--border', '#c9ced8')
-    const bars = uPlot.paths.bars?.({ size: [0.7 / Math.max(series.length, 1), 60] })
+    // Bars stand side by side within a bucket: each series its own slice of GROUP (in buckets).
+    const slice = GROUP / Math.max(series.length, 1)
+    const barsOf = (k: number) =>
+      uPlot.paths.bars?.({
+        disp: {
+          x0: { unit: 1, values: () => labels.map((_, i) => i - GROUP / 2 + k * slice) },
+          size: { unit: 1, values: () => [slice] },
+        },
+      })
     const opts: uPlot.Options = {
       width: Math.max(el.clientWidth, 300),
       height: 300,
       legend: { show: false },
       cursor: { drag: { x: false, y: false } },
-      scales: { x: { time: false } },
+      scales: { x: kind === 'bar' ? { time: false, range: () => [-0.5, labels.length - 0.5] } : { time: false } },
       axes: [
         {
           stroke: axis,
@@ -63,7 +74,7 @@ export function SeriesChart({
           label: s.label,
           stroke: colourOf(i),
           width: 2,
-          ...(kind === 'bar' && bars ? { paths: bars, fill: colourOf(i), points: { show: false } } : {}),
+          ...(kind === 'bar' ? { paths: barsOf(i), fill: colourOf(i), points: { show: false } } : {}),
         })),
       ],
     }
