@@ -199,6 +199,13 @@ describe('insights and dashboards in the console', () => {
     await page.getByRole('img', { name: /bar chart/ }).waitFor()
     await page.getByRole('combobox', { name: /^Dashboard/ }).selectOption({ label: 'Growth' })
     await page.getByRole('button', { name: 'Add to dashboard' }).click()
+    await page.getByRole('link', { name: 'Growth' }).waitFor()
+    // Or onto a dashboard made there and then.
+    await page.getByRole('combobox', { name: /^Dashboard/ }).selectOption({ label: 'A new dashboard…' })
+    await page.getByLabel('New dashboard name').fill('Weekly review')
+    await page.getByRole('button', { name: 'Add to dashboard' }).click()
+    await page.getByRole('link', { name: 'Weekly review' }).waitFor()
+    await checkPage('insight-on-dashboards')
     await page.getByRole('link', { name: 'Growth' }).click()
 
     await page.getByRole('heading', { name: 'Growth', level: 1 }).waitFor()

@@ -170,14 +170,30 @@ function SaveChanges({ projectId, id, source, edited }: { projectId: string; id:
   )
 }
 
+const NEW_DASHBOARD = 'new'
+
 function AddToDashboard({ projectId, id, on }: { projectId: string; id: number; on: number[] }) {
   const dashboards = useDashboards(projectId)
   const queryClient = useQueryClient()
   const [chosen, setChosen] = useState('')
+  const [newName, setNewName] = useState('')
   const add = useMutation({
-    mutationFn: (dashboard: number) =>
-      trpc.insights.update.mutate({ project_id: projectId, id: String(id), data: { dashboards: [...on, dashboard] } }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['insight', projectId] }),
+    mutationFn: async (dashboard: string) => {
+      // "new": a dashboard of that name is made first, as PostHog's "Add to a new dashboard" does.
+      const target =
+        dashboard === NEW_DASHBOARD
+          ? (await trpc.dashboards.create.mutate({ project_id: projectId, name: newName.trim() })).id
+          : Number(dashboard)
+      return trpc.insights.update.mutate({ project_id: projectId, id: String(id), data: { dashboards: [...on, target] } })
+    },
+    onSuccess: async () => {
+      setChosen('')
+      setNewName('')
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: ['insight', projectId] }),
+        queryClient.invalidateQueries({ queryKey: ['dashboards', projectId] }),
+      ])
+    },
   })
   const choices = (dashboards.data?.results ?? []).filter((d) => !on.includes(d.id))
   const names = (dashboards.data?.results ?? []).filter((d) => on.includes(d.id))
@@ -187,7 +203,7 @@ function AddToDashboard({ projectId, id, on }: { projectId: string; id: number; 
       aria-label="Add to dashboard"
       onSubmit={(e) => {
         e.preventDefault()
-        if (chosen) add.mutate(Number(chosen))
+        if (chosen) add.mutate(chosen)
       }}
     >
       <label className="field">
@@ -199,8 +215,15 @@ function AddToDashboard({ projectId, id, on }: { projectId: string; id: number; 
               {d.name || `Dashboard ${d.id}`}
             </option>
           ))}
+          <option value={NEW_DASHBOARD}>A new dashboard…</option>
         </select>
       </label>
+      {chosen === NEW_DASHBOARD && (
+        <label className="field">
+          <span>New dashboard name</span>
+          <input required value={newName} onChange={(e) => setNewName(e.target.value)} />
+        </label>
+      )}
       <button type="submit" disabled={add.isPending || chosen === ''}>
         Add to dashboard
       </button>
