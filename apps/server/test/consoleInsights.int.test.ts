@@ -239,5 +239,17 @@ describe('insights and dashboards in the console', () => {
     await page.reload()
     await page.getByRole('article', { name: 'Sign-ups' }).waitFor()
     expect((await order())[0]).toBe('Text card')
+
+    // Deleting the dashboard leaves the insight; deleting the insight leaves the list empty.
+    page.once('dialog', (dialog) => void dialog.accept())
+    await page.getByRole('button', { name: 'Delete dashboard' }).click()
+    await page.getByRole('heading', { name: 'Dashboards', level: 1 }).waitFor()
+    await page.getByRole('link', { name: 'Weekly review' }).waitFor()
+    expect(await page.getByRole('link', { name: 'Growth' }).count()).toBe(0)
+    await page.goto(projectUrl('insights'))
+    await page.getByRole('link', { name: 'Sign-ups' }).click()
+    page.once('dialog', (dialog) => void dialog.accept())
+    await page.getByRole('button', { name: 'Delete insight' }).click()
+    await page.getByText('No saved insights yet').waitFor()
   }, 90_000)
 })

@@ -114,6 +114,7 @@ export function DashboardPage(): React.JSX.Element {
   const { projectId, id } = useParams({ from: '/project/$projectId/dashboards/$id' })
   const { date_from } = useSearch({ from: '/project/$projectId/dashboards/$id' })
   const navigate = useNavigate({ from: '/project/$projectId/dashboards/$id' })
+  const queryClient = useQueryClient()
   const [refresh, setRefresh] = useState(0)
   const dashboard = useQuery({
     queryKey: ['dashboard', projectId, id],
@@ -124,6 +125,13 @@ export function DashboardPage(): React.JSX.Element {
       trpc.dashboards.update.mutate({ project_id: projectId, id, data: { tiles } }),
     onSuccess: () => dashboard.refetch(),
   })
+  const remove = useMutation({
+    mutationFn: () => trpc.dashboards.update.mutate({ project_id: projectId, id, data: { deleted: true } }),
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: ['dashboards', projectId] })
+      await navigate({ to: '/project/$projectId/dashboards', params: { projectId }, search: {} })
+    },
+  })
   if (dashboard.isPending) return <Loading what="the dashboard" />
   if (dashboard.isError) return <ErrorNotice error={dashboard.error} retry={() => void dashboard.refetch()} />
   const tiles = [...dashboard.data.tiles].sort((a, b) => a.order - b.order)
@@ -131,10 +139,27 @@ export function DashboardPage(): React.JSX.Element {
     <>
       <div className="row spread">
         <h1>{dashboard.data.name || `Dashboard ${id}`}</h1>
-        <Link to="/project/$projectId/dashboards" params={{ projectId }} search={{}}>
-          All dashboards
-        </Link>
+        <div className="row">
+          <Link to="/project/$projectId/dashboards" params={{ projectId }} search={{}}>
+            All dashboards
+          </Link>
+          <button
+            type="button"
+            className="danger"
+            disabled={remove.isPending}
+            onClick={() => {
+              if (window.confirm('Delete this dashboard? Its insights stay saved.')) remove.mutate()
+            }}
+          >
+            Delete dashboard
+          </button>
+        </div>
       </div>
+      {remove.isError && (
+        <p className="error" role="alert">
+          {errorWords(remove.error)}
+        </p>
+      )}
       {dashboard.data.description && <p className="muted">{dashboard.data.description}</p>}
       <div className="toolbar">
         <label className="field">

@@ -53,6 +53,7 @@ export function SavedInsight(): React.JSX.Element {
         <>
           <SaveChanges projectId={projectId} id={insight.data.id} source={source} edited={edited} />
           <AddToDashboard projectId={projectId} id={insight.data.id} on={insight.data.dashboards} />
+          <DeleteInsight projectId={projectId} id={insight.data.id} />
         </>
       }
     />
@@ -164,6 +165,39 @@ function SaveChanges({ projectId, id, source, edited }: { projectId: string; id:
       {save.isError && (
         <p className="error" role="alert">
           {errorWords(save.error)}
+        </p>
+      )}
+    </div>
+  )
+}
+
+/** Deletes the insight (PostHog's soft delete: `deleted: true`), after asking, and goes back to the list. */
+function DeleteInsight({ projectId, id }: { projectId: string; id: number }) {
+  const navigate = useNavigate()
+  const queryClient = useQueryClient()
+  const remove = useMutation({
+    mutationFn: () => trpc.insights.update.mutate({ project_id: projectId, id: String(id), data: { deleted: true } }),
+    onSuccess: async () => {
+      queryClient.removeQueries({ queryKey: ['insight', projectId] })
+      await queryClient.invalidateQueries({ queryKey: ['insights', projectId] })
+      await navigate({ to: '/project/$projectId/insights', params: { projectId }, search: {} })
+    },
+  })
+  return (
+    <div className="row">
+      <button
+        type="button"
+        className="danger"
+        disabled={remove.isPending}
+        onClick={() => {
+          if (window.confirm('Delete this insight? It leaves every dashboard it is on.')) remove.mutate()
+        }}
+      >
+        Delete insight
+      </button>
+      {remove.isError && (
+        <p className="error" role="alert">
+          {errorWords(remove.error)}
         </p>
       )}
     </div>
