@@ -404,6 +404,118 @@ describe('trends/test/test_trends_query_runner.py', () => {
     expect(res.body.results).toHaveLength(1)
     expect(res.body.results[0].data).toEqual(data)
   })
+
+  const pageviewsAndPageleaves = (extra: Record<string, unknown>, dateRange = { date_from: '2020-01-09', date_to: '2020-01-20' }) =>
+    trendsProject().then((p) =>
+      p.query({
+        kind: 'TrendsQuery',
+        series: [
+          { kind: 'EventsNode', event: '$pageview' },
+          { kind: 'EventsNode', event: '$pageleave' },
+        ],
+        dateRange,
+        interval: 'day',
+        ...extra,
+      }),
+    )
+  const fifteenthToNineteenth = { date_from: '2020-01-15', date_to: '2020-01-19' }
+  const pick = (rows: any[], fields: string[]) => rows.map((r) => Object.fromEntries(fields.map((f) => [f, r[f]])))
+
+  it('test_trends_query_formula: one row, the formula over the series day by day', async () => {
+    const res = await pageviewsAndPageleaves({ trendsFilter: { formula: 'A+B' } }, { date_from: '2020-01-09', date_to: '2020-01-19' })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.results).toHaveLength(1)
+    expect(res.body.results[0].count).toBe(16)
+    expect(res.body.results[0].label).toBe('Formula (A+B)')
+    expect(res.body.results[0].data).toEqual([1, 0, 2, 4, 4, 0, 2, 1, 1, 0, 1])
+  })
+
+  it('test_formula_with_compare_total_value: one aggregated value per period', async () => {
+    const res = await pageviewsAndPageleaves(
+      { trendsFilter: { formula: 'A+2*B', display: 'BoldNumber' }, compareFilter: { compare: true } },
+      fifteenthToNineteenth,
+    )
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(pick(res.body.results, ['compare_label', 'aggregated_value', 'label', 'count', 'compare'])).toEqual([
+      { compare_label: 'current', aggregated_value: 6, label: 'Formula (A+2*B)', count: 0, compare: true },
+      { compare_label: 'previous', aggregated_value: 15, label: 'Formula (A+2*B)', count: 0, compare: true },
+    ])
+  })
+
+  it('test_formula_with_breakdown: one row per breakdown value, tied to no series', async () => {
+    const res = await pageviewsAndPageleaves({
+      trendsFilter: { formula: 'A+2*B' },
+      breakdownFilter: { breakdown_type: 'event', breakdown: '$browser' },
+    })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.results).toHaveLength(4)
+    expect(pick(res.body.results.slice(0, 2), ['breakdown_value', 'count'])).toEqual([
+      { breakdown_value: 'Chrome', count: 12 },
+      { breakdown_value: 'Firefox', count: 4 },
+    ])
+    expect(res.body.results[0].data).toEqual([0, 0, 3, 3, 3, 0, 1, 0, 1, 0, 1, 0])
+    expect(res.body.results[0].label).toBe('Formula (A+2*B)')
+    expect(res.body.results[0].action).toBeNull()
+  })
+
+  it('test_formula_with_breakdown_and_compare and …_compare_to: the values each period has', async () => {
+    const breakdownFilter = { breakdown_type: 'event', breakdown: '$browser' }
+    const previous = await pageviewsAndPageleaves(
+      { trendsFilter: { formula: 'A+2*B' }, breakdownFilter, compareFilter: { compare: true } },
+      fifteenthToNineteenth,
+    )
+    expect(previous.status, JSON.stringify(previous.body)).toBe(200)
+    expect(previous.body.results).toHaveLength(5)
+    expect(pick(previous.body.results.slice(0, 3), ['compare_label', 'breakdown_value', 'label', 'count'])).toEqual([
+      { compare_label: 'current', breakdown_value: 'Chrome', label: 'Formula (A+2*B)', count: 3 },
+      { compare_label: 'current', breakdown_value: 'Safari', label: 'Formula (A+2*B)', count: 3 },
+      { compare_label: 'previous', breakdown_value: 'Chrome', label: 'Formula (A+2*B)', count: 9 },
+    ])
+    expect(previous.body.results[0].data).toEqual([1, 0, 1, 0, 1])
+
+    const threeDaysBefore = await pageviewsAndPageleaves(
+      { trendsFilter: { formula: 'A+2*B' }, breakdownFilter, compareFilter: { compare: true, compare_to: '-3d' } },
+      fifteenthToNineteenth,
+    )
+    expect(threeDaysBefore.status, JSON.stringify(threeDaysBefore.body)).toBe(200)
+    expect(threeDaysBefore.body.results).toHaveLength(6)
+    expect(pick(threeDaysBefore.body.results.slice(0, 3), ['compare_label', 'breakdown_value', 'count'])).toEqual([
+      { compare_label: 'current', breakdown_value: 'Chrome', count: 3 },
+      { compare_label: 'current', breakdown_value: 'Safari', count: 3 },
+      { compare_label: 'previous', breakdown_value: 'Chrome', count: 7 },
+    ])
+    expect(threeDaysBefore.body.results[2].data).toEqual([3, 3, 0, 1, 0])
+  })
+
+  it('test_formula_with_breakdown_and_compare_total_value', async () => {
+    const res = await pageviewsAndPageleaves(
+      {
+        trendsFilter: { formula: 'A+2*B', display: 'BoldNumber' },
+        breakdownFilter: { breakdown_type: 'event', breakdown: '$browser' },
+        compareFilter: { compare: true },
+      },
+      fifteenthToNineteenth,
+    )
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.results).toHaveLength(5)
+    expect(pick(res.body.results.slice(0, 3), ['compare_label', 'breakdown_value', 'aggregated_value', 'count'])).toEqual([
+      { compare_label: 'current', breakdown_value: 'Chrome', aggregated_value: 3, count: 0 },
+      { compare_label: 'current', breakdown_value: 'Safari', aggregated_value: 3, count: 0 },
+      { compare_label: 'previous', breakdown_value: 'Chrome', aggregated_value: 9, count: 0 },
+    ])
+  })
+
+  it('divides by zero as 0, and refuses a formula naming a series the query lacks, naming the formula', async () => {
+    const res = await pageviewsAndPageleaves({ trendsFilter: { formula: '(A - B) / B * 100' } }, fifteenthToNineteenth)
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    // $pageview 15th–19th: 2, 0, 1, 0, 1; $pageleave: 0, 1, 0, 0, 0.
+    expect(res.body.results[0].data).toEqual([0, -100, 0, 0, 0])
+    for (const formula of ['A + C', 'A +', 'A; B', 'x'.repeat(401)]) {
+      const refused = await pageviewsAndPageleaves({ trendsFilter: { formula } })
+      expect(refused.status, formula).toBe(400)
+      expect(refused.body.attr, formula).toBe('query__trendsFilter__formula')
+    }
+  })
 })
 
 describe('lifecycle/test/test_lifecycle_query_runner.py', () => {

@@ -26,7 +26,8 @@ const displaySchema = z
 const trendsFilterSchema = z.looseObject({
   display: displaySchema.nullish(),
   smoothingIntervals: unsupported('smoothingIntervals', [1]),
-  formula: unsupported('formula', ['']),
+  /** Series letters (A is the first series) with + - * / and parentheses; parsed by the trends runner. */
+  formula: z.string().max(400).nullish(),
   formulas: unsupported('formulas', [[]]),
   formulaNodes: unsupported('formulaNodes', [[]]),
   breakdown_histogram_bin_count: unsupported('breakdown_histogram_bin_count'),

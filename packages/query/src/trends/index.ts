@@ -9,6 +9,7 @@ import type { RunnerOutput } from '../runnerOutput'
 import { queryFiltersOf, rangeOptionsOf, selectionOf } from '../series'
 import { num, select } from '../sql'
 import { ACTIVE_WINDOW_DAYS, effectiveMath, seriesStatement } from './aggregation'
+import { applyFormula, parseFormula } from './formula'
 import { breakdownLabel, DEFAULT_BREAKDOWN_LIMIT, limitBreakdown, type ValueSeries } from './breakdownLimit'
 
 type Period = { range: ResolvedRange; compareLabel?: 'current' | 'previous' }
@@ -38,6 +39,8 @@ export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<
       throw problems.validation('series', `Series ${i} counts the ${node.math} of a property: it needs math_property.`)
     }
   }
+  const formulaText = query.trendsFilter?.formula?.trim() ? query.trendsFilter.formula : undefined
+  const formula = formulaText !== undefined ? parseFormula(formulaText, query.series.length) : undefined
   const results: Array<Record<string, unknown>> = []
   let hasMore = false
   for (const period of periods) {
@@ -112,7 +115,7 @@ export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<
     }
   }
   return {
-    results,
+    results: formula && formulaText !== undefined ? applyFormula(results, formula, formulaText, totalValue) : results,
     extra: breakdown ? { hasMore } : {},
     resolvedDateRange: { date_from: isoInZone(current.from), date_to: isoInZone(current.to) },
   }
