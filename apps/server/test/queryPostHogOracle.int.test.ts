@@ -442,6 +442,24 @@ describe('trends/test/test_trends_query_runner.py', () => {
     ])
   })
 
+  it('test_formula_with_compare_to_week: a list of one formula, compared with the week before', async () => {
+    const res = await pageviewsAndPageleaves(
+      { trendsFilter: { formulas: ['A+2*B'] }, compareFilter: { compare: true, compare_to: '-1w' } },
+      fifteenthToNineteenth,
+    )
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(pick(res.body.results, ['compare_label', 'count', 'data', 'label', 'compare'])).toEqual([
+      { compare_label: 'current', count: 6, data: [2, 2, 1, 0, 1], label: 'Formula (A+2*B)', compare: true },
+      { compare_label: 'previous', count: 9, data: [0, 1, 0, 3, 5], label: 'Formula (A+2*B)', compare: true },
+    ])
+    const two = await pageviewsAndPageleaves({ trendsFilter: { formulas: ['A+B', 'B+1'] } })
+    expect(two.status).toBe(400)
+    expect(two.body.attr).toBe('query__trendsFilter__formulas')
+    const differing = await pageviewsAndPageleaves({ trendsFilter: { formula: 'A', formulas: ['B'] } })
+    expect(differing.status).toBe(400)
+    expect(differing.body.attr).toBe('query__trendsFilter__formulas')
+  })
+
   it('test_formula_with_breakdown: one row per breakdown value, tied to no series', async () => {
     const res = await pageviewsAndPageleaves({
       trendsFilter: { formula: 'A+2*B' },

@@ -212,7 +212,8 @@ const TRENDS: FieldCase[] = [
   { path: 'trendsFilter.display', sample: 'ActionsLineGraphCumulative', expect: 'refused' },
   { path: 'trendsFilter.smoothingIntervals', sample: 3, expect: 'refused' },
   { path: 'trendsFilter.formula', sample: 'A * 2', expect: 'applied' },
-  { path: 'trendsFilter.formulas', sample: ['A * 2'], expect: 'refused' },
+  { path: 'trendsFilter.formulas', sample: ['A * 2'], expect: 'applied' },
+  { path: 'trendsFilter.formulas', sample: ['A * 2', 'A + 1'], expect: 'refused' },
   { path: 'trendsFilter.formulaNodes', sample: [{ formula: 'A * 2' }], expect: 'refused' },
   { path: 'trendsFilter.breakdown_histogram_bin_count', sample: 4, expect: 'refused' },
   ...Object.entries(TRENDS_FILTER_CLIENT).map(([field, sample]): FieldCase => ({

@@ -28,7 +28,8 @@ const trendsFilterSchema = z.looseObject({
   smoothingIntervals: unsupported('smoothingIntervals', [1]),
   /** Series letters (A is the first series) with + - * / and parentheses; parsed by the trends runner. */
   formula: z.string().max(400).nullish(),
-  formulas: unsupported('formulas', [[]]),
+  /** A list of one formula, as `formula`; more than one is not supported. */
+  formulas: z.array(z.string().max(400)).max(1, 'More than one formula is not supported.').nullish(),
   formulaNodes: unsupported('formulaNodes', [[]]),
   breakdown_histogram_bin_count: unsupported('breakdown_histogram_bin_count'),
   showLegend: clientSide,

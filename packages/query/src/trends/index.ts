@@ -39,7 +39,7 @@ export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<
       throw problems.validation('series', `Series ${i} counts the ${node.math} of a property: it needs math_property.`)
     }
   }
-  const formulaText = query.trendsFilter?.formula?.trim() ? query.trendsFilter.formula : undefined
+  const formulaText = formulaOf(query)
   const formula = formulaText !== undefined ? parseFormula(formulaText, query.series.length) : undefined
   const results: Array<Record<string, unknown>> = []
   let hasMore = false
@@ -119,6 +119,17 @@ export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<
     extra: breakdown ? { hasMore } : {},
     resolvedDateRange: { date_from: isoInZone(current.from), date_to: isoInZone(current.to) },
   }
+}
+
+/** The formula asked for, as `formula` or as a list of one in `formulas`; both, when they differ, are refused. */
+function formulaOf(query: TrendsQuery): string | undefined {
+  const given = (text: string | null | undefined) => (text?.trim() ? text : undefined)
+  const formula = given(query.trendsFilter?.formula)
+  const listed = given(query.trendsFilter?.formulas?.[0])
+  if (formula !== undefined && listed !== undefined && formula !== listed) {
+    throw problems.validation('query__trendsFilter__formulas', 'formula and formulas ask for different formulas: give one of them.')
+  }
+  return listed ?? formula
 }
 
 function bucketEndsOf(range: ResolvedRange, toExclusive: DateTime): DateTime[] {
