@@ -4,6 +4,7 @@ import { Home } from './pages/Home'
 import { NotFound } from './pages/NotFound'
 import { SignIn } from './pages/SignIn'
 import { Shell } from './components/Shell'
+import { UPCOMING } from './nav'
 import { meQuery, queryClient, type EventFilters } from './hooks'
 
 /** A search parameter as text, or nothing: what a person typed into a URL is not trusted to be anything else. */
@@ -130,15 +131,6 @@ export const dashboardRoute = createRoute({
   component: page(() => import('./pages/Dashboards'), 'DashboardPage'),
 })
 
-/** Pages whose URLs exist already and whose content comes in later releases. */
-const UPCOMING = [
-  ['web', 'Web analytics'],
-  ['sql', 'SQL'],
-  ['cohorts', 'Cohorts'],
-  ['data-management', 'Data management'],
-  ['plugins', 'Plugins'],
-] as const
-
 const upcomingRoutes = UPCOMING.map(([path]) =>
   createRoute({ getParentRoute: () => projectRoute, path, component: page(() => import('./pages/Upcoming'), 'Upcoming') }),
 )
@@ -167,20 +159,3 @@ declare module '@tanstack/react-router' {
     router: typeof router
   }
 }
-
-/** The side bar's pages, in order; `page` is the URL's segment after the project. */
-export const NAV = [
-  { page: 'events', to: '/project/$projectId/events', label: 'Live events' },
-  { page: 'web', to: '/project/$projectId/web', label: 'Web analytics' },
-  { page: 'insights', to: '/project/$projectId/insights', label: 'Insights' },
-  { page: 'dashboards', to: '/project/$projectId/dashboards', label: 'Dashboards' },
-  { page: 'sql', to: '/project/$projectId/sql', label: 'SQL' },
-  { page: 'persons', to: '/project/$projectId/persons', label: 'People' },
-  { page: 'cohorts', to: '/project/$projectId/cohorts', label: 'Cohorts' },
-  { page: 'feature_flags', to: '/project/$projectId/feature_flags', label: 'Feature flags' },
-  { page: 'data-management', to: '/project/$projectId/data-management', label: 'Data management' },
-  { page: 'plugins', to: '/project/$projectId/plugins', label: 'Plugins' },
-  { page: 'settings', to: '/project/$projectId/settings', label: 'Settings' },
-] as const
-
-export const UPCOMING_TITLES: Record<string, string> = Object.fromEntries(UPCOMING)

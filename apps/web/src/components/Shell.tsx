@@ -3,7 +3,7 @@ import { Link, Outlet, useLocation, useNavigate, useParams } from '@tanstack/rea
 import { useState } from 'react'
 import { errorWords, signOut } from '../api'
 import { useMe } from '../hooks'
-import { NAV } from '../router'
+import { NAV } from '../nav'
 import { applyTheme, nextTheme, storedTheme, type ThemeChoice } from '../theme'
 import { ErrorNotice, Loading } from './States'
 

@@ -1,5 +1,5 @@
 import { useLocation } from '@tanstack/react-router'
-import { UPCOMING_TITLES } from '../router'
+import { UPCOMING_TITLES } from '../nav'
 
 /** A page whose address is kept already and whose content is not built yet: it says so, and where the data is today. */
 export function Upcoming(): React.JSX.Element {

@@ -1,0 +1,29 @@
+// The console's pages as the side bar lists them and as the router knows the ones still to come:
+// a module of its own, so that the shell and the placeholder page read it without importing the
+// router that imports them.
+
+/** Pages whose URLs exist already and whose content comes in later releases. */
+export const UPCOMING = [
+  ['web', 'Web analytics'],
+  ['sql', 'SQL'],
+  ['cohorts', 'Cohorts'],
+  ['data-management', 'Data management'],
+  ['plugins', 'Plugins'],
+] as const
+
+/** The side bar's pages, in order; `page` is the URL's segment after the project. */
+export const NAV = [
+  { page: 'events', to: '/project/$projectId/events', label: 'Live events' },
+  { page: 'web', to: '/project/$projectId/web', label: 'Web analytics' },
+  { page: 'insights', to: '/project/$projectId/insights', label: 'Insights' },
+  { page: 'dashboards', to: '/project/$projectId/dashboards', label: 'Dashboards' },
+  { page: 'sql', to: '/project/$projectId/sql', label: 'SQL' },
+  { page: 'persons', to: '/project/$projectId/persons', label: 'People' },
+  { page: 'cohorts', to: '/project/$projectId/cohorts', label: 'Cohorts' },
+  { page: 'feature_flags', to: '/project/$projectId/feature_flags', label: 'Feature flags' },
+  { page: 'data-management', to: '/project/$projectId/data-management', label: 'Data management' },
+  { page: 'plugins', to: '/project/$projectId/plugins', label: 'Plugins' },
+  { page: 'settings', to: '/project/$projectId/settings', label: 'Settings' },
+] as const
+
+export const UPCOMING_TITLES: Record<string, string> = Object.fromEntries(UPCOMING)
