@@ -1,15 +1,15 @@
-export * as accounts from './accounts'
-export * as consoleAuth from './consoleAuth'
-export { signInGuard, type SignInGuard } from './consoleAuth'
+export * as accounts from './access/accounts'
+export * as consoleAuth from './access/consoleAuth'
+export { signInGuard, type SignInGuard } from './access/consoleAuth'
 export * as cohorts from './cohorts/cohorts'
 export * as eventDefinitions from './events/eventDefinitions'
 export * as events from './events/events'
 export * as featureFlags from './flags/featureFlags'
-export * as organizations from './organizations'
+export * as organizations from './access/organizations'
 export * as persons from './persons/persons'
 export * as ingestionWarnings from './events/ingestionWarnings'
-export * as projects from './projects'
-export { describeMe } from './me'
+export * as projects from './projects/projects'
+export { describeMe } from './access/me'
 export type { CoreDeps } from './deps'
 export {
   ProjectTokenResolver,
@@ -18,7 +18,7 @@ export {
   type PersonalKeyProject,
   invalidateProjectToken,
   findIngestionProject,
-} from './projectTokens'
+} from './projects/projectTokens'
 export { EventDefinitionTracker } from './events/eventDefinitionTracker'
 export { cookielessDays, cookielessSalt, cookielessState } from './cookielessSalts'
 export { elementsFromChain } from './events/elementsChain'
@@ -26,7 +26,7 @@ export { parsePropertyFilters } from './events/propertyFilters'
 export { SERVICE_VERSION } from './version'
 export { asTenant, isQueryTimeout } from '@burrow/clickhouse'
 export { isDependencyUnavailable } from './dependencyUnavailable'
-export * as keys from './keys'
+export * as keys from './access/keys'
 export { FlagDefinitionsResolver, type ProjectFlags } from './flags/flagDefinitions'
 export { decodePathSegment, isUuid, serialIdOrNotFound } from './ids'
 export { mapJsonText } from './jsonText'
@@ -35,10 +35,10 @@ export { CohortCalculator, calculateCohort } from './cohorts/cohortCalculation'
 export * as groups from './persons/groups'
 export * as earlyAccessFeatures from './flags/earlyAccessFeatures'
 export * as queries from './queries'
-export * as personalApiKeys from './personalApiKeys'
-export * as organizationMembers from './organizationMembers'
-export * as organizationInvites from './organizationInvites'
-export { assertScope, type Caller } from './access'
+export * as personalApiKeys from './access/personalApiKeys'
+export * as organizationMembers from './access/organizationMembers'
+export * as organizationInvites from './access/organizationInvites'
+export { assertScope, type Caller } from './access/access'
 export {
   KeyGuessCounter,
   keyGuessGuard,
@@ -48,6 +48,6 @@ export {
   type GuessVerdict,
   type KeyGuessGuard,
   type KeyGuessCounterOptions,
-} from './keyGuessGuard'
+} from './access/keyGuessGuard'
 export * as insights from './insights/insights'
 export * as dashboards from './insights/dashboards'

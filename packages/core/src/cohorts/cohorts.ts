@@ -11,7 +11,7 @@ import {
 } from '@burrow/contracts'
 import { cohorts, type CohortRow, type UserRow } from '@burrow/postgres'
 import type { CoreDeps } from '../deps'
-import { userSummaries } from '../users'
+import { userSummaries } from '../access/users'
 import { serialIdOrNotFound } from '../ids'
 import { listPersons, type DisplayedProject, type PersonsFilter } from '../persons/persons'
 import { flagsChanged } from '../flags/featureFlags'

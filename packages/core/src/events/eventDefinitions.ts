@@ -3,7 +3,7 @@ import { problems, type EventDefinition, type EventDefinitionUpdate, type Page, 
 import { eventDefinitions, organizations, projects, type EventDefinitionRow, type UserRow } from '@burrow/postgres'
 import type { CoreDeps } from '../deps'
 import { searchTerms } from '../search'
-import { userSummaries } from '../users'
+import { userSummaries } from '../access/users'
 import { isUuid } from '../ids'
 
 /** Definitions with their volumes and last sighting computed from the stored events. */

@@ -9,13 +9,13 @@ import {
 } from '@burrow/contracts'
 import { cohorts, featureFlags, groupTypes, projects, type FeatureFlagRow, type UserRow } from '@burrow/postgres'
 import type { CoreDeps } from '../deps'
-import { assertProjectInReach, type Caller } from '../access'
+import { assertProjectInReach, type Caller } from '../access/access'
 import { refuseBehaviouralCohorts } from '../cohorts/cohortGraph'
 import { cohortsOfFlags } from './flagCohorts'
 import { checkFlagDependencies } from './flagDependencies'
 import { searchTerms } from '../search'
 import { serialId, serialIdOrNotFound } from '../ids'
-import { userSummaries } from '../users'
+import { userSummaries } from '../access/users'
 
 interface Condition {
   properties?: Array<{ type?: string; value?: unknown }> | null

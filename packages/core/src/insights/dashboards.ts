@@ -17,7 +17,7 @@ import { serialIdOrNotFound } from '../ids'
 import { mergeFilterLayers, parseFiltersOverride, type DashboardFilters } from './dashboardFilters'
 import { copyInsight, toInsights, type InsightRefresh } from './insights'
 import { searchTerms } from '../search'
-import { userSummaries } from '../users'
+import { userSummaries } from '../access/users'
 
 /** PostHog's restriction level at which everyone in the project may edit; above it, access control is the old (v1) kind. */
 const EVERYONE_CAN_EDIT = 21

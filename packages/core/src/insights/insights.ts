@@ -18,7 +18,7 @@ import { serialIdOrNotFound } from '../ids'
 import { legacyFiltersToQuery } from './insightFilters'
 import { runQueryRequest } from '../queries'
 import { searchTerms } from '../search'
-import { userSummaries } from '../users'
+import { userSummaries } from '../access/users'
 
 /** `refresh` as the insight endpoints take it: true always computes; a mode as `/query/` takes it. */
 export type InsightRefresh = RefreshMode | boolean | undefined

@@ -1,10 +1,10 @@
 import { LocalTtlCache } from '@burrow/cache'
 import { projects } from '@burrow/postgres'
-import { findCallerByPersonalApiKey } from './accounts'
-import { assertProjectInReach, assertScope } from './access'
+import { findCallerByPersonalApiKey } from '../access/accounts'
+import { assertProjectInReach, assertScope } from '../access/access'
 import { ApiProblem, type Scope } from '@burrow/contracts'
-import type { CoreDeps } from './deps'
-import { serialId } from './ids'
+import type { CoreDeps } from '../deps'
+import { serialId } from '../ids'
 
 /** A personal key's project, or why not: unknown key, no such project of the user's, or a key without the scope or reach. */
 export type PersonalKeyProject = IngestionProject | 'invalid_key' | 'invalid_project' | { refused: string }

@@ -1,7 +1,7 @@
 import { problems } from '@burrow/contracts'
 import { organizations, type OrganizationRow } from '@burrow/postgres'
-import type { CoreDeps } from './deps'
-import { isUuid } from './ids'
+import type { CoreDeps } from '../deps'
+import { isUuid } from '../ids'
 import { assertOrganizationInReach, type Caller } from './access'
 
 /** The organization named by a URL segment (a uuid or `@current`) if the user belongs to it; else 404. */

@@ -8,8 +8,8 @@ import {
 } from '@burrow/contracts'
 import { organizationInvites, organizations, projects, users, type OrganizationInviteRow } from '@burrow/postgres'
 import type { Caller } from './access'
-import type { CoreDeps } from './deps'
-import { isUuid } from './ids'
+import type { CoreDeps } from '../deps'
+import { isUuid } from '../ids'
 import type { MemberOrganization } from './organizationMembers'
 import { userSummaries } from './users'
 

@@ -1,8 +1,8 @@
 import { MEMBERSHIP_LEVELS, problems, type OrganizationMember, type OrganizationMemberUpdate } from '@burrow/contracts'
 import { organizations, type MembershipRow, type OrganizationRow } from '@burrow/postgres'
 import type { Caller } from './access'
-import type { CoreDeps } from './deps'
-import { isUuid, serialId } from './ids'
+import type { CoreDeps } from '../deps'
+import { isUuid, serialId } from '../ids'
 
 /** An organization the caller belongs to, with their level in it (as the API's organization procedures load it). */
 export type MemberOrganization = OrganizationRow & { level: number }

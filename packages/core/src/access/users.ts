@@ -1,6 +1,6 @@
 import type { UserSummary } from '@burrow/contracts'
 import { users, type UserRow } from '@burrow/postgres'
-import type { CoreDeps } from './deps'
+import type { CoreDeps } from '../deps'
 
 export function toUserSummary(row: UserRow): UserSummary {
   return { id: row.id, uuid: row.uuid, distinct_id: row.distinct_id, first_name: row.first_name, email: row.email }

@@ -10,13 +10,13 @@ import {
   type ProjectUpdate,
 } from '@burrow/contracts'
 import { dashboards, organizations, projects, users, type ProjectRow } from '@burrow/postgres'
-import { MEMBERSHIP_LEVEL } from './accounts'
-import type { CoreDeps } from './deps'
-import { generateProjectToken } from './keys'
-import { flagsChanged } from './flags/featureFlags'
+import { MEMBERSHIP_LEVEL } from '../access/accounts'
+import type { CoreDeps } from '../deps'
+import { generateProjectToken } from '../access/keys'
+import { flagsChanged } from '../flags/featureFlags'
 import { invalidateProjectToken } from './projectTokens'
-import { serialId } from './ids'
-import { assertOrganizationInReach, assertProjectInReach, reachOf, type Caller } from './access'
+import { serialId } from '../ids'
+import { assertOrganizationInReach, assertProjectInReach, reachOf, type Caller } from '../access/access'
 
 /** A project the caller may use, with their membership level in its organization. */
 export interface AccessibleProject {

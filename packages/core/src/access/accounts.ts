@@ -2,7 +2,7 @@ import { randomUUID, timingSafeEqual } from 'node:crypto'
 import { MEMBERSHIP_LEVELS, problems } from '@burrow/contracts'
 import { organizations, personalApiKeys, projects, users, type Pool, type ProjectRow, type Sql, type UserRow } from '@burrow/postgres'
 import type { Caller } from './access'
-import { isUuid } from './ids'
+import { isUuid } from '../ids'
 import { generatePersonalApiKey, generateProjectToken, maskPersonalApiKey, personalApiKeySecureValue } from './keys'
 
 export const MEMBERSHIP_LEVEL = MEMBERSHIP_LEVELS

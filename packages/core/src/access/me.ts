@@ -1,8 +1,8 @@
 import { events as eventsTable } from '@burrow/clickhouse'
 import type { Me } from '@burrow/contracts'
 import { consoleSessions, eventDefinitions, organizations, projects, type UserRow } from '@burrow/postgres'
-import type { CoreDeps } from './deps'
-import { SERVICE_VERSION } from './version'
+import type { CoreDeps } from '../deps'
+import { SERVICE_VERSION } from '../version'
 
 /** The current user with their organizations and current project, as `/api/users/@me/` shows them. */
 export async function describeMe(deps: CoreDeps, user: UserRow): Promise<Me> {

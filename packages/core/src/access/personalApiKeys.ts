@@ -11,8 +11,8 @@ import {
 } from '@burrow/contracts'
 import { organizations, personalApiKeys, projects, type PersonalApiKeyGrant, type PersonalApiKeyRow } from '@burrow/postgres'
 import type { Caller } from './access'
-import type { CoreDeps } from './deps'
-import { isUuid } from './ids'
+import type { CoreDeps } from '../deps'
+import { isUuid } from '../ids'
 import { generatePersonalApiKey, maskPersonalApiKey, personalApiKeySecureValue } from './keys'
 
 function toPersonalApiKey(row: PersonalApiKeyRow, value: string | null = null): PersonalApiKey {
