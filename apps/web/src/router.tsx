@@ -6,6 +6,7 @@ import { SignIn } from './pages/SignIn'
 import { Shell } from './components/Shell'
 import { UPCOMING } from './nav'
 import { meQuery, queryClient, type EventFilters } from './hooks'
+import { presetOf, tabOf, type DatePreset, type WebTab } from './webAnalytics'
 
 /** A search parameter as text, or nothing: what a person typed into a URL is not trusted to be anything else. */
 const text = (value: unknown): string | undefined =>
@@ -131,6 +132,16 @@ export const dashboardRoute = createRoute({
   component: page(() => import('./pages/Dashboards'), 'DashboardPage'),
 })
 
+export const webRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: 'web',
+  validateSearch: (search: Record<string, unknown>): { date_from?: DatePreset | undefined; tab?: WebTab | undefined } => ({
+    date_from: presetOf(search.date_from),
+    tab: tabOf(search.tab),
+  }),
+  component: page(() => import('./pages/WebAnalytics'), 'WebAnalytics'),
+})
+
 const upcomingRoutes = UPCOMING.map(([path]) =>
   createRoute({ getParentRoute: () => projectRoute, path, component: page(() => import('./pages/Upcoming'), 'Upcoming') }),
 )
@@ -148,6 +159,7 @@ const routeTree = rootRoute.addChildren([
     insightRoute,
     dashboardsRoute,
     dashboardRoute,
+    webRoute,
     ...upcomingRoutes,
   ]),
 ])
