@@ -1,0 +1,150 @@
+import { waitFor, type TestAccount } from '@burrow/testing'
+import type { Page } from 'playwright-core'
+import { PostHog } from 'posthog-node'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { useConsoleBrowser } from './consoleBrowser'
+import type { TestService } from './service'
+
+/**
+ * The Web analytics page in Debian's Chromium against the real service: with no page view it says
+ * how to send them; after three visitors' page views its overview and paths table show what
+ * `/query/` answers for the same queries, and the chosen tab and date range stay in the URL.
+ */
+let service: TestService
+let account: TestAccount
+let page: Page
+let checkPage: (name: string) => Promise<void>
+let projectUrl: (page: string) => string
+let signIn: () => Promise<void>
+useConsoleBrowser((h) => {
+  ;({ service, account, page, checkPage, projectUrl, signIn } = h)
+})
+
+async function postQuery(query: unknown): Promise<{ results: any }> {
+  const res = await service.api(account, `/api/projects/${account.projectId}/query/`, {
+    method: 'POST',
+    body: JSON.stringify({ query, refresh: 'force_blocking' }),
+  })
+  expect(res.status).toBe(200)
+  return (await res.json()) as { results: any }
+}
+
+/** A table's body rows as text: the row's heading, then its cells. */
+const rowsOf = (name: string) =>
+  page
+    .getByRole('table', { name, exact: true })
+    .locator('tbody tr')
+    .evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('th, td')].map((cell) => cell.textContent?.trim() ?? '')))
+
+/** The number an overview tile shows, by its label. */
+const tileValue = (label: string) =>
+  page
+    .locator('.web-tile')
+    .filter({ has: page.getByText(label, { exact: true }) })
+    .locator('.web-value')
+    .textContent()
+
+const MINUTE = 60_000
+
+/** Three visitors' sessions: the pages each saw, in order, and where they came from. */
+const VISITS = [
+  { person: 'ada', referrer: 'www.google.com', paths: ['/', '/pricing'] },
+  { person: 'bob', referrer: 'news.ycombinator.com', paths: ['/', '/docs', '/pricing'] },
+  { person: 'cy', referrer: '$direct', paths: ['/'] },
+] as const
+
+const overview = {
+  kind: 'WebOverviewQuery',
+  dateRange: { date_from: '-7d', date_to: null },
+  properties: [],
+  compareFilter: { compare: true },
+}
+const paths = {
+  kind: 'WebStatsTableQuery',
+  dateRange: { date_from: '-7d', date_to: null },
+  properties: [],
+  breakdownBy: 'Page',
+  limit: 100,
+}
+
+beforeAll(async () => {
+  await signIn()
+}, 60_000)
+
+describe('web analytics in the console', () => {
+  it('says how to send page views when there are none, linking to Settings', async () => {
+    await page.goto(projectUrl('web'))
+    await page.getByRole('heading', { name: 'Web analytics', level: 1 }).waitFor()
+    await page.getByText(/No page views yet/).waitFor()
+    await page.getByRole('link', { name: 'Settings' }).last().waitFor()
+    await checkPage('web-analytics-empty')
+  }, 30_000)
+
+  it('shows the visitors, page views and paths /query/ counts, and keeps the tab in the URL', async () => {
+    const client = new PostHog(account.projectToken, { host: service.baseUrl, flushAt: 1, flushInterval: 0 })
+    const start = Date.now() - 30 * MINUTE
+    let sent = 0
+    for (const [v, visit] of VISITS.entries()) {
+      for (const [i, path] of visit.paths.entries()) {
+        client.capture({
+          distinctId: visit.person,
+          event: '$pageview',
+          timestamp: new Date(start + v * 5 * MINUTE + i * MINUTE),
+          properties: {
+            $current_url: `https://shop.example.com${path}`,
+            $pathname: path,
+            $session_id: `session-${visit.person}`,
+            $referring_domain: visit.referrer,
+          },
+        })
+        sent += 1
+      }
+    }
+    await client.shutdown()
+    await waitFor(
+      async () => {
+        const res = await service.api(account, `/api/projects/${account.projectId}/events/?limit=100`)
+        return res.ok && ((await res.json()) as { results: unknown[] }).results.length === sent ? true : undefined
+      },
+      { what: 'the page views stored', timeoutMs: 45_000, intervalMs: 250 },
+    )
+
+    const tiles = Object.fromEntries(((await postQuery(overview)).results as { key: string; value: number }[]).map((t) => [t.key, t.value]))
+    expect(tiles).toMatchObject({ visitors: 3, views: 6, sessions: 3 })
+    const table = (await postQuery(paths)).results as [string, [number, unknown], [number, unknown]][]
+    expect(table.map((row) => row[0]).sort()).toEqual(['/', '/docs', '/pricing'])
+
+    await page.goto(projectUrl('web'))
+    await page.locator('.web-tile').first().waitFor()
+    expect(await tileValue('Visitors')).toBe(String(tiles.visitors))
+    expect(await tileValue('Page views')).toBe(String(tiles.views))
+    expect(await tileValue('Sessions')).toBe(String(tiles.sessions))
+    await page.getByRole('table', { name: 'Paths', exact: true }).waitFor()
+    expect(await rowsOf('Paths')).toEqual(table.map(([path, [visitors], [views]]) => [path, String(visitors), String(views)]))
+    await checkPage('web-analytics')
+
+    // A tab chosen from the keyboard is the URL's, and the URL alone opens it again.
+    await page.getByRole('tab', { name: 'Paths', exact: true }).focus()
+    await page.keyboard.press('ArrowRight')
+    await page.keyboard.press('ArrowRight')
+    await page.waitForURL(/tab=referrers/)
+    await page.getByRole('table', { name: 'Referring domains', exact: true }).waitFor()
+    const referrers = await rowsOf('Referring domains')
+    expect(referrers.map((row) => row[0]).sort()).toEqual(['$direct', 'news.ycombinator.com', 'www.google.com'])
+    await page.getByLabel('Date range').selectOption({ label: 'Last 30 days' })
+    await page.waitForURL(/date_from=-30d/)
+    expect(new URL(page.url()).searchParams.get('tab')).toBe('referrers')
+    await page.reload()
+    expect(await page.getByRole('tab', { selected: true }).textContent()).toBe('Referring domains')
+    expect(await page.getByLabel('Date range').inputValue()).toBe('-30d')
+    await page.getByRole('table', { name: 'Referring domains', exact: true }).waitFor()
+    await checkPage('web-analytics-referrers')
+
+    // Its colours hold in the dark theme and its content in a narrow window.
+    await page.emulateMedia({ colorScheme: 'dark' })
+    await page.setViewportSize({ width: 390, height: 800 })
+    await checkPage('web-analytics-dark-narrow')
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
+    await page.emulateMedia({ colorScheme: 'light' })
+  }, 90_000)
+})
