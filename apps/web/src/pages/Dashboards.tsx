@@ -3,6 +3,7 @@ import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router'
 import { useState } from 'react'
 import { errorWords, trpc } from '../api'
 import { InsightResult } from '../components/InsightResult'
+import { DataTable } from '../components/DataTable'
 import { SearchForm } from '../components/SearchForm'
 import { ErrorNotice, ListStates, Loading } from '../components/States'
 import { useDashboards, useInsightResult } from '../insightHooks'
@@ -36,28 +37,22 @@ export function Dashboards(): React.JSX.Element {
         }
       >
         {(data) => (
-          <div className="table-wrap">
-            <table aria-label="Dashboards">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Description</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.results.map((d) => (
-                  <tr key={d.id}>
-                    <td>
-                      <Link to="/project/$projectId/dashboards/$id" params={{ projectId, id: String(d.id) }} search={{}}>
-                        {d.name || `Dashboard ${d.id}`}
-                      </Link>
-                    </td>
-                    <td>{d.description}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            label="Dashboards"
+            rows={data.results}
+            rowKey={(d) => d.id}
+            columns={[
+              {
+                header: 'Name',
+                cell: (d) => (
+                  <Link to="/project/$projectId/dashboards/$id" params={{ projectId, id: String(d.id) }} search={{}}>
+                    {d.name || `Dashboard ${d.id}`}
+                  </Link>
+                ),
+              },
+              { header: 'Description', cell: (d) => d.description },
+            ]}
+          />
         )}
       </ListStates>
     </>

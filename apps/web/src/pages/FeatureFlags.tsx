@@ -3,6 +3,7 @@ import { useNavigate, useParams, useSearch } from '@tanstack/react-router'
 import { useState } from 'react'
 import { errorWords, trpc } from '../api'
 import { SearchForm } from '../components/SearchForm'
+import { DataTable } from '../components/DataTable'
 import { ListStates } from '../components/States'
 
 /** The rollout of a flag's first condition set, as the list shows it. */
@@ -43,41 +44,31 @@ export function FeatureFlags(): React.JSX.Element {
         empty={<p>{search ? 'No flag matches this search.' : 'No feature flags yet. Create one above.'}</p>}
       >
         {(data) => (
-          <div className="table-wrap">
-            <table aria-label="Feature flags">
-              <thead>
-                <tr>
-                  <th scope="col">Key</th>
-                  <th scope="col">Description</th>
-                  <th scope="col">Rollout</th>
-                  <th scope="col">Enabled</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.results.map((flag) => (
-                  <tr key={flag.id}>
-                    <td>
-                      <code>{flag.key}</code>
-                    </td>
-                    <td>{flag.name}</td>
-                    <td>{rolloutOf(flag.filters)}</td>
-                    <td>
-                      <label className="row">
-                        <input
-                          type="checkbox"
-                          role="switch"
-                          checked={flag.active}
-                          disabled={toggle.isPending}
-                          onChange={(e) => toggle.mutate({ id: flag.id, active: e.target.checked })}
-                        />
-                        <span className="visually-hidden">{flag.key} enabled</span>
-                      </label>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            label="Feature flags"
+            rows={data.results}
+            rowKey={(flag) => flag.id}
+            columns={[
+              { header: 'Key', cell: (flag) => <code>{flag.key}</code> },
+              { header: 'Description', cell: (flag) => flag.name },
+              { header: 'Rollout', cell: (flag) => rolloutOf(flag.filters) },
+              {
+                header: 'Enabled',
+                cell: (flag) => (
+                  <label className="row">
+                    <input
+                      type="checkbox"
+                      role="switch"
+                      checked={flag.active}
+                      disabled={toggle.isPending}
+                      onChange={(e) => toggle.mutate({ id: flag.id, active: e.target.checked })}
+                    />
+                    <span className="visually-hidden">{flag.key} enabled</span>
+                  </label>
+                ),
+              },
+            ]}
+          />
         )}
       </ListStates>
       {toggle.isError && (

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query'
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router'
 import { trpc } from '../api'
 import { SearchForm } from '../components/SearchForm'
+import { DataTable } from '../components/DataTable'
 import { ListStates } from '../components/States'
 import { KINDS, sourceOfInsight } from '../insightQuery'
 
@@ -38,32 +39,26 @@ export function Insights(): React.JSX.Element {
         empty={<p>{search ? 'No insight matches this search.' : 'No saved insights yet. Make one with “New insight”, then save it.'}</p>}
       >
         {(data) => (
-          <div className="table-wrap">
-            <table aria-label="Saved insights">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Last modified</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.results.map((insight) => (
-                  <tr key={insight.id}>
-                    <td>
-                      <Link to="/project/$projectId/insights/$shortId" params={{ projectId, shortId: insight.short_id }} search={{}}>
-                        {insight.name || insight.derived_name || 'Untitled'}
-                      </Link>
-                    </td>
-                    <td>{kindLabel(insight.query)}</td>
-                    <td>
-                      <time dateTime={insight.last_modified_at}>{timeFormat.format(new Date(insight.last_modified_at))}</time>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            label="Saved insights"
+            rows={data.results}
+            rowKey={(insight) => insight.id}
+            columns={[
+              {
+                header: 'Name',
+                cell: (insight) => (
+                  <Link to="/project/$projectId/insights/$shortId" params={{ projectId, shortId: insight.short_id }} search={{}}>
+                    {insight.name || insight.derived_name || 'Untitled'}
+                  </Link>
+                ),
+              },
+              { header: 'Type', cell: (insight) => kindLabel(insight.query) },
+              {
+                header: 'Last modified',
+                cell: (insight) => <time dateTime={insight.last_modified_at}>{timeFormat.format(new Date(insight.last_modified_at))}</time>,
+              },
+            ]}
+          />
         )}
       </ListStates>
     </>

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query'
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router'
 import { trpc } from '../api'
 import { SearchForm } from '../components/SearchForm'
+import { DataTable } from '../components/DataTable'
 import { ListStates } from '../components/States'
 
 /** `/project/:id/persons`: people, searched by email, name or distinct id (kept in the URL). */
@@ -28,37 +29,32 @@ export function Persons(): React.JSX.Element {
         empty={<p>{search ? 'Nobody matches this search.' : 'No people yet: a person is made with their first event.'}</p>}
       >
         {(data) => (
-          <div className="table-wrap">
-            <table aria-label="People">
-              <thead>
-                <tr>
-                  <th scope="col">Person</th>
-                  <th scope="col">Distinct ids</th>
-                  <th scope="col">First seen</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Events</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.results.map((person) => (
-                  <tr key={person.uuid}>
-                    <td>{person.name}</td>
-                    <td>
-                      <code>{person.distinct_ids.slice(0, 3).join(', ')}</code>
-                      {person.distinct_ids.length > 3 && <span className="muted"> and {person.distinct_ids.length - 3} more</span>}
-                    </td>
-                    <td>{new Date(person.created_at).toLocaleString()}</td>
-                    <td>
-                      <Link to="/project/$projectId/events" params={{ projectId }} search={{ distinct_id: person.distinct_ids[0] }}>
-                        Events<span className="visually-hidden"> of {person.name}</span>
-                      </Link>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            label="People"
+            rows={data.results}
+            rowKey={(person) => person.uuid}
+            columns={[
+              { header: 'Person', cell: (person) => person.name },
+              {
+                header: 'Distinct ids',
+                cell: (person) => (
+                  <>
+                    <code>{person.distinct_ids.slice(0, 3).join(', ')}</code>
+                    {person.distinct_ids.length > 3 && <span className="muted"> and {person.distinct_ids.length - 3} more</span>}
+                  </>
+                ),
+              },
+              { header: 'First seen', cell: (person) => new Date(person.created_at).toLocaleString() },
+              {
+                header: <span className="visually-hidden">Events</span>,
+                cell: (person) => (
+                  <Link to="/project/$projectId/events" params={{ projectId }} search={{ distinct_id: person.distinct_ids[0] }}>
+                    Events<span className="visually-hidden"> of {person.name}</span>
+                  </Link>
+                ),
+              },
+            ]}
+          />
         )}
       </ListStates>
     </>
