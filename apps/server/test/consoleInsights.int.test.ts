@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core'
 import { PostHog } from 'posthog-node'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useConsoleBrowser } from './consoleBrowser'
+import { freshAnswerOf } from './queryFixture'
 import type { TestService } from './service'
 
 /**
@@ -20,14 +21,7 @@ useConsoleBrowser((h) => {
   ;({ service, account, page, checkPage, projectUrl, signIn } = h)
 })
 
-async function postQuery(query: unknown): Promise<{ results: any }> {
-  const res = await service.api(account, `/api/projects/${account.projectId}/query/`, {
-    method: 'POST',
-    body: JSON.stringify({ query, refresh: 'force_blocking' }),
-  })
-  expect(res.status).toBe(200)
-  return (await res.json()) as { results: any }
-}
+const postQuery = (query: unknown) => freshAnswerOf(service, account, query)
 
 /** The builder's query, as the page's URL keeps it. */
 const queryInUrl = () => JSON.parse(new URL(page.url()).searchParams.get('q')!) as Record<string, unknown>

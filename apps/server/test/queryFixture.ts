@@ -249,3 +249,10 @@ export function useCaseProjects(): {
     },
   }
 }
+
+/** What /query/ answers for `query`, computed afresh (the numbers a page must show); fails unless it answers 200. */
+export async function freshAnswerOf(service: TestService, account: TestAccount, query: unknown): Promise<{ results: any }> {
+  const { status, body } = await postQuery(service, account, { query, refresh: 'force_blocking' })
+  if (status !== 200) throw new Error(`/query/ answered ${status}: ${JSON.stringify(body)}`)
+  return body as { results: any }
+}
