@@ -22,6 +22,9 @@ function inOrder(start: string, events: Array<[name: string, distinctId: string,
 
 const anyEvent = { kind: 'EventsNode', event: null }
 
+/** Only the named fields of each row. */
+const pick = (rows: any[], fields: string[]) => rows.map((r) => Object.fromEntries(fields.map((f) => [f, r[f]])))
+
 describe('funnels/test/test_funnel.py', () => {
   // PostHog's _movie_event is an $autocapture; which event it is does not matter to a step of every event.
   it('test_funnel_with_any_event: one event fills one step of every event, and such a step is named null', async () => {
@@ -419,7 +422,6 @@ describe('trends/test/test_trends_query_runner.py', () => {
       }),
     )
   const fifteenthToNineteenth = { date_from: '2020-01-15', date_to: '2020-01-19' }
-  const pick = (rows: any[], fields: string[]) => rows.map((r) => Object.fromEntries(fields.map((f) => [f, r[f]])))
 
   it('test_trends_query_formula: one row, the formula over the series day by day', async () => {
     const res = await pageviewsAndPageleaves({ trendsFilter: { formula: 'A+B' } }, { date_from: '2020-01-09', date_to: '2020-01-19' })
@@ -452,12 +454,65 @@ describe('trends/test/test_trends_query_runner.py', () => {
       { compare_label: 'current', count: 6, data: [2, 2, 1, 0, 1], label: 'Formula (A+2*B)', compare: true },
       { compare_label: 'previous', count: 9, data: [0, 1, 0, 3, 5], label: 'Formula (A+2*B)', compare: true },
     ])
-    const two = await pageviewsAndPageleaves({ trendsFilter: { formulas: ['A+B', 'B+1'] } })
-    expect(two.status).toBe(400)
-    expect(two.body.attr).toBe('query__trendsFilter__formulas')
-    const differing = await pageviewsAndPageleaves({ trendsFilter: { formula: 'A', formulas: ['B'] } })
-    expect(differing.status).toBe(400)
-    expect(differing.body.attr).toBe('query__trendsFilter__formulas')
+  })
+
+  // Its cohort breakdown's "all users" rows: the two formulas over every person.
+  it('test_multiple_formula_with_multi_cohort_all_breakdown: one row per formula, each with its own name', async () => {
+    const res = await pageviewsAndPageleaves({
+      trendsFilter: {
+        formulaNodes: [
+          { formula: 'A+B', custom_name: 'Formula (A+B)' },
+          { formula: 'B+1', custom_name: 'Pageleaves plus one' },
+        ],
+      },
+    })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(pick(res.body.results, ['label', 'count', 'data', 'action'])).toEqual([
+      { label: 'Formula (A+B)', count: 16, data: [1, 0, 2, 4, 4, 0, 2, 1, 1, 0, 1, 0], action: null },
+      { label: 'Pageleaves plus one', count: 18, data: [1, 1, 2, 2, 4, 1, 1, 2, 1, 1, 1, 1], action: null },
+    ])
+    // The same two as a list of formulas, each labelled by its text; formulaNodes win over both.
+    const listed = await pageviewsAndPageleaves({ trendsFilter: { formulas: ['A+B', 'B+1'], formula: 'A' } })
+    expect(listed.status, JSON.stringify(listed.body)).toBe(200)
+    expect(pick(listed.body.results, ['label', 'count'])).toEqual([
+      { label: 'Formula (A+B)', count: 16 },
+      { label: 'Formula (B+1)', count: 18 },
+    ])
+    const nodesFirst = await pageviewsAndPageleaves({ trendsFilter: { formulaNodes: [{ formula: 'B' }], formulas: ['A'] } })
+    expect(pick(nodesFirst.body.results, ['label', 'count'])).toEqual([{ label: 'Formula (B)', count: 6 }])
+  })
+
+  it('test_trends_breakdowns_histogram: four bins from the quantiles of prop, the last one’s top raised by 0.01', async () => {
+    const res = await trendsProject().then((p) =>
+      p.query({
+        kind: 'TrendsQuery',
+        series: [{ kind: 'EventsNode', event: '$pageview' }],
+        dateRange: { date_from: '2020-01-09', date_to: '2020-01-20' },
+        interval: 'day',
+        breakdownFilter: { breakdown_type: 'event', breakdown: 'prop', breakdown_histogram_bin_count: 4 },
+      }),
+    )
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(pick(res.body.results, ['breakdown_value', 'label', 'data'])).toEqual([
+      { breakdown_value: '[10,17.5]', label: '[10,17.5]', data: [0, 0, 1, 1, 1, 0, 1, 0, 1, 0, 1, 0] },
+      { breakdown_value: '[17.5,25]', label: '[17.5,25]', data: [1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0] },
+      { breakdown_value: '[25,32.5]', label: '[25,32.5]', data: [0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0] },
+      { breakdown_value: '[32.5,40.01]', label: '[32.5,40.01]', data: [0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0] },
+    ])
+  })
+
+  it('test_smoothing: each day the floor of the mean of itself and the six days before it in the range', async () => {
+    const res = await trendsProject().then((p) =>
+      p.query({
+        kind: 'TrendsQuery',
+        series: [{ kind: 'EventsNode', event: '$pageview' }],
+        dateRange: { date_from: '2020-01-09', date_to: '2020-01-20' },
+        interval: 'day',
+        trendsFilter: { smoothingIntervals: 7 },
+      }),
+    )
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.results[0].data).toEqual([1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0])
   })
 
   it('test_formula_with_breakdown: one row per breakdown value, tied to no series', async () => {
@@ -533,6 +588,80 @@ describe('trends/test/test_trends_query_runner.py', () => {
       expect(refused.status, formula).toBe(400)
       expect(refused.body.attr, formula).toBe('query__trendsFilter__formula')
     }
+  })
+})
+
+/** test_trends.py's `_create_events`: one person with two distinct ids signing up, at midnight (UTC). */
+function legacyTrendsEvents(): SentEvent[] {
+  const signUp = (distinct_id: string, day: string, properties: Record<string, unknown> = {}): SentEvent => ({
+    event: 'sign up',
+    distinct_id,
+    timestamp: `${day}T00:00:00Z`,
+    properties,
+  })
+  return [
+    identifyLongBefore('blabla', 'anonymous_id'),
+    signUp('blabla', '2019-12-24', { $some_property: 'value', $bool_prop: true }),
+    signUp('blabla', '2020-01-01', { $some_property: 'value', $bool_prop: false }),
+    signUp('anonymous_id', '2020-01-01', { $bool_prop: false }),
+    signUp('blabla', '2020-01-01'),
+    signUp('blabla', '2020-01-02', { $some_property: 'other_value', $some_numerical_prop: 80 }),
+    { event: 'no events', distinct_id: 'blabla', timestamp: '2020-01-02T00:00:00Z', properties: {} },
+  ]
+}
+
+describe('trends/test/test_trends.py', () => {
+  // Their `date_from: -7d` at 2020-01-04T13:00:01Z: the eight days from 28 December.
+  const lastWeek = { date_from: '2019-12-28', date_to: '2020-01-04' }
+  const cumulative = (project: CaseProject, series: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    project.query({
+      kind: 'TrendsQuery',
+      series: [{ kind: 'EventsNode', event: 'sign up', ...series }],
+      dateRange: lastWeek,
+      interval: 'day',
+      trendsFilter: { display: 'ActionsLineGraphCumulative' },
+      ...extra,
+    })
+
+  it('test_trends_per_day_cumulative: each day the total so far, counted as the last day’s', async () => {
+    const project = await projectWith(legacyTrendsEvents())
+    const res = await cumulative(project, {})
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    const [row] = res.body.results
+    expect(row.label).toBe('sign up')
+    expect(row.labels[4]).toBe('1-Jan-2020')
+    expect(row.data[4]).toBe(3)
+    expect(row.labels[5]).toBe('2-Jan-2020')
+    expect(row.data[5]).toBe(4)
+    expect(row.data).toEqual([0, 0, 0, 0, 3, 4, 4, 4])
+    expect(row.count).toBe(4)
+  })
+
+  it('test_trends_per_day_dau_cumulative: a person counts once, on their first day', async () => {
+    const project = await projectWith([
+      ...legacyTrendsEvents(),
+      { event: 'sign up', distinct_id: 'new_user', timestamp: '2020-01-03T13:00:01Z', properties: { $some_property: 'value' } },
+    ])
+    await mergedPersons(project, [['blabla', 'anonymous_id']])
+    const res = await cumulative(project, { math: 'dau' })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    const [row] = res.body.results
+    expect([row.data[4], row.data[5], row.data[6]]).toEqual([1, 1, 2])
+    expect(row.labels[6]).toBe('3-Jan-2020')
+  })
+
+  it('test_trends_breakdown_cumulative: per value, no value last', async () => {
+    const project = await projectWith(legacyTrendsEvents())
+    await mergedPersons(project, [['blabla', 'anonymous_id']])
+    const res = await cumulative(project, { math: 'dau' }, { breakdownFilter: { breakdown: '$some_property' } })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(pick(res.body.results, ['breakdown_value', 'data'])).toEqual([
+      { breakdown_value: 'value', data: [0, 0, 0, 0, 1, 1, 1, 1] },
+      { breakdown_value: 'other_value', data: [0, 0, 0, 0, 0, 1, 1, 1] },
+      { breakdown_value: '$$_posthog_breakdown_null_$$', data: [0, 0, 0, 0, 1, 1, 1, 1] },
+    ])
+    expect(res.body.results[0].label).toBe('value')
+    expect(res.body.results[1].label).toBe('other_value')
   })
 })
 

@@ -160,7 +160,12 @@ function breakdownFilter(kind: 'trends' | 'funnels'): FieldCase[] {
     { path: 'breakdownFilter.breakdown_path_cleaning', sample: true, expect: 'refused', given: by },
     { path: 'breakdownFilter.breakdowns', sample: [{ property: '$browser', type: 'event' }], expect: 'refused' },
     { path: 'breakdownFilter.breakdown_group_type_index', sample: 0, expect: 'refused', given: by },
-    { path: 'breakdownFilter.breakdown_histogram_bin_count', sample: 3, expect: 'refused', given: by },
+    {
+      path: 'breakdownFilter.breakdown_histogram_bin_count',
+      sample: 3,
+      expect: kind === 'trends' ? 'applied' : 'refused',
+      given: by,
+    },
   ]
 }
 
@@ -209,12 +214,15 @@ const TRENDS: FieldCase[] = [
   { path: 'interval', sample: 'week', expect: 'applied' },
   { path: 'trendsFilter.display', sample: 'BoldNumber', expect: 'applied' },
   { path: 'trendsFilter.display', sample: 'ActionsBar', expect: 'client' },
-  { path: 'trendsFilter.display', sample: 'ActionsLineGraphCumulative', expect: 'refused' },
-  { path: 'trendsFilter.smoothingIntervals', sample: 3, expect: 'refused' },
+  { path: 'trendsFilter.display', sample: 'ActionsLineGraphCumulative', expect: 'applied' },
+  { path: 'trendsFilter.display', sample: 'ActionsLineGraphCumulativeX', expect: 'refused' },
+  { path: 'trendsFilter.smoothingIntervals', sample: 3, expect: 'applied' },
+  { path: 'trendsFilter.smoothingIntervals', sample: 100_000, expect: 'refused' },
   { path: 'trendsFilter.formula', sample: 'A * 2', expect: 'applied' },
   { path: 'trendsFilter.formulas', sample: ['A * 2'], expect: 'applied' },
-  { path: 'trendsFilter.formulas', sample: ['A * 2', 'A + 1'], expect: 'refused' },
-  { path: 'trendsFilter.formulaNodes', sample: [{ formula: 'A * 2' }], expect: 'refused' },
+  { path: 'trendsFilter.formulas', sample: ['A * 2', 'A + 1'], expect: 'applied' },
+  { path: 'trendsFilter.formulas', sample: new Array(11).fill('A'), expect: 'refused' },
+  { path: 'trendsFilter.formulaNodes', sample: [{ formula: 'A * 2', custom_name: 'Doubled' }], expect: 'applied' },
   { path: 'trendsFilter.breakdown_histogram_bin_count', sample: 4, expect: 'refused' },
   ...Object.entries(TRENDS_FILTER_CLIENT).map(([field, sample]): FieldCase => ({
     path: `trendsFilter.${field}`,

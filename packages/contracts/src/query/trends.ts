@@ -11,6 +11,7 @@ export const TIME_SERIES_DISPLAYS = [
   'ActionsAreaGraph',
   'ActionsStackedBar',
   'ActionsUnstackedBar',
+  'ActionsLineGraphCumulative',
 ] as const
 
 const displaySchema = z
@@ -22,15 +23,33 @@ const displaySchema = z
     ctx.addIssue({ code: 'custom', message: `The display ${display} is not supported.` })
   })
 
+/** A histogram of more bins is no longer readable as a chart; each bin is one branch of the bucketing. */
+const MAX_HISTOGRAM_BINS = 100
+
+/** A trend's breakdown: as every kind takes it, and into bins of a numeric property (PostHog's histogram breakdown). */
+const trendsBreakdownFilterSchema = breakdownFilterSchema.extend({
+  breakdown_histogram_bin_count: z.number().int().min(1).max(MAX_HISTOGRAM_BINS).nullish(),
+})
+
+/** Each formula is one more pass over the answered rows; a chart of more is not readable anyway. */
+const MAX_FORMULAS = 10
+/** A year of days: a wider average would smooth a chart flat. */
+const MAX_SMOOTHING_INTERVALS = 366
+
 /** PostHog's TrendsFilter. */
 const trendsFilterSchema = z.looseObject({
   display: displaySchema.nullish(),
-  smoothingIntervals: unsupported('smoothingIntervals', [1]),
+  /** A trailing moving average over this many intervals, the current one included (PostHog floors it). */
+  smoothingIntervals: z.number().int().min(1).max(MAX_SMOOTHING_INTERVALS).nullish(),
   /** Series letters (A is the first series) with + - * / and parentheses; parsed by the trends runner. */
   formula: z.string().max(400).nullish(),
-  /** A list of one formula, as `formula`; more than one is not supported. */
-  formulas: z.array(z.string().max(400)).max(1, 'More than one formula is not supported.').nullish(),
-  formulaNodes: unsupported('formulaNodes', [[]]),
+  /** Several formulas, each answered as its own rows. */
+  formulas: z.array(z.string().max(400)).max(MAX_FORMULAS).nullish(),
+  /** Formulas with their own names; when given, they take the place of `formula` and `formulas`, as in PostHog. */
+  formulaNodes: z
+    .array(z.looseObject({ formula: z.string().max(400), custom_name: z.string().max(400).nullish() }))
+    .max(MAX_FORMULAS)
+    .nullish(),
   breakdown_histogram_bin_count: unsupported('breakdown_histogram_bin_count'),
   showLegend: clientSide,
   legendPosition: clientSide,
@@ -77,7 +96,7 @@ export const trendsQuerySchema = z.looseObject({
   series: z.array(eventsNodeSchema).min(1).max(MAX_SERIES),
   interval: intervalSchema.nullish(),
   trendsFilter: trendsFilterSchema.nullish(),
-  breakdownFilter: breakdownFilterSchema.nullish(),
+  breakdownFilter: trendsBreakdownFilterSchema.nullish(),
   compareFilter: compareFilterSchema.nullish(),
   /** Read by PostHog only with the CalendarHeatmap display, which is refused. */
   calendarHeatmapFilter: clientSide,

@@ -80,6 +80,10 @@ export interface SeriesShape {
   totalValue: boolean
   /** For rolling actives: the end (exclusive) of each bucket, or of the range for a total. */
   bucketEnds?: DateTime[]
+  /** Count each person in the first bucket they appear in only (PostHog's cumulative unique users). */
+  firstBucketOnly?: boolean
+  /** A histogram breakdown: the bins' bounds, as `histogramBoundsStatement` answered them. */
+  histogramBounds?: number[]
 }
 
 function needsPersons(shape: SeriesShape): boolean {
@@ -90,10 +94,8 @@ function needsPersons(shape: SeriesShape): boolean {
   )
 }
 
-/** The statement of one series: rows of (bucket, breakdown_value, value). */
-export function seriesStatement(shape: SeriesShape): SeriesStatement {
-  const params = new SqlParams()
-  const zone = params.add('String', shape.zone)
+/** The events of a series with the joins its math and breakdown need, and its breakdown value's SQL. */
+function seriesSource(shape: SeriesShape, params: SqlParams, withBreakdown = true): { source: string; breakdown: string } {
   const window = ACTIVE_WINDOW_DAYS[shape.math]
   const from = window !== undefined ? shape.from.minus({ days: window }) : shape.from
   const events = eventsSql(params, shape.selection, from, shape.toExclusive, shape.columns)
@@ -101,14 +103,66 @@ export function seriesStatement(shape: SeriesShape): SeriesStatement {
   let breakdown = "''"
   if (shape.breakdown?.breakdown !== undefined && shape.breakdown.breakdown !== null) {
     const key = String(shape.breakdown.breakdown)
-    if (shape.breakdown.breakdown_type === 'person') {
-      joins.push(personPropertiesJoinSql(ACTOR_SQL))
-      breakdown = breakdownValueSql('pp.properties', key, params)
-    } else {
-      breakdown = breakdownValueSql('e.properties', key, params, BREAKDOWN_NULL, ownColumnSql(shape.columns, key))
-    }
+    const person = shape.breakdown.breakdown_type === 'person'
+    if (person) joins.push(personPropertiesJoinSql(ACTOR_SQL))
+    const column = person ? 'pp.properties' : 'e.properties'
+    if (!withBreakdown) breakdown = "''"
+    else if (shape.histogramBounds) breakdown = histogramBinSql(numericPropertySql(column, key, params), shape.histogramBounds, params)
+    else if (person) breakdown = breakdownValueSql(column, key, params)
+    else breakdown = breakdownValueSql(column, key, params, BREAKDOWN_NULL, ownColumnSql(shape.columns, key))
   }
-  const source = `(${events}) AS e ${joins.join(' ')}`
+  return { source: `(${events}) AS e ${joins.join(' ')}`, breakdown }
+}
+
+/** The histogram breakdown's value for events whose property is no number or in no bin. */
+const HISTOGRAM_NO_BIN = '["",""]'
+
+/**
+ * PostHog's histogram bins from the bounds: each pair of neighbours, the last one's top raised by
+ * 0.01 (the bounds are floored to two decimals) so that the largest value falls in it; one bound
+ * makes one bin. Labelled `[lower,upper]`.
+ */
+function histogramBins(bounds: number[]): Array<{ lower: number; upper: number; label: string }> {
+  const points = bounds.length === 1 ? [bounds[0]!, bounds[0]!] : bounds
+  return points.slice(0, -1).map((lower, i) => {
+    const upper = i === points.length - 2 ? points[i + 1]! + 0.01 : points[i + 1]!
+    return { lower, upper, label: `[${lower},${upper}]` }
+  })
+}
+
+function histogramBinSql(value: string, bounds: number[], params: SqlParams): string {
+  const branches = histogramBins(bounds).flatMap(({ lower, upper, label }) => [
+    `${value} >= ${params.add('Float64', lower)} AND ${value} < ${params.add('Float64', upper)}`,
+    params.add('String', label),
+  ])
+  return branches.length ? `multiIf(${branches.join(', ')}, '${HISTOGRAM_NO_BIN}')` : `'${HISTOGRAM_NO_BIN}'`
+}
+
+/**
+ * The bounds of a histogram breakdown's bins, as PostHog finds them: the quantiles (at steps of
+ * 1/bins, written with two decimals) of the property's values, over the `limit + 1` values with the
+ * most events, each floored to two decimals, repeats dropped. One row, `bounds`.
+ */
+export function histogramBoundsStatement(shape: SeriesShape, bins: number, limit: number): SeriesStatement {
+  const params = new SqlParams()
+  const key = String(shape.breakdown?.breakdown)
+  const person = shape.breakdown?.breakdown_type === 'person'
+  const { source } = seriesSource(shape, params, false)
+  const value = numericPropertySql(person ? 'pp.properties' : 'e.properties', key, params)
+  const levels = bins <= 1 ? ['0', '1'] : Array.from({ length: bins + 1 }, (_, i) => (i / bins).toFixed(2))
+  const sql = `SELECT arrayCompact(arrayMap(x -> floor(x, 2), quantiles(${levels.join(', ')})(value))) AS bounds FROM (
+      SELECT ${value} AS value, count() AS events FROM ${source}
+      GROUP BY value ORDER BY events DESC, value DESC LIMIT ${Math.trunc(limit) + 1}
+    )`
+  return { sql, params: params.values }
+}
+
+/** The statement of one series: rows of (bucket, breakdown_value, value). */
+export function seriesStatement(shape: SeriesShape): SeriesStatement {
+  const params = new SqlParams()
+  const zone = params.add('String', shape.zone)
+  const window = ACTIVE_WINDOW_DAYS[shape.math]
+  const { source, breakdown } = seriesSource(shape, params)
 
   if (window !== undefined) {
     // Each event counts towards every bucket whose window [start, end) holds it; the windows are whole
@@ -135,8 +189,12 @@ export function seriesStatement(shape: SeriesShape): SeriesStatement {
   const start = shape.totalValue ? "''" : bucketStartSql(shape.interval, 'e.timestamp', zone, shape.weekStartDay)
   const key = shape.totalValue ? 'bucket_start' : bucketKeyOfStartSql(shape.interval, 'bucket_start', zone)
   const perActor = perActorSql(shape.math)
-  const grouped =
-    perActor !== undefined
+  const grouped = shape.firstBucketOnly
+    ? `SELECT bucket_start, breakdown_value, count() AS value FROM (
+        SELECT min(${start}) AS bucket_start, ${breakdown} AS breakdown_value, ${ACTOR_SQL} AS actor
+        FROM ${source} GROUP BY breakdown_value, actor
+      ) GROUP BY bucket_start, breakdown_value`
+    : perActor !== undefined
       ? `SELECT bucket_start, breakdown_value, ${perActor} AS value FROM (
         SELECT ${start} AS bucket_start, ${breakdown} AS breakdown_value, ${ACTOR_SQL} AS actor, count() AS total
         FROM ${source} GROUP BY bucket_start, breakdown_value, actor

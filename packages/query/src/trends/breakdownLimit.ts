@@ -8,16 +8,27 @@ export interface ValueSeries {
   data: number[]
 }
 
+/** PostHog's order of breakdown values: real values first, then no value, then Other. */
+const placeOf = (value: string) => (value === BREAKDOWN_OTHER ? 2 : value === BREAKDOWN_NULL ? 1 : 0)
+const byValue = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+const total = (data: number[]) => data.reduce((a, b) => a + b, 0)
+
+/** Breakdown rows in PostHog's order: real values by their total over the range (then by value), no value, Other. */
+export function orderBreakdown<T extends ValueSeries>(series: T[]): T[] {
+  return series
+    .map((s) => ({ s, place: placeOf(s.value), total: total(s.data) }))
+    .sort((a, b) => a.place - b.place || b.total - a.total || byValue(a.s.value, b.s.value))
+    .map(({ s }) => s)
+}
+
 /**
  * The values of a breakdown with the most weight kept, the rest summed into PostHog's Other
- * value, as PostHog ranks them: by their total over the range, then by the value.
+ * value, as PostHog ranks them (`orderBreakdown`): no value is the first to go into Other.
  */
 export function limitBreakdown(series: ValueSeries[], limit: number): ValueSeries[] {
-  const ranked = series
-    .map((s) => ({ ...s, total: s.data.reduce((a, b) => a + b, 0) }))
-    .sort((a, b) => b.total - a.total || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0))
-  if (ranked.length <= limit) return ranked.map(({ value, data }) => ({ value, data }))
-  const kept = ranked.slice(0, limit).map(({ value, data }) => ({ value, data }))
+  const ranked = orderBreakdown(series)
+  if (ranked.length <= limit) return ranked
+  const kept = ranked.slice(0, limit)
   const rest = ranked.slice(limit)
   const other = rest[0]!.data.map((_, i) => rest.reduce((sum, s) => sum + (s.data[i] ?? 0), 0))
   return [...kept, { value: BREAKDOWN_OTHER, data: other }]

@@ -109,12 +109,13 @@ function evaluate(f: Formula, values: readonly number[]): number {
 /**
  * The rows of a trend with a formula, as PostHog answers them: one row per period (with compare)
  * and breakdown value, whose data is the formula over the series' data bucket by bucket (a series
- * without that breakdown value counts 0), labelled `Formula (…)` and tied to no series (`action` null).
+ * without that breakdown value counts 0), labelled `label` (PostHog's `Formula (…)` unless the
+ * formula is named) and tied to no series (`action` null).
  */
 export function applyFormula(
   rows: ReadonlyArray<Record<string, unknown>>,
   formula: Formula,
-  text: string,
+  label: string,
   totalValue: boolean,
 ): Array<Record<string, unknown>> {
   const groups = new Map<string, Array<Record<string, unknown>>>()
@@ -134,7 +135,7 @@ export function applyFormula(
         const row = bySeries.get(i)
         return row ? read(row) : 0
       })
-    const out: Record<string, unknown> = { ...first, label: `Formula (${text})`, action: null }
+    const out: Record<string, unknown> = { ...first, label, action: null }
     if (totalValue) {
       out.aggregated_value = evaluateFormula(
         formula,

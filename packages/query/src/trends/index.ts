@@ -8,9 +8,9 @@ import { BREAKDOWN_OTHER } from '../events'
 import type { RunnerOutput } from '../runnerOutput'
 import { queryFiltersOf, rangeOptionsOf, selectionOf } from '../series'
 import { num, select } from '../sql'
-import { ACTIVE_WINDOW_DAYS, effectiveMath, seriesStatement } from './aggregation'
+import { ACTIVE_WINDOW_DAYS, effectiveMath, histogramBoundsStatement, seriesStatement, type SeriesShape } from './aggregation'
 import { applyFormula, parseFormula } from './formula'
-import { breakdownLabel, DEFAULT_BREAKDOWN_LIMIT, limitBreakdown, type ValueSeries } from './breakdownLimit'
+import { breakdownLabel, DEFAULT_BREAKDOWN_LIMIT, limitBreakdown, orderBreakdown, type ValueSeries } from './breakdownLimit'
 
 type Period = { range: ResolvedRange; compareLabel?: 'current' | 'previous' }
 
@@ -33,14 +33,16 @@ export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<
   const breakdown =
     query.breakdownFilter?.breakdown !== undefined && query.breakdownFilter?.breakdown !== null ? query.breakdownFilter : undefined
   const limit = breakdown?.breakdown_limit ?? DEFAULT_BREAKDOWN_LIMIT
+  const histogramBins = breakdown?.breakdown_histogram_bin_count ?? undefined
 
   for (const [i, node] of query.series.entries()) {
     if ((PROPERTY_MATHS as readonly string[]).includes(node.math ?? 'total') && !node.math_property) {
       throw problems.validation('series', `Series ${i} counts the ${node.math} of a property: it needs math_property.`)
     }
   }
-  const formulaText = formulaOf(query)
-  const formula = formulaText !== undefined ? parseFormula(formulaText, query.series.length) : undefined
+  const formulas = formulasOf(query).map((node) => ({ ...node, parsed: parseFormula(node.formula, query.series.length) }))
+  const cumulative = query.trendsFilter?.display === 'ActionsLineGraphCumulative'
+  const smoothing = totalValue ? 1 : (query.trendsFilter?.smoothingIntervals ?? 1)
   const results: Array<Record<string, unknown>> = []
   let hasMore = false
   for (const period of periods) {
@@ -50,7 +52,7 @@ export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<
       const { range } = period
       const toExclusive = range.to.plus({ milliseconds: 1 })
       const bucketEnds = ACTIVE_WINDOW_DAYS[math] === undefined ? undefined : totalValue ? [toExclusive] : bucketEndsOf(range, toExclusive)
-      const statement = seriesStatement({
+      const shape: SeriesShape = {
         selection,
         columns,
         math,
@@ -62,8 +64,15 @@ export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<
         toExclusive,
         breakdown,
         totalValue,
+        firstBucketOnly: cumulative && math === 'dau',
         ...(bucketEnds ? { bucketEnds } : {}),
-      })
+      }
+      if (histogramBins !== undefined) {
+        const bounds = histogramBoundsStatement(shape, histogramBins, limit)
+        const [answer] = await select<{ bounds: Array<number | string> }>(ctx, bounds.sql, bounds.params)
+        shape.histogramBounds = (answer?.bounds ?? []).map(Number).filter(Number.isFinite)
+      }
+      const statement = seriesStatement(shape)
       const rows = await select<{ bucket: string; breakdown_value: string; value: number | string }>(ctx, statement.sql, statement.params)
       const keys = range.buckets.map((b) => dayKey(b, interval))
       // Rolling actives answer bucket numbers (1-based); the others answer the bucket's key.
@@ -87,6 +96,8 @@ export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<
       }
       let valueSeries: ValueSeries[] = [...byValue].map(([value, data]) => ({ value, data }))
       if (!breakdown) valueSeries = [{ value: '', data: valueSeries[0]?.data ?? new Array<number>(width).fill(0) }]
+      // A histogram's bins are all shown, as PostHog shows them, in its order of breakdown values.
+      else if (histogramBins !== undefined) valueSeries = orderBreakdown(valueSeries)
       else {
         valueSeries = limitBreakdown(valueSeries, limit)
         if (valueSeries.some((s) => s.value === BREAKDOWN_OTHER)) {
@@ -94,6 +105,12 @@ export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<
           if (breakdown.breakdown_hide_other_aggregation) valueSeries = valueSeries.filter((s) => s.value !== BREAKDOWN_OTHER)
         }
       }
+      for (const s of valueSeries) {
+        if (smoothing > 1) s.data = movingAverage(s.data, smoothing)
+        if (cumulative) s.data = runningTotal(s.data)
+      }
+      // The cumulative display orders its rows by the totals it shows, as PostHog's does.
+      if (breakdown && cumulative) valueSeries = orderBreakdown(valueSeries)
       for (const s of valueSeries) {
         results.push(
           seriesRow({
@@ -103,6 +120,7 @@ export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<
             range,
             keys,
             data: s.data,
+            cumulative,
             totalValue,
             breakdownValue: breakdown ? s.value : undefined,
             seriesCount: query.series.length,
@@ -115,21 +133,40 @@ export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<
     }
   }
   return {
-    results: formula && formulaText !== undefined ? applyFormula(results, formula, formulaText, totalValue) : results,
+    results: formulas.length
+      ? formulas.flatMap((f) => applyFormula(results, f.parsed, f.custom_name || `Formula (${f.formula})`, totalValue))
+      : results,
     extra: breakdown ? { hasMore } : {},
     resolvedDateRange: { date_from: isoInZone(current.from), date_to: isoInZone(current.to) },
   }
 }
 
-/** The formula asked for, as `formula` or as a list of one in `formulas`; both, when they differ, are refused. */
-function formulaOf(query: TrendsQuery): string | undefined {
-  const given = (text: string | null | undefined) => (text?.trim() ? text : undefined)
-  const formula = given(query.trendsFilter?.formula)
-  const listed = given(query.trendsFilter?.formulas?.[0])
-  if (formula !== undefined && listed !== undefined && formula !== listed) {
-    throw problems.validation('query__trendsFilter__formulas', 'formula and formulas ask for different formulas: give one of them.')
-  }
-  return listed ?? formula
+/**
+ * The formulas asked for, as PostHog reads them: `formulaNodes` when given, else each of
+ * `formulas`, else `formula`; blank ones ask for nothing.
+ */
+function formulasOf(query: TrendsQuery): Array<{ formula: string; custom_name?: string | null | undefined }> {
+  const filter = query.trendsFilter
+  const given = (text: string | null | undefined) => Boolean(text?.trim())
+  if (filter?.formulaNodes?.length) return filter.formulaNodes.filter((node) => given(node.formula))
+  if (filter?.formulas?.length) return filter.formulas.filter(given).map((formula) => ({ formula }))
+  return given(filter?.formula) ? [{ formula: filter!.formula! }] : []
+}
+
+/** PostHog's smoothing: each bucket the floor of the mean of itself and the `window - 1` buckets before it in the range. */
+function movingAverage(data: number[], window: number): number[] {
+  let sum = 0
+  return data.map((value, i) => {
+    sum += value
+    if (i >= window) sum -= data[i - window]!
+    return Math.floor(sum / Math.min(i + 1, window))
+  })
+}
+
+/** The cumulative display: each bucket the total up to and including it. */
+function runningTotal(data: number[]): number[] {
+  let sum = 0
+  return data.map((value) => (sum += value))
 }
 
 function bucketEndsOf(range: ResolvedRange, toExclusive: DateTime): DateTime[] {
@@ -146,6 +183,8 @@ interface SeriesRowInput {
   range: ResolvedRange
   keys: string[]
   data: number[]
+  /** The cumulative display counts the last bucket's total, not the sum of the buckets. */
+  cumulative: boolean
   totalValue: boolean
   breakdownValue: string | undefined
   seriesCount: number
@@ -163,7 +202,7 @@ function seriesRow(input: SeriesRowInput): Record<string, unknown> {
     data: input.totalValue ? [] : input.data,
     labels: input.totalValue ? [] : range.buckets.map((b) => dayLabel(b, interval, range, input.weekStartDay)),
     days: input.totalValue ? [] : input.keys,
-    count: input.totalValue ? 0 : input.data.reduce((a, b) => a + b, 0),
+    count: input.totalValue ? 0 : input.cumulative ? (input.data.at(-1) ?? 0) : input.data.reduce((a, b) => a + b, 0),
     label: name,
     filter: input.filter,
     action: {
