@@ -663,6 +663,51 @@ describe('trends/test/test_trends.py', () => {
     expect(res.body.results[0].label).toBe('value')
     expect(res.body.results[1].label).toBe('other_value')
   })
+
+  it('test_trends_multiple_breakdowns_single_aggregate: each row’s value is the list of its properties’ values', async () => {
+    const signUp = (day: string, $browser: string, $variant: string): SentEvent => ({
+      event: 'sign up',
+      distinct_id: 'blabla',
+      timestamp: `${day}T00:06:34Z`,
+      properties: { $some_property: 'value', $browser, $variant },
+    })
+    const project = await projectWith([
+      signUp('2020-01-01', 'Chrome', '1'),
+      signUp('2020-01-01', 'Chrome', '2'),
+      signUp('2020-01-01', 'Safari', '1'),
+      signUp('2020-01-01', 'Safari', '1'),
+      signUp('2020-01-01', 'Safari', '2'),
+      signUp('2020-01-02', 'Safari', '2'),
+      signUp('2020-01-02', 'Safari', '2'),
+    ])
+    const res = await project.query({
+      kind: 'TrendsQuery',
+      series: [{ kind: 'EventsNode', event: 'sign up' }],
+      dateRange: lastWeek,
+      trendsFilter: { display: 'ActionsTable' },
+      breakdownFilter: { breakdowns: [{ property: '$browser' }, { property: '$variant' }] },
+    })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(pick(res.body.results, ['breakdown_value', 'aggregated_value', 'label'])).toEqual([
+      { breakdown_value: ['Safari', '2'], aggregated_value: 3, label: 'Safari::2' },
+      { breakdown_value: ['Safari', '1'], aggregated_value: 2, label: 'Safari::1' },
+      { breakdown_value: ['Chrome', '1'], aggregated_value: 1, label: 'Chrome::1' },
+      { breakdown_value: ['Chrome', '2'], aggregated_value: 1, label: 'Chrome::2' },
+    ])
+    // The breakdown limit keeps the first value and sums the rest into Other, in each property.
+    const limited = await project.query({
+      kind: 'TrendsQuery',
+      series: [{ kind: 'EventsNode', event: 'sign up' }],
+      dateRange: lastWeek,
+      trendsFilter: { display: 'ActionsTable' },
+      breakdownFilter: { breakdowns: [{ property: '$browser' }, { property: '$variant' }], breakdown_limit: 1 },
+    })
+    expect(pick(limited.body.results, ['breakdown_value', 'aggregated_value'])).toEqual([
+      { breakdown_value: ['Safari', '2'], aggregated_value: 3 },
+      { breakdown_value: ['$$_posthog_breakdown_other_$$', '$$_posthog_breakdown_other_$$'], aggregated_value: 4 },
+    ])
+    expect(limited.body.hasMore).toBe(true)
+  })
 })
 
 describe('lifecycle/test/test_lifecycle_query_runner.py', () => {

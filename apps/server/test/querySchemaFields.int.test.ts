@@ -158,7 +158,22 @@ function breakdownFilter(kind: 'trends' | 'funnels'): FieldCase[] {
     },
     { path: 'breakdownFilter.breakdown_normalize_url', sample: true, expect: 'refused', given: by },
     { path: 'breakdownFilter.breakdown_path_cleaning', sample: true, expect: 'refused', given: by },
-    { path: 'breakdownFilter.breakdowns', sample: [{ property: '$browser', type: 'event' }], expect: 'refused' },
+    {
+      path: 'breakdownFilter.breakdowns',
+      sample: [{ property: '$browser', type: 'event' }],
+      expect: kind === 'trends' ? 'applied' : 'refused',
+    },
+    ...(kind === 'trends'
+      ? ([
+          { path: 'breakdownFilter.breakdowns', sample: ['a', 'b', 'c', 'd'].map((property) => ({ property })), expect: 'refused' },
+          {
+            path: 'breakdownFilter.breakdowns',
+            sample: [{ property: 'plan', histogram_bin_count: 3 }],
+            expect: 'refused',
+            attr: 'breakdownFilter__breakdowns__0__histogram_bin_count',
+          },
+        ] satisfies FieldCase[])
+      : []),
     { path: 'breakdownFilter.breakdown_group_type_index', sample: 0, expect: 'refused', given: by },
     {
       path: 'breakdownFilter.breakdown_histogram_bin_count',

@@ -25,10 +25,26 @@ const displaySchema = z
 
 /** A histogram of more bins is no longer readable as a chart; each bin is one branch of the bucketing. */
 const MAX_HISTOGRAM_BINS = 100
+/** PostHog's own limit on properties broken down by at once. */
+const MAX_BREAKDOWNS = 3
 
 /** A trend's breakdown: as every kind takes it, and into bins of a numeric property (PostHog's histogram breakdown). */
 const trendsBreakdownFilterSchema = breakdownFilterSchema.extend({
   breakdown_histogram_bin_count: z.number().int().min(1).max(MAX_HISTOGRAM_BINS).nullish(),
+  /** Several properties at once (PostHog's multiple breakdowns); each row's value is the list of their values. */
+  breakdowns: z
+    .array(
+      z.looseObject({
+        property: z.union([z.string().min(1).max(400), z.number()]),
+        type: z.enum(['event', 'person']).nullish(),
+        histogram_bin_count: unsupported('histogram_bin_count'),
+        normalize_url: unsupported('normalize_url', [false]),
+        group_type_index: unsupported('group_type_index'),
+        breakdown_bins: unsupported('breakdown_bins', [[]]),
+      }),
+    )
+    .max(MAX_BREAKDOWNS, `At most ${MAX_BREAKDOWNS} breakdowns are supported, as in PostHog.`)
+    .nullish(),
 })
 
 /** Each formula is one more pass over the answered rows; a chart of more is not readable anyway. */

@@ -1,5 +1,5 @@
 import { SqlParams } from '@burrow/clickhouse'
-import type { BreakdownFilter, Interval, SeriesMath } from '@burrow/contracts'
+import type { Interval, SeriesMath } from '@burrow/contracts'
 import type { DateTime } from 'luxon'
 import { bucketKeyOfStartSql, bucketStartSql, utcText } from '../dates'
 import {
@@ -65,6 +65,15 @@ function aggregateSql(math: SeriesMath, mathProperty: string | null | undefined,
   }
 }
 
+/** One property a series is broken down by. */
+export interface BreakdownPart {
+  property: string
+  type: 'event' | 'person'
+}
+
+/** Between the values of a breakdown by several properties: sorts before every character, so keys sort as their lists do. */
+export const BREAKDOWN_PART_SEPARATOR = '\u0000'
+
 export interface SeriesShape {
   selection: EventSelection
   columns: PropertyColumns
@@ -75,7 +84,8 @@ export interface SeriesShape {
   weekStartDay: 0 | 1
   from: DateTime
   toExclusive: DateTime
-  breakdown?: BreakdownFilter | undefined
+  /** The properties the series is broken down by (several: their values joined by BREAKDOWN_PART_SEPARATOR). */
+  breakdown?: BreakdownPart[] | undefined
   /** One value over the whole range instead of one per interval. */
   totalValue: boolean
   /** For rolling actives: the end (exclusive) of each bucket, or of the range for a total. */
@@ -90,7 +100,7 @@ function needsPersons(shape: SeriesShape): boolean {
   return (
     ['dau', 'weekly_active', 'monthly_active'].includes(shape.math) ||
     perActorSql(shape.math) !== undefined ||
-    shape.breakdown?.breakdown_type === 'person'
+    (shape.breakdown ?? []).some((part) => part.type === 'person')
   )
 }
 
@@ -100,17 +110,20 @@ function seriesSource(shape: SeriesShape, params: SqlParams, withBreakdown = tru
   const from = window !== undefined ? shape.from.minus({ days: window }) : shape.from
   const events = eventsSql(params, shape.selection, from, shape.toExclusive, shape.columns)
   const joins = needsPersons(shape) ? [personJoinSql()] : []
-  let breakdown = "''"
-  if (shape.breakdown?.breakdown !== undefined && shape.breakdown.breakdown !== null) {
-    const key = String(shape.breakdown.breakdown)
-    const person = shape.breakdown.breakdown_type === 'person'
-    if (person) joins.push(personPropertiesJoinSql(ACTOR_SQL))
-    const column = person ? 'pp.properties' : 'e.properties'
-    if (!withBreakdown) breakdown = "''"
-    else if (shape.histogramBounds) breakdown = histogramBinSql(numericPropertySql(column, key, params), shape.histogramBounds, params)
-    else if (person) breakdown = breakdownValueSql(column, key, params)
-    else breakdown = breakdownValueSql(column, key, params, BREAKDOWN_NULL, ownColumnSql(shape.columns, key))
+  const parts = shape.breakdown ?? []
+  if (parts.some((part) => part.type === 'person')) joins.push(personPropertiesJoinSql(ACTOR_SQL))
+  const valueOf = (part: BreakdownPart) => {
+    const column = part.type === 'person' ? 'pp.properties' : 'e.properties'
+    if (shape.histogramBounds) return histogramBinSql(numericPropertySql(column, part.property, params), shape.histogramBounds, params)
+    if (part.type === 'person') return breakdownValueSql(column, part.property, params)
+    return breakdownValueSql(column, part.property, params, BREAKDOWN_NULL, ownColumnSql(shape.columns, part.property))
   }
+  const breakdown =
+    !withBreakdown || parts.length === 0
+      ? "''"
+      : parts.length === 1
+        ? valueOf(parts[0]!)
+        : `concat(${parts.map(valueOf).join(', char(0), ')})`
   return { source: `(${events}) AS e ${joins.join(' ')}`, breakdown }
 }
 
@@ -145,10 +158,9 @@ function histogramBinSql(value: string, bounds: number[], params: SqlParams): st
  */
 export function histogramBoundsStatement(shape: SeriesShape, bins: number, limit: number): SeriesStatement {
   const params = new SqlParams()
-  const key = String(shape.breakdown?.breakdown)
-  const person = shape.breakdown?.breakdown_type === 'person'
+  const part = shape.breakdown![0]!
   const { source } = seriesSource(shape, params, false)
-  const value = numericPropertySql(person ? 'pp.properties' : 'e.properties', key, params)
+  const value = numericPropertySql(part.type === 'person' ? 'pp.properties' : 'e.properties', part.property, params)
   const levels = bins <= 1 ? ['0', '1'] : Array.from({ length: bins + 1 }, (_, i) => (i / bins).toFixed(2))
   const sql = `SELECT arrayCompact(arrayMap(x -> floor(x, 2), quantiles(${levels.join(', ')})(value))) AS bounds FROM (
       SELECT ${value} AS value, count() AS events FROM ${source}

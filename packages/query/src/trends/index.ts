@@ -8,7 +8,15 @@ import { BREAKDOWN_OTHER } from '../events'
 import type { RunnerOutput } from '../runnerOutput'
 import { queryFiltersOf, rangeOptionsOf, selectionOf } from '../series'
 import { num, select } from '../sql'
-import { ACTIVE_WINDOW_DAYS, effectiveMath, histogramBoundsStatement, seriesStatement, type SeriesShape } from './aggregation'
+import {
+  ACTIVE_WINDOW_DAYS,
+  BREAKDOWN_PART_SEPARATOR,
+  effectiveMath,
+  histogramBoundsStatement,
+  seriesStatement,
+  type BreakdownPart,
+  type SeriesShape,
+} from './aggregation'
 import { applyFormula, parseFormula } from './formula'
 import { breakdownLabel, DEFAULT_BREAKDOWN_LIMIT, limitBreakdown, orderBreakdown, type ValueSeries } from './breakdownLimit'
 
@@ -30,10 +38,19 @@ export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<
   }
   const filters = await queryFiltersOf(ctx, query)
   const columns = materializedColumns(ctx.ch)
-  const breakdown =
-    query.breakdownFilter?.breakdown !== undefined && query.breakdownFilter?.breakdown !== null ? query.breakdownFilter : undefined
+  const parts = breakdownPartsOf(query)
+  const breakdown = parts ? query.breakdownFilter! : undefined
+  // Several properties answer their values as a list, also when `breakdowns` names one, as PostHog does.
+  const asList = Boolean(query.breakdownFilter?.breakdowns?.length)
+  const otherValue = (parts ?? []).map(() => BREAKDOWN_OTHER).join(BREAKDOWN_PART_SEPARATOR)
   const limit = breakdown?.breakdown_limit ?? DEFAULT_BREAKDOWN_LIMIT
   const histogramBins = breakdown?.breakdown_histogram_bin_count ?? undefined
+  if (asList && histogramBins !== undefined) {
+    throw problems.validation(
+      'query__breakdownFilter__breakdown_histogram_bin_count',
+      'breakdown_histogram_bin_count bins `breakdown`; with `breakdowns` it is not supported.',
+    )
+  }
 
   for (const [i, node] of query.series.entries()) {
     if ((PROPERTY_MATHS as readonly string[]).includes(node.math ?? 'total') && !node.math_property) {
@@ -62,7 +79,7 @@ export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<
         weekStartDay: ctx.weekStartDay,
         from: range.from,
         toExclusive,
-        breakdown,
+        breakdown: parts,
         totalValue,
         firstBucketOnly: cumulative && math === 'dau',
         ...(bucketEnds ? { bucketEnds } : {}),
@@ -99,10 +116,10 @@ export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<
       // A histogram's bins are all shown, as PostHog shows them, in its order of breakdown values.
       else if (histogramBins !== undefined) valueSeries = orderBreakdown(valueSeries)
       else {
-        valueSeries = limitBreakdown(valueSeries, limit)
-        if (valueSeries.some((s) => s.value === BREAKDOWN_OTHER)) {
+        valueSeries = limitBreakdown(valueSeries, limit, otherValue)
+        if (valueSeries.some((s) => s.value === otherValue)) {
           hasMore = true
-          if (breakdown.breakdown_hide_other_aggregation) valueSeries = valueSeries.filter((s) => s.value !== BREAKDOWN_OTHER)
+          if (breakdown.breakdown_hide_other_aggregation) valueSeries = valueSeries.filter((s) => s.value !== otherValue)
         }
       }
       for (const s of valueSeries) {
@@ -123,6 +140,7 @@ export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<
             cumulative,
             totalValue,
             breakdownValue: breakdown ? s.value : undefined,
+            asList,
             seriesCount: query.series.length,
             compareLabel: period.compareLabel,
             filter: legacyFilter(query, interval),
@@ -139,6 +157,14 @@ export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<
     extra: breakdown ? { hasMore } : {},
     resolvedDateRange: { date_from: isoInZone(current.from), date_to: isoInZone(current.to) },
   }
+}
+
+/** The properties a trend is broken down by: `breakdowns` when given (PostHog reads them first), else `breakdown`. */
+function breakdownPartsOf(query: TrendsQuery): BreakdownPart[] | undefined {
+  const filter = query.breakdownFilter
+  if (filter?.breakdowns?.length) return filter.breakdowns.map((b) => ({ property: String(b.property), type: b.type ?? 'event' }))
+  if (filter?.breakdown === undefined || filter.breakdown === null) return undefined
+  return [{ property: String(filter.breakdown), type: filter.breakdown_type ?? 'event' }]
 }
 
 /**
@@ -187,6 +213,8 @@ interface SeriesRowInput {
   cumulative: boolean
   totalValue: boolean
   breakdownValue: string | undefined
+  /** The breakdown value is answered as a list (PostHog's multiple breakdowns). */
+  asList: boolean
   seriesCount: number
   compareLabel: 'current' | 'previous' | undefined
   filter: Record<string, unknown>
@@ -227,7 +255,7 @@ function seriesRow(input: SeriesRowInput): Record<string, unknown> {
   if (input.breakdownValue !== undefined) {
     const label = breakdownLabel(input.breakdownValue)
     row.label = input.seriesCount > 1 ? `${name} - ${label}` : label
-    row.breakdown_value = input.breakdownValue
+    row.breakdown_value = input.asList ? input.breakdownValue.split(BREAKDOWN_PART_SEPARATOR) : input.breakdownValue
   }
   return row
 }
@@ -243,5 +271,6 @@ function legacyFilter(query: TrendsQuery, interval: string): Record<string, unkn
     ...(query.breakdownFilter?.breakdown !== undefined && query.breakdownFilter?.breakdown !== null
       ? { breakdown: query.breakdownFilter.breakdown, breakdown_type: query.breakdownFilter.breakdown_type ?? 'event' }
       : {}),
+    ...(query.breakdownFilter?.breakdowns?.length ? { breakdowns: query.breakdownFilter.breakdowns } : {}),
   }
 }
