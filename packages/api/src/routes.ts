@@ -752,7 +752,8 @@ export const restRoutes: RestRoute[] = [
     path: '/api/signup/:invite_id/',
     procedure: 'organizationInvites.accept',
     scope: 'user:write',
-    summary: "Accept an invite: the key's user (the invite's email) joins its organization",
+    summary:
+      "Accept an invite: the key's user (the invite's email) joins its organization. Without a key or session, the link's holder signs up instead (`first_name`, `password`), as PostHog's invite page does",
   },
 ]
 

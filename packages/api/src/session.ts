@@ -1,8 +1,17 @@
 import { ApiProblem, problems } from '@burrow/contracts'
-import { consoleAuth, type CoreDeps } from '@burrow/core'
+import { consoleAuth, organizationInvites, type CoreDeps } from '@burrow/core'
 import { unavailableProblem } from './errors'
 import { jsonResponse, type HttpRequest, type HttpResponse } from './http'
 import type { ApiGuards } from './trpc'
+
+/** A path segment as its text; one that does not decode names nothing (and is refused as unknown). */
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return ''
+  }
+}
 
 /** The console's session cookie: HttpOnly (no script reads it), SameSite=Lax, Secure over HTTPS. */
 export const SESSION_COOKIE = 'burrow_session'
@@ -72,33 +81,78 @@ function stringField(body: Record<string, unknown>, name: string): string {
 export function createSessionEndpoints(deps: CoreDeps, guards?: ApiGuards) {
   const origins = guards?.sessionOrigins ?? []
 
-  async function login(req: HttpRequest): Promise<HttpResponse> {
+  /** The fields of a sign-in's (or sign-up's) body, from this origin or an allowed one, as JSON only. */
+  function formOf(req: HttpRequest): Record<string, unknown> {
     const origin = req.headers.origin
-    if (origin !== undefined && !originAllowed(req, origins)) return problemAnswer(ORIGIN_FAILED(origin))
+    if (origin !== undefined && !originAllowed(req, origins)) throw ORIGIN_FAILED(origin)
     // JSON only: a page of another origin cannot send it without a preflight, which only allowed origins pass.
     if (!/^application\/json\b/i.test(req.headers['content-type'] ?? ''))
-      return problemAnswer(problems.parseError('JSON parse error - the request must be sent as application/json.'))
+      throw problems.parseError('JSON parse error - the request must be sent as application/json.')
     let body: unknown
     try {
       body = JSON.parse(req.body.toString('utf8'))
     } catch (err) {
-      return problemAnswer(problems.parseError(`JSON parse error - ${(err as Error).message}`))
+      throw problems.parseError(`JSON parse error - ${(err as Error).message}`)
     }
     if (body === null || typeof body !== 'object' || Array.isArray(body))
-      return problemAnswer(problems.validation(null, 'Invalid data. Expected a dictionary.'))
-    const fields = body as Record<string, unknown>
+      throw problems.validation(null, 'Invalid data. Expected a dictionary.')
+    return body as Record<string, unknown>
+  }
+
+  const sessionCookie = (req: HttpRequest, session: consoleAuth.NewSession) => ({
+    'set-cookie': cookie(session.token, { secure: req.secure === true, maxAgeS: consoleAuth.SESSION_LIFETIME_S }),
+    'cache-control': 'no-store',
+  })
+
+  async function login(req: HttpRequest): Promise<HttpResponse> {
+    const fields = formOf(req)
     const session = await consoleAuth.signIn(
       deps.sql,
       { email: stringField(fields, 'email'), password: stringField(fields, 'password'), address: req.ip },
       guards?.signIn,
     )
+    return jsonResponse(200, { success: true, csrf_token: session.csrfToken }, sessionCookie(req, session))
+  }
+
+  /** `GET /api/signup/<invite id>/`: the invite as its page shows it, to anyone holding the link. */
+  async function describeInvite(_req: HttpRequest, inviteId: string): Promise<HttpResponse> {
+    return jsonResponse(200, await organizationInvites.describeInvite(deps, inviteId), { 'cache-control': 'no-store' })
+  }
+
+  /**
+   * `POST /api/signup/<invite id>/` without a key or session: a new user from the invite, signed in
+   * as `/api/login/` signs in. An unknown or expired invite counts as a failed guess of the
+   * address, as a wrong password does; one invite's tries are bounded as one account's.
+   */
+  async function signUpByInvite(req: HttpRequest, inviteId: string): Promise<HttpResponse> {
+    const fields = formOf(req)
+    const firstName = stringField(fields, 'first_name')
+    if (firstName.length > 128) throw problems.validation('first_name', 'Ensure this field has no more than 128 characters.')
+    const password = stringField(fields, 'password')
+    const account = `invite:${inviteId.slice(0, 64)}`
+    await guards?.signIn?.admit(account)
+    let user
+    try {
+      user = await organizationInvites.signUpByInvite(deps, inviteId, { firstName, password })
+    } catch (err) {
+      if (err instanceof ApiProblem && err.status === 400 && err.body.attr === null) await guards?.signIn?.failed(account, req.ip)
+      throw err
+    }
+    const session = await consoleAuth.openSession(deps.sql, user)
     return jsonResponse(
-      200,
-      { success: true, csrf_token: session.csrfToken },
+      201,
       {
-        'set-cookie': cookie(session.token, { secure: req.secure === true, maxAgeS: consoleAuth.SESSION_LIFETIME_S }),
-        'cache-control': 'no-store',
+        id: user.id,
+        uuid: user.uuid,
+        distinct_id: user.distinct_id,
+        first_name: user.first_name,
+        last_name: user.last_name,
+        email: user.email,
+        is_email_verified: false,
+        redirect_url: '/',
+        csrf_token: session.csrfToken,
       },
+      sessionCookie(req, session),
     )
   }
 
@@ -131,12 +185,28 @@ export function createSessionEndpoints(deps: CoreDeps, guards?: ApiGuards) {
     '/api/session': { method: 'GET', answer: current },
   }
 
+  /**
+   * The invite sign-up's answer: reading an invite, or signing up with it when the request carries
+   * no key and no session. A signed-in user (key or session) accepts it through the API's route.
+   */
+  function inviteEndpoint(req: HttpRequest, inviteId: string): Promise<HttpResponse> | undefined {
+    if (req.method === 'GET') return describeInvite(req, inviteId)
+    if (req.method !== 'POST') return Promise.resolve(problemAnswer(problems.methodNotAllowed(req.method)))
+    if (req.headers.authorization !== undefined || sessionToken(req.headers.cookie) !== undefined) return undefined
+    return signUpByInvite(req, inviteId)
+  }
+
   /** The answer for one of these paths, or undefined for any other path. */
   return function answer(req: HttpRequest): Promise<HttpResponse> | undefined {
-    const endpoint = ENDPOINTS[req.url.pathname.replace(/\/$/, '')]
-    if (!endpoint) return undefined
-    if (req.method !== endpoint.method) return Promise.resolve(problemAnswer(problems.methodNotAllowed(req.method)))
-    return endpoint.answer(req).catch((err: unknown) => {
+    const path = req.url.pathname.replace(/\/$/, '')
+    const invite = /^\/api\/signup\/([^/]+)$/.exec(path)
+    const endpoint = ENDPOINTS[path]
+    let answered: Promise<HttpResponse> | undefined
+    if (invite) answered = inviteEndpoint(req, decodedSegment(invite[1]!))
+    else if (!endpoint) return undefined
+    else if (req.method !== endpoint.method) return Promise.resolve(problemAnswer(problems.methodNotAllowed(req.method)))
+    else answered = endpoint.answer(req)
+    return answered?.catch((err: unknown) => {
       if (err instanceof ApiProblem) return problemAnswer(err)
       const unavailable = unavailableProblem(err)
       if (unavailable) return problemAnswer(unavailable)

@@ -108,6 +108,11 @@ export async function signIn(
     await guard?.failed(email, input.address)
     throw INVALID_CREDENTIALS()
   }
+  return openSession(sql, user)
+}
+
+/** A new session of a user whose identity is settled (a right password, an invite just used). */
+export async function openSession(sql: Sql, user: UserRow): Promise<NewSession> {
   const token = newToken()
   const csrfToken = newToken()
   await consoleSessions.insertSession(sql, { tokenHash: tokenHash(token), userId: user.id, csrfToken, lifetimeSeconds: SESSION_LIFETIME_S })

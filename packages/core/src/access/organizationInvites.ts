@@ -6,8 +6,17 @@ import {
   type OrganizationInvite,
   type OrganizationInviteCreate,
 } from '@burrow/contracts'
-import { organizationInvites, organizations, projects, users, type OrganizationInviteRow } from '@burrow/postgres'
+import {
+  consoleSessions,
+  organizationInvites,
+  organizations,
+  projects,
+  users,
+  type OrganizationInviteRow,
+  type UserRow,
+} from '@burrow/postgres'
 import type { Caller } from './access'
+import { checkNewPassword, hashPassword } from './consoleAuth'
 import type { CoreDeps } from '../deps'
 import { isUuid } from '../ids'
 import type { MemberOrganization } from './organizationMembers'
@@ -104,4 +113,54 @@ export async function acceptInvite(deps: CoreDeps, caller: Caller, inviteId: str
     await organizationInvites.deleteInvite(tx, invite.organization_id, invite.id)
   })
   return { organization_id: invite.organization_id, level: invite.level }
+}
+
+const INVALID_INVITE = () => problems.validation(null, 'The provided invite ID is not valid.')
+
+/** An invite that may still be used, or PostHog's refusal: unknown (or no id at all) and expired alike. */
+async function usableInvite(deps: CoreDeps, inviteId: string): Promise<OrganizationInviteRow> {
+  const invite = isUuid(inviteId) ? await organizationInvites.findInvite(deps.sql, inviteId) : undefined
+  if (!invite) throw INVALID_INVITE()
+  if (isExpired(invite)) throw problems.validation(null, 'This invite has expired. Please ask your admin for a new one.')
+  return invite
+}
+
+/** What the invite page shows before anyone signs up: who is invited, by name, into which organization. */
+export async function describeInvite(
+  deps: CoreDeps,
+  inviteId: string,
+): Promise<{ id: string; target_email: string; first_name: string; organization_name: string }> {
+  const invite = await usableInvite(deps, inviteId)
+  const organization = await organizations.findOrganization(deps.sql, invite.organization_id)
+  return { id: invite.id, target_email: invite.target_email, first_name: invite.first_name, organization_name: organization?.name ?? '' }
+}
+
+/**
+ * A new user from an invite link, as PostHog's invite sign-up makes one: the invite's email, the
+ * first name and password they chose, a member of the organization at the invite's level, its
+ * first project their current one. The invite is used up in the same transaction, so that two
+ * sign-ups with one link make one user.
+ */
+export async function signUpByInvite(deps: CoreDeps, inviteId: string, input: { firstName: string; password: string }): Promise<UserRow> {
+  checkNewPassword(input.password)
+  const invite = await usableInvite(deps, inviteId)
+  const digest = await hashPassword(input.password)
+  return deps.sql.begin(async (tx) => {
+    if (!(await organizationInvites.deleteInvite(tx, invite.organization_id, invite.id))) throw INVALID_INVITE()
+    if (await users.findUserByEmail(tx, invite.target_email)) {
+      throw problems.validation(null, `There already exists an account with email address ${invite.target_email}. Please log in instead.`)
+    }
+    const [project] = await projects.projectsOfOrganization(tx, invite.organization_id)
+    const user = await users.insertUser(tx, {
+      uuid: randomUUID(),
+      distinctId: randomUUID(),
+      email: invite.target_email,
+      firstName: input.firstName,
+      organizationId: invite.organization_id,
+    })
+    await organizations.addMembership(tx, { organizationId: invite.organization_id, userId: user.id, level: invite.level })
+    await users.setCurrentOrganization(tx, user.id, invite.organization_id, project?.id ?? null)
+    await consoleSessions.setPasswordHash(tx, user.id, digest)
+    return user
+  })
 }
