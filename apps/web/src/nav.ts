@@ -4,7 +4,6 @@
 
 /** Pages whose URLs exist already and whose content comes in later releases. */
 export const UPCOMING = [
-  ['sql', 'SQL'],
   ['cohorts', 'Cohorts'],
   ['data-management', 'Data management'],
   ['plugins', 'Plugins'],

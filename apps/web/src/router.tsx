@@ -142,6 +142,14 @@ export const webRoute = createRoute({
   component: page(() => import('./pages/WebAnalytics'), 'WebAnalytics'),
 })
 
+export const sqlRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: 'sql',
+  // The query run, as its text: a link runs it again.
+  validateSearch: (search: Record<string, unknown>): { q?: string | undefined } => ({ q: text(search.q) }),
+  component: page(() => import('./pages/Sql'), 'Sql'),
+})
+
 const upcomingRoutes = UPCOMING.map(([path]) =>
   createRoute({ getParentRoute: () => projectRoute, path, component: page(() => import('./pages/Upcoming'), 'Upcoming') }),
 )
@@ -160,6 +168,7 @@ const routeTree = rootRoute.addChildren([
     dashboardsRoute,
     dashboardRoute,
     webRoute,
+    sqlRoute,
     ...upcomingRoutes,
   ]),
 ])
