@@ -664,6 +664,25 @@ describe('trends/test/test_trends.py', () => {
     expect(res.body.results[1].label).toBe('other_value')
   })
 
+  it('test_trends_breakdown_normalize_url: a URL with and without its trailing slash is one value', async () => {
+    const project = await projectWith(
+      ['http://hogflix/first', 'http://hogflix/first/', 'http://hogflix/second'].map((url) => ({
+        event: 'sign up',
+        distinct_id: 'blabla',
+        timestamp: '2020-01-02T00:00:00Z',
+        properties: { $current_url: url },
+      })),
+    )
+    const res = await cumulative(
+      project,
+      { math: 'dau' },
+      { breakdownFilter: { breakdown: '$current_url', breakdown_normalize_url: true } },
+    )
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.results.map((r: any) => r.label).sort()).toEqual(['http://hogflix/first', 'http://hogflix/second'])
+    expect(res.body.results.map((r: any) => r.breakdown_value).sort()).toEqual(['http://hogflix/first', 'http://hogflix/second'])
+  })
+
   it('test_trends_multiple_breakdowns_single_aggregate: each row’s value is the list of its properties’ values', async () => {
     const signUp = (day: string, $browser: string, $variant: string): SentEvent => ({
       event: 'sign up',

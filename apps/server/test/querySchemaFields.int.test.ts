@@ -156,7 +156,14 @@ function breakdownFilter(kind: 'trends' | 'funnels'): FieldCase[] {
       expect: kind === 'trends' ? 'applied' : 'refused',
       given: { breakdownFilter: { breakdown: '$browser', breakdown_limit: 1 } },
     },
-    { path: 'breakdownFilter.breakdown_normalize_url', sample: true, expect: 'refused', given: by },
+    kind === 'trends'
+      ? {
+          path: 'breakdownFilter.breakdown_normalize_url',
+          sample: true,
+          expect: 'applied',
+          given: { series: [{ kind: 'EventsNode', event: '$pageview' }], breakdownFilter: { breakdown: '$current_url' } },
+        }
+      : { path: 'breakdownFilter.breakdown_normalize_url', sample: true, expect: 'refused', given: by },
     { path: 'breakdownFilter.breakdown_path_cleaning', sample: true, expect: 'refused', given: by },
     {
       path: 'breakdownFilter.breakdowns',

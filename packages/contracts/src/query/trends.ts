@@ -31,6 +31,8 @@ const MAX_BREAKDOWNS = 3
 /** A trend's breakdown: as every kind takes it, and into bins of a numeric property (PostHog's histogram breakdown). */
 const trendsBreakdownFilterSchema = breakdownFilterSchema.extend({
   breakdown_histogram_bin_count: z.number().int().min(1).max(MAX_HISTOGRAM_BINS).nullish(),
+  /** URLs without their trailing `/`, `?` and `#` (an empty one is `/`), so that one page is one value. */
+  breakdown_normalize_url: z.boolean().nullish(),
   /** Several properties at once (PostHog's multiple breakdowns); each row's value is the list of their values. */
   breakdowns: z
     .array(
@@ -38,7 +40,7 @@ const trendsBreakdownFilterSchema = breakdownFilterSchema.extend({
         property: z.union([z.string().min(1).max(400), z.number()]),
         type: z.enum(['event', 'person']).nullish(),
         histogram_bin_count: unsupported('histogram_bin_count'),
-        normalize_url: unsupported('normalize_url', [false]),
+        normalize_url: z.boolean().nullish(),
         group_type_index: unsupported('group_type_index'),
         breakdown_bins: unsupported('breakdown_bins', [[]]),
       }),

@@ -69,6 +69,8 @@ function aggregateSql(math: SeriesMath, mathProperty: string | null | undefined,
 export interface BreakdownPart {
   property: string
   type: 'event' | 'person'
+  /** PostHog's URL normalisation: the value without its trailing `/`, `?` and `#`, `/` when nothing is left. */
+  normalizeUrl?: boolean
 }
 
 /** Between the values of a breakdown by several properties: sorts before every character, so keys sort as their lists do. */
@@ -115,8 +117,13 @@ function seriesSource(shape: SeriesShape, params: SqlParams, withBreakdown = tru
   const valueOf = (part: BreakdownPart) => {
     const column = part.type === 'person' ? 'pp.properties' : 'e.properties'
     if (shape.histogramBounds) return histogramBinSql(numericPropertySql(column, part.property, params), shape.histogramBounds, params)
-    if (part.type === 'person') return breakdownValueSql(column, part.property, params)
-    return breakdownValueSql(column, part.property, params, BREAKDOWN_NULL, ownColumnSql(shape.columns, part.property))
+    const value =
+      part.type === 'person'
+        ? breakdownValueSql(column, part.property, params)
+        : breakdownValueSql(column, part.property, params, BREAKDOWN_NULL, ownColumnSql(shape.columns, part.property))
+    return part.normalizeUrl
+      ? `if(${value} = '${BREAKDOWN_NULL}', ${value}, if(empty(trimRight(${value}, '/?#')), '/', trimRight(${value}, '/?#')))`
+      : value
   }
   const breakdown =
     !withBreakdown || parts.length === 0

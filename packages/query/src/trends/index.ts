@@ -162,9 +162,12 @@ export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<
 /** The properties a trend is broken down by: `breakdowns` when given (PostHog reads them first), else `breakdown`. */
 function breakdownPartsOf(query: TrendsQuery): BreakdownPart[] | undefined {
   const filter = query.breakdownFilter
-  if (filter?.breakdowns?.length) return filter.breakdowns.map((b) => ({ property: String(b.property), type: b.type ?? 'event' }))
+  if (filter?.breakdowns?.length)
+    return filter.breakdowns.map((b) => ({ property: String(b.property), type: b.type ?? 'event', normalizeUrl: b.normalize_url === true }))
   if (filter?.breakdown === undefined || filter.breakdown === null) return undefined
-  return [{ property: String(filter.breakdown), type: filter.breakdown_type ?? 'event' }]
+  return [
+    { property: String(filter.breakdown), type: filter.breakdown_type ?? 'event', normalizeUrl: filter.breakdown_normalize_url === true },
+  ]
 }
 
 /**
