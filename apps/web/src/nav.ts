@@ -5,7 +5,6 @@
 /** Pages whose URLs exist already and whose content comes in later releases. */
 export const UPCOMING = [
   ['cohorts', 'Cohorts'],
-  ['data-management', 'Data management'],
   ['plugins', 'Plugins'],
 ] as const
 

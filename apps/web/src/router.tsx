@@ -150,6 +150,13 @@ export const sqlRoute = createRoute({
   component: page(() => import('./pages/Sql'), 'Sql'),
 })
 
+export const dataManagementRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: 'data-management',
+  validateSearch: (search: Record<string, unknown>): { search?: string | undefined } => ({ search: text(search.search) }),
+  component: page(() => import('./pages/DataManagement'), 'DataManagement'),
+})
+
 const upcomingRoutes = UPCOMING.map(([path]) =>
   createRoute({ getParentRoute: () => projectRoute, path, component: page(() => import('./pages/Upcoming'), 'Upcoming') }),
 )
@@ -169,6 +176,7 @@ const routeTree = rootRoute.addChildren([
     dashboardRoute,
     webRoute,
     sqlRoute,
+    dataManagementRoute,
     ...upcomingRoutes,
   ]),
 ])
