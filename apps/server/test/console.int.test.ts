@@ -134,7 +134,10 @@ describe('the console in Chromium', () => {
     await page.getByRole('heading', { name: 'People' }).waitFor()
     await page.getByRole('cell', { name: 'console-user' }).first().waitFor({ timeout: 15_000 })
     await checkPage('people')
-    for (const [p, title] of [['sql', 'SQL']] as const) {
+    for (const [p, title] of [
+      ['cohorts', 'Cohorts'],
+      ['plugins', 'Plugins'],
+    ] as const) {
       await page.goto(projectUrl(p))
       await page.getByRole('heading', { name: title, level: 1 }).waitFor()
       await checkPage(p)
