@@ -729,6 +729,62 @@ describe('trends/test/test_trends.py', () => {
   })
 })
 
+/** test_trends_persons.py's `_create_events`: three persons' page views (and one page leave), late April to early May 2023. */
+function trendsPersonsEvents(): SentEvent[] {
+  const view = (distinct_id: string, at: string, properties: Record<string, unknown> = {}, event = '$pageview'): SentEvent => ({
+    event,
+    distinct_id,
+    timestamp: `${at.replace(' ', 'T')}:00Z`,
+    properties,
+  })
+  const chrome = { $browser: 'Chrome' }
+  const safari = { $browser: 'Safari' }
+  return [
+    view('person1', '2023-04-29 16:00', chrome),
+    view('person1', '2023-04-29 17:00', chrome, '$pageleave'),
+    view('person2', '2023-04-29 17:00', safari),
+    view('person2', '2023-04-29 18:00', safari),
+    view('person1', '2023-05-01 16:00', { ...chrome, some_property: 20 }),
+    view('person1', '2023-05-01 17:00', chrome),
+    view('person1', '2023-05-01 18:00', chrome),
+    view('person2', '2023-05-01 16:00', { ...safari, some_property: 22 }),
+    view('person2', '2023-05-01 17:00', safari),
+    view('person3', '2023-05-01 16:00', safari),
+    view('person1', '2023-05-06 16:00', { some_property: 20 }),
+  ]
+}
+
+describe('trends/test/test_trends_persons.py', () => {
+  let project: CaseProject | undefined
+  const firstTimes = async (math: string, dateRange: Record<string, string>, extra: Record<string, unknown> = {}) =>
+    (project ??= await projectWith(trendsPersonsEvents())).query({
+      kind: 'TrendsQuery',
+      series: [{ kind: 'EventsNode', event: '$pageview', math, ...extra }],
+      dateRange,
+      interval: 'day',
+    })
+
+  it('test_trends_math_first_time_for_user_basic: each person on the day of their first page view ever', async () => {
+    // Its persons by day: none on 25–28 April, person1 and person2 on the 29th, person3 on 1 May.
+    const res = await firstTimes('first_time_for_user', { date_from: '2023-04-25', date_to: '2023-05-06' })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.results[0].data).toEqual([0, 0, 0, 0, 2, 0, 1, 0, 0, 0, 0, 0])
+    // A range after someone's first page view does not count them again.
+    const later = await firstTimes('first_time_for_user', { date_from: '2023-04-30', date_to: '2023-05-06' })
+    expect(later.body.results[0].data).toEqual([0, 1, 0, 0, 0, 0, 0])
+  })
+
+  it('first_time_for_user with a filter counts a person only when their very first event matches it; first_matching_event_for_user counts their first matching one', async () => {
+    const filter = { properties: [{ key: 'some_property', value: 20, operator: 'exact', type: 'event' }] }
+    const range = { date_from: '2023-04-25', date_to: '2023-05-06' }
+    const first = await firstTimes('first_time_for_user', range, filter)
+    expect(first.status, JSON.stringify(first.body)).toBe(200)
+    expect(first.body.results[0].data).toEqual(new Array(12).fill(0))
+    const matching = await firstTimes('first_matching_event_for_user', range, filter)
+    expect(matching.body.results[0].data).toEqual([0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0])
+  })
+})
+
 describe('lifecycle/test/test_lifecycle_query_runner.py', () => {
   it('test_lifecycle_query_group_0: aggregation_group_type_index counts groups, new in the period they were created', async () => {
     const at = (day: number) => `2020-01-${String(day).padStart(2, '0')}T12:00:00Z`

@@ -27,6 +27,9 @@ export type PropertyColumns = ReadonlyMap<string, string>
 /**
  * Events of the team in [from, to) that match the selection, as a subquery with the columns
  * runners read (the property columns too: ClickHouse reads only those the outer query uses).
+ * With `matchesAs`, every event of the selection's name before `to`, with a column of that name
+ * saying whether it is in the range and matches the filters, and one (`…_filters`) whether it
+ * matches the filters.
  */
 export function eventsSql(
   params: SqlParams,
@@ -35,15 +38,19 @@ export function eventsSql(
   toExclusive: DateTime,
   columns: PropertyColumns,
   extraColumns = '',
+  options: { matchesAs?: string } = {},
 ): string {
-  const clauses = [
-    `team_id = ${TEAM}`,
-    `timestamp >= toDateTime64(${params.add('String', utcText(from))}, 6, 'UTC')`,
-    `timestamp < toDateTime64(${params.add('String', utcText(toExclusive))}, 6, 'UTC')`,
-  ]
+  const since = `timestamp >= toDateTime64(${params.add('String', utcText(from))}, 6, 'UTC')`
+  const clauses = [`team_id = ${TEAM}`, `timestamp < toDateTime64(${params.add('String', utcText(toExclusive))}, 6, 'UTC')`]
   if (selection.event !== null) clauses.push(`event = ${params.add('String', selection.event)}`)
-  for (const expression of selection.properties) clauses.push(eventPropertiesSql(expression, TEAM, params, columns))
-  return `SELECT timestamp, event, distinct_id, person_id, properties${ownColumnsSelectSql(columns)}${extraColumns} FROM events WHERE ${clauses.join(' AND ')}`
+  const filters = selection.properties.map((expression) => eventPropertiesSql(expression, TEAM, params, columns))
+  let matches = ''
+  // Every earlier event too, with whether it is in the range and matches the filters as a column of its own.
+  if (options.matchesAs) {
+    const filtered = filters.length ? filters.join(' AND ') : '1'
+    matches = `, (${filtered}) AS ${options.matchesAs}_filters, (${since} AND ${filtered}) AS ${options.matchesAs}`
+  } else clauses.push(since, ...filters)
+  return `SELECT timestamp, event, distinct_id, person_id, properties${ownColumnsSelectSql(columns)}${extraColumns}${matches} FROM events WHERE ${clauses.join(' AND ')}`
 }
 
 /** The nil UUID as SQL: the person of an event stored without one. */

@@ -41,6 +41,10 @@ export const SERIES_MATHS = [
   'weekly_active',
   'monthly_active',
   'unique_session',
+  // A person counted once, in the interval of their first event of the series ever (PostHog's first-time users).
+  'first_time_for_user',
+  // The same, of their first event that also matches the filters.
+  'first_matching_event_for_user',
   ...PROPERTY_MATHS,
   ...COUNT_PER_ACTOR_MATHS,
 ] as const

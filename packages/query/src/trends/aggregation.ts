@@ -98,9 +98,12 @@ export interface SeriesShape {
   histogramBounds?: number[]
 }
 
+/** PostHog's first-time maths: each person once, at their first event of the series (or first matching one). */
+const FIRST_TIME_MATHS: readonly SeriesMath[] = ['first_time_for_user', 'first_matching_event_for_user']
+
 function needsPersons(shape: SeriesShape): boolean {
   return (
-    ['dau', 'weekly_active', 'monthly_active'].includes(shape.math) ||
+    ['dau', 'weekly_active', 'monthly_active', ...FIRST_TIME_MATHS].includes(shape.math) ||
     perActorSql(shape.math) !== undefined ||
     (shape.breakdown ?? []).some((part) => part.type === 'person')
   )
@@ -110,7 +113,8 @@ function needsPersons(shape: SeriesShape): boolean {
 function seriesSource(shape: SeriesShape, params: SqlParams, withBreakdown = true): { source: string; breakdown: string } {
   const window = ACTIVE_WINDOW_DAYS[shape.math]
   const from = window !== undefined ? shape.from.minus({ days: window }) : shape.from
-  const events = eventsSql(params, shape.selection, from, shape.toExclusive, shape.columns)
+  const firstTime = FIRST_TIME_MATHS.includes(shape.math)
+  const events = eventsSql(params, shape.selection, from, shape.toExclusive, shape.columns, '', firstTime ? { matchesAs: 'matches' } : {})
   const joins = needsPersons(shape) ? [personJoinSql()] : []
   const parts = shape.breakdown ?? []
   if (parts.some((part) => part.type === 'person')) joins.push(personPropertiesJoinSql(ACTOR_SQL))
@@ -208,17 +212,27 @@ export function seriesStatement(shape: SeriesShape): SeriesStatement {
   const start = shape.totalValue ? "''" : bucketStartSql(shape.interval, 'e.timestamp', zone, shape.weekStartDay)
   const key = shape.totalValue ? 'bucket_start' : bucketKeyOfStartSql(shape.interval, 'bucket_start', zone)
   const perActor = perActorSql(shape.math)
-  const grouped = shape.firstBucketOnly
-    ? `SELECT bucket_start, breakdown_value, count() AS value FROM (
+  // A person counts when their first event of the series (ever, up to the range's end) is one in the
+  // range matching the filters; or, for the first matching event, their first such event is in the range.
+  const firstOf = shape.math === 'first_matching_event_for_user' ? 'minIf(e.timestamp, e.matches_filters)' : 'min(e.timestamp)'
+  const grouped = FIRST_TIME_MATHS.includes(shape.math)
+    ? `SELECT ${shape.totalValue ? "''" : bucketStartSql(shape.interval, 'first', zone, shape.weekStartDay)} AS bucket_start, breakdown_value, count() AS value FROM (
+        SELECT ${ACTOR_SQL} AS actor, ${firstOf} AS first, minIf(e.timestamp, e.matches) AS first_matching,
+          argMin(${breakdown}, e.timestamp) AS breakdown_value
+        FROM ${source} GROUP BY actor
+        HAVING first = first_matching AND first != fromUnixTimestamp64Micro(0)
+      ) GROUP BY bucket_start, breakdown_value`
+    : shape.firstBucketOnly
+      ? `SELECT bucket_start, breakdown_value, count() AS value FROM (
         SELECT min(${start}) AS bucket_start, ${breakdown} AS breakdown_value, ${ACTOR_SQL} AS actor
         FROM ${source} GROUP BY breakdown_value, actor
       ) GROUP BY bucket_start, breakdown_value`
-    : perActor !== undefined
-      ? `SELECT bucket_start, breakdown_value, ${perActor} AS value FROM (
+      : perActor !== undefined
+        ? `SELECT bucket_start, breakdown_value, ${perActor} AS value FROM (
         SELECT ${start} AS bucket_start, ${breakdown} AS breakdown_value, ${ACTOR_SQL} AS actor, count() AS total
         FROM ${source} GROUP BY bucket_start, breakdown_value, actor
       ) GROUP BY bucket_start, breakdown_value`
-      : `SELECT ${start} AS bucket_start, ${breakdown} AS breakdown_value, ${aggregateSql(shape.math, shape.mathProperty, params)} AS value
+        : `SELECT ${start} AS bucket_start, ${breakdown} AS breakdown_value, ${aggregateSql(shape.math, shape.mathProperty, params)} AS value
         FROM ${source} GROUP BY bucket_start, breakdown_value`
   const sql = `SELECT ${key} AS bucket, breakdown_value, value FROM (${grouped})`
   return { sql, params: params.values }
