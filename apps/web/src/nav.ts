@@ -3,10 +3,7 @@
 // router that imports them.
 
 /** Pages whose URLs exist already and whose content comes in later releases. */
-export const UPCOMING = [
-  ['cohorts', 'Cohorts'],
-  ['plugins', 'Plugins'],
-] as const
+export const UPCOMING = [['plugins', 'Plugins']] as const
 
 /** The side bar's pages, in order; `page` is the URL's segment after the project. */
 export const NAV = [

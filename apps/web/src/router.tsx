@@ -92,6 +92,31 @@ export const personsRoute = createRoute({
   component: page(() => import('./pages/Persons'), 'Persons'),
 })
 
+export const personRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: 'persons/$personId',
+  component: page(() => import('./pages/Persons'), 'PersonPage'),
+})
+
+export const cohortsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: 'cohorts',
+  validateSearch: (search: Record<string, unknown>): { search?: string | undefined } => ({ search: text(search.search) }),
+  component: page(() => import('./pages/Cohorts'), 'Cohorts'),
+})
+
+export const newCohortRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: 'cohorts/new',
+  component: page(() => import('./pages/Cohorts'), 'NewCohort'),
+})
+
+export const cohortRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: 'cohorts/$cohortId',
+  component: page(() => import('./pages/Cohorts'), 'CohortPage'),
+})
+
 export const insightsRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: 'insights',
@@ -169,6 +194,10 @@ const routeTree = rootRoute.addChildren([
     settingsRoute,
     flagsRoute,
     personsRoute,
+    personRoute,
+    cohortsRoute,
+    newCohortRoute,
+    cohortRoute,
     insightsRoute,
     newInsightRoute,
     insightRoute,

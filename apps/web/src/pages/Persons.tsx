@@ -1,9 +1,11 @@
-import { useQuery } from '@tanstack/react-query'
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router'
-import { trpc } from '../api'
+import { useState } from 'react'
+import { errorWords, trpc } from '../api'
 import { SearchForm } from '../components/SearchForm'
 import { DataTable } from '../components/DataTable'
-import { ListStates } from '../components/States'
+import { Dialog } from '../components/Dialog'
+import { Empty, ErrorNotice, ListStates, Loading } from '../components/States'
 
 /** `/project/:id/persons`: people, searched by email, name or distinct id (kept in the URL). */
 export function Persons(): React.JSX.Element {
@@ -34,7 +36,14 @@ export function Persons(): React.JSX.Element {
             rows={data.results}
             rowKey={(person) => person.uuid}
             columns={[
-              { header: 'Person', cell: (person) => person.name },
+              {
+                header: 'Person',
+                cell: (person) => (
+                  <Link to="/project/$projectId/persons/$personId" params={{ projectId, personId: person.uuid }}>
+                    {person.name}
+                  </Link>
+                ),
+              },
               {
                 header: 'Distinct ids',
                 cell: (person) => (
@@ -53,6 +62,129 @@ export function Persons(): React.JSX.Element {
                   </Link>
                 ),
               },
+            ]}
+          />
+        )}
+      </ListStates>
+    </>
+  )
+}
+
+/** How many of a person's newest events their page lists. */
+const RECENT_EVENTS = 20
+
+/** A property's value as text: strings as they are, anything else as its JSON. */
+const shown = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value))
+
+/**
+ * `/project/:id/persons/:id` (its id or uuid): a person's properties, distinct ids and newest
+ * events, and their deletion after a confirmation. The cohorts a person is in are not listed: the
+ * API has no procedure that answers them.
+ */
+export function PersonPage(): React.JSX.Element {
+  const { projectId, personId } = useParams({ from: '/project/$projectId/persons/$personId' })
+  const navigate = useNavigate({ from: '/project/$projectId/persons/$personId' })
+  const queryClient = useQueryClient()
+  const [confirming, setConfirming] = useState(false)
+  const [deleteEvents, setDeleteEvents] = useState(false)
+  const person = useQuery({
+    queryKey: ['person', projectId, personId],
+    queryFn: ({ signal }) => trpc.persons.get.query({ project_id: projectId, id: personId }, { signal }),
+  })
+  const events = useQuery({
+    queryKey: ['person-events', projectId, personId],
+    queryFn: ({ signal }) => trpc.events.list.query({ project_id: projectId, person_id: personId, limit: RECENT_EVENTS }, { signal }),
+  })
+  const remove = useMutation({
+    mutationFn: () => trpc.persons.delete.mutate({ project_id: projectId, id: personId, delete_events: deleteEvents }),
+    onSuccess: async () => {
+      queryClient.removeQueries({ queryKey: ['person', projectId, personId] })
+      await queryClient.invalidateQueries({ queryKey: ['persons', projectId] })
+      await navigate({ to: '/project/$projectId/persons', params: { projectId }, search: {} })
+    },
+  })
+  if (person.isPending) return <Loading what="the person" />
+  if (person.isError) return <ErrorNotice error={person.error} retry={() => void person.refetch()} />
+  const data = person.data
+  const properties = Object.entries(data.properties).sort(([a], [b]) => a.localeCompare(b))
+  return (
+    <>
+      <div className="row spread">
+        <h1>{data.name}</h1>
+        <div className="row">
+          <Link to="/project/$projectId/persons" params={{ projectId }} search={{}}>
+            All people
+          </Link>
+          <button type="button" className="danger" onClick={() => setConfirming(true)}>
+            Delete person
+          </button>
+        </div>
+      </div>
+      <Dialog open={confirming} title="Delete this person?" onClose={() => setConfirming(false)}>
+        <p>{data.name} and their distinct ids are removed; a later event of one of those ids makes a new person. This cannot be undone.</p>
+        <label className="row">
+          <input type="checkbox" checked={deleteEvents} onChange={(e) => setDeleteEvents(e.target.checked)} />
+          <span>Also delete their events</span>
+        </label>
+        <div className="row">
+          <button type="button" className="danger" disabled={remove.isPending} onClick={() => remove.mutate()}>
+            Delete person
+          </button>
+          <button type="button" onClick={() => setConfirming(false)}>
+            Cancel
+          </button>
+        </div>
+        {remove.isError && (
+          <p className="error" role="alert">
+            {errorWords(remove.error)}
+          </p>
+        )}
+      </Dialog>
+      <p className="muted">
+        {data.is_identified ? 'Identified' : 'Anonymous'} · first seen {new Date(data.created_at).toLocaleString()}
+      </p>
+      <h2>Distinct ids</h2>
+      <ul>
+        {data.distinct_ids.map((id) => (
+          <li key={id}>
+            <code>{id}</code>
+          </li>
+        ))}
+      </ul>
+      <h2>Properties</h2>
+      {properties.length === 0 ? (
+        <Empty>
+          <p>No properties yet: they come with events' $set and $set_once.</p>
+        </Empty>
+      ) : (
+        <DataTable
+          label="Properties"
+          rows={properties}
+          rowKey={([key]) => key}
+          columns={[
+            { header: 'Property', cell: ([key]) => <code>{key}</code> },
+            { header: 'Value', cell: ([, value]) => shown(value) },
+          ]}
+        />
+      )}
+      <div className="row spread">
+        <h2>Recent events</h2>
+        {data.distinct_ids[0] !== undefined && (
+          <Link to="/project/$projectId/events" params={{ projectId }} search={{ distinct_id: data.distinct_ids[0] }}>
+            All events of {data.distinct_ids[0]}
+          </Link>
+        )}
+      </div>
+      <ListStates query={events} what="their events" rowsOf={(page) => page.results} empty={<p>No events of this person yet.</p>}>
+        {(page) => (
+          <DataTable
+            label="Recent events"
+            rows={page.results}
+            rowKey={(event) => event.id}
+            columns={[
+              { header: 'Event', cell: (event) => event.event },
+              { header: 'Distinct id', cell: (event) => <code>{event.distinct_id}</code> },
+              { header: 'Time', cell: (event) => new Date(event.timestamp).toLocaleString() },
             ]}
           />
         )}
