@@ -683,6 +683,52 @@ describe('trends/test/test_trends.py', () => {
     expect(res.body.results.map((r: any) => r.breakdown_value).sort()).toEqual(['http://hogflix/first', 'http://hogflix/second'])
   })
 
+  // Its `_create_event_count_per_actor_events`, the events of `viewed video`; `-7d` at 2020-01-06T13:00:01Z.
+  const viewedVideo = (): SentEvent[] =>
+    (
+      [
+        ['anonymous_id', '2020-01-01T00:06:02Z', 'bouba'],
+        ['blabla', '2020-01-01T00:06:02Z', 'bouba'],
+        ['reeree', '2020-01-01T00:06:02Z', 'bouba'],
+        ['tintin', '2020-01-04T23:17:00Z', 'kiki'],
+        ['blabla', '2020-01-05T19:06:34Z', 'bouba'],
+        ['tintin', '2020-01-05T19:06:34Z', undefined],
+        ['tintin', '2020-01-05T19:06:34Z', 'bouba'],
+        ['tintin', '2020-01-05T19:06:34Z', 'kiki'],
+      ] as const
+    ).map(([distinct_id, timestamp, group]) => ({
+      event: 'viewed video',
+      distinct_id,
+      timestamp,
+      properties: group === undefined ? {} : { $group_0: group },
+    }))
+  const groupsPerDay = (project: CaseProject, display: string) =>
+    project.query({
+      kind: 'TrendsQuery',
+      series: [{ kind: 'EventsNode', event: 'viewed video', math: 'unique_group', math_group_type_index: 0 }],
+      dateRange: { date_from: '2019-12-30', date_to: '2020-01-06' },
+      interval: 'day',
+      trendsFilter: { display },
+    })
+
+  it('test_trends_groups_per_day and …_cumulative: unique_group counts the groups, cumulatively each once', async () => {
+    const project = await projectWith(viewedVideo())
+    const daily = await groupsPerDay(project, 'ActionsLineGraph')
+    expect(daily.status, JSON.stringify(daily.body)).toBe(200)
+    expect(daily.body.results[0].label).toBe('viewed video')
+    expect(daily.body.results[0].labels.at(-1)).toBe('6-Jan-2020')
+    expect(daily.body.results[0].data).toEqual([0, 0, 1, 0, 0, 1, 2, 0])
+    const cumulativeGroups = await groupsPerDay(project, 'ActionsLineGraphCumulative')
+    expect(cumulativeGroups.body.results[0].data).toEqual([0, 0, 1, 1, 1, 2, 2, 2])
+    // Without a group type there is nothing to count.
+    const untyped = await project.query({
+      kind: 'TrendsQuery',
+      series: [{ kind: 'EventsNode', event: 'viewed video', math: 'unique_group' }],
+    })
+    expect(untyped.status).toBe(400)
+    expect(untyped.body.attr).toBe('query__series__0__math_group_type_index')
+  })
+
   it('test_trends_multiple_breakdowns_single_aggregate: each row’s value is the list of its properties’ values', async () => {
     const signUp = (day: string, $browser: string, $variant: string): SentEvent => ({
       event: 'sign up',

@@ -111,7 +111,10 @@ function seriesNode(kind: 'trends' | 'funnels' | 'lifecycle' | 'stickiness'): Fi
     // Funnels count persons at each step and lifecycle persons per status, whatever the math.
     { path: 'series.0.math', sample: 'dau', expect: trends ? 'applied' : 'client' },
     // Stickiness counts groups with a group type, persons without one, as PostHog's.
-    { path: 'series.0.math', sample: 'unique_group', expect: stickiness ? 'client' : 'refused' },
+    // Trends count the groups of a type, and need the type.
+    trends
+      ? { path: 'series.0.math', sample: 'unique_group', expect: 'refused', attr: 'series__0__math_group_type_index' }
+      : { path: 'series.0.math', sample: 'unique_group', expect: stickiness ? 'client' : 'refused' },
     {
       path: 'series.0.math_property',
       sample: 'no_such_property',
@@ -125,9 +128,21 @@ function seriesNode(kind: 'trends' | 'funnels' | 'lifecycle' | 'stickiness'): Fi
     {
       path: 'series.0.math_group_type_index',
       sample: 0,
-      expect: stickiness ? 'applied' : 'refused',
+      // Trends apply it with unique_group (which needs it, above); with other maths PostHog reads it not.
+      expect: stickiness ? 'applied' : trends ? 'client' : 'refused',
       ...(stickiness ? { given: { series: [{ kind: 'EventsNode', event: 'pageview', math: 'unique_group' }] } } : {}),
     },
+    // PostHog counts groups with the actives' maths and a group type; that is not served.
+    ...(trends
+      ? ([
+          {
+            path: 'series.0.math_group_type_index',
+            sample: 0,
+            expect: 'refused',
+            given: { series: [{ kind: 'EventsNode', event: 'pageview', math: 'dau' }] },
+          },
+        ] satisfies FieldCase[])
+      : []),
     { path: 'series.0.properties', sample: [{ key: '$browser', value: 'Firefox', operator: 'exact', type: 'event' }], expect: 'applied' },
     {
       path: 'series.0.fixedProperties',

@@ -1,5 +1,13 @@
 import { z } from 'zod'
-import { breakdownFilterSchema, compareFilterSchema, eventsNodeSchema, insightQueryBase, intervalSchema, MAX_SERIES } from './common'
+import {
+  breakdownFilterSchema,
+  compareFilterSchema,
+  eventsNodeSchema,
+  insightQueryBase,
+  intervalSchema,
+  MAX_SERIES,
+  SERIES_MATHS,
+} from './common'
 import { clientSide, unsupported } from './fields'
 
 /** Displays that answer one number per series (`aggregated_value`) instead of a series over time. */
@@ -21,6 +29,29 @@ const displaySchema = z
     if ((TOTAL_VALUE_DISPLAYS as readonly string[]).includes(display) || (TIME_SERIES_DISPLAYS as readonly string[]).includes(display))
       return
     ctx.addIssue({ code: 'custom', message: `The display ${display} is not supported.` })
+  })
+
+/** A trend's series: also counting the groups of one type (`unique_group` with `math_group_type_index`). */
+const trendsSeriesSchema = eventsNodeSchema
+  .extend({
+    math: z.enum([...SERIES_MATHS, 'unique_group']).nullish(),
+    math_group_type_index: z.number().int().min(0).max(4).nullish(),
+  })
+  .superRefine((node, ctx) => {
+    const typed = node.math_group_type_index !== undefined && node.math_group_type_index !== null
+    if (node.math === 'unique_group' && !typed)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['math_group_type_index'],
+        message: 'unique_group counts the groups of a type: give math_group_type_index.',
+      })
+    // PostHog's actives with a group type count groups; only unique_group does here.
+    if (typed && (node.math === 'dau' || node.math === 'weekly_active' || node.math === 'monthly_active'))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['math_group_type_index'],
+        message: `Counting groups with ${node.math} is not supported: use unique_group.`,
+      })
   })
 
 /** A histogram of more bins is no longer readable as a chart; each bin is one branch of the bucketing. */
@@ -111,7 +142,7 @@ const trendsFilterSchema = z.looseObject({
 export const trendsQuerySchema = z.looseObject({
   kind: z.literal('TrendsQuery'),
   ...insightQueryBase,
-  series: z.array(eventsNodeSchema).min(1).max(MAX_SERIES),
+  series: z.array(trendsSeriesSchema).min(1).max(MAX_SERIES),
   interval: intervalSchema.nullish(),
   trendsFilter: trendsFilterSchema.nullish(),
   breakdownFilter: trendsBreakdownFilterSchema.nullish(),

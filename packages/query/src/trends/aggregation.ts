@@ -1,5 +1,5 @@
 import { SqlParams } from '@burrow/clickhouse'
-import type { Interval, SeriesMath } from '@burrow/contracts'
+import type { Interval, SeriesMath as CommonMath } from '@burrow/contracts'
 import type { DateTime } from 'luxon'
 import { bucketKeyOfStartSql, bucketStartSql, utcText } from '../dates'
 import {
@@ -21,6 +21,9 @@ export interface SeriesStatement {
 }
 
 /** How many days back a rolling active-users math looks. */
+/** A trend's maths: every kind's, and the distinct groups of one type (`unique_group`). */
+export type SeriesMath = CommonMath | 'unique_group'
+
 export const ACTIVE_WINDOW_DAYS: Partial<Record<SeriesMath, number>> = { weekly_active: 7, monthly_active: 30 }
 
 /** PostHog counts weekly actives per day only below a week, monthly actives below a month: otherwise they are the interval's actives. */
@@ -48,6 +51,8 @@ function aggregateSql(math: SeriesMath, mathProperty: string | null | undefined,
   switch (math) {
     case 'total':
       return 'count()'
+    case 'unique_group':
+      return 'count(DISTINCT e.group_key)'
     case 'dau':
     case 'weekly_active':
     case 'monthly_active':
@@ -94,6 +99,8 @@ export interface SeriesShape {
   bucketEnds?: DateTime[]
   /** Count each person in the first bucket they appear in only (PostHog's cumulative unique users). */
   firstBucketOnly?: boolean
+  /** With `unique_group`: the group type whose groups are counted (the events' `$group_N`). */
+  groupIndex?: number | undefined
   /** A histogram breakdown: the bins' bounds, as `histogramBoundsStatement` answered them. */
   histogramBounds?: number[]
 }
@@ -114,7 +121,17 @@ function seriesSource(shape: SeriesShape, params: SqlParams, withBreakdown = tru
   const window = ACTIVE_WINDOW_DAYS[shape.math]
   const from = window !== undefined ? shape.from.minus({ days: window }) : shape.from
   const firstTime = FIRST_TIME_MATHS.includes(shape.math)
-  const events = eventsSql(params, shape.selection, from, shape.toExclusive, shape.columns, '', firstTime ? { matchesAs: 'matches' } : {})
+  const grouped = shape.groupIndex !== undefined
+  const groupColumn = grouped ? `, \`$group_${Math.trunc(shape.groupIndex!)}\` AS group_key` : ''
+  const events = eventsSql(
+    params,
+    shape.selection,
+    from,
+    shape.toExclusive,
+    shape.columns,
+    groupColumn,
+    firstTime ? { matchesAs: 'matches' } : {},
+  )
   const joins = needsPersons(shape) ? [personJoinSql()] : []
   const parts = shape.breakdown ?? []
   if (parts.some((part) => part.type === 'person')) joins.push(personPropertiesJoinSql(ACTOR_SQL))
@@ -135,7 +152,9 @@ function seriesSource(shape: SeriesShape, params: SqlParams, withBreakdown = tru
       : parts.length === 1
         ? valueOf(parts[0]!)
         : `concat(${parts.map(valueOf).join(', char(0), ')})`
-  return { source: `(${events}) AS e ${joins.join(' ')}`, breakdown }
+  // Events without a group of the type belong to no group, as PostHog leaves them out.
+  const where = grouped ? " WHERE e.group_key != ''" : ''
+  return { source: `(${events}) AS e ${joins.join(' ')}${where}`, breakdown }
 }
 
 /** The histogram breakdown's value for events whose property is no number or in no bin. */
@@ -224,7 +243,7 @@ export function seriesStatement(shape: SeriesShape): SeriesStatement {
       ) GROUP BY bucket_start, breakdown_value`
     : shape.firstBucketOnly
       ? `SELECT bucket_start, breakdown_value, count() AS value FROM (
-        SELECT min(${start}) AS bucket_start, ${breakdown} AS breakdown_value, ${ACTOR_SQL} AS actor
+        SELECT min(${start}) AS bucket_start, ${breakdown} AS breakdown_value, ${shape.groupIndex !== undefined ? 'e.group_key' : ACTOR_SQL} AS actor
         FROM ${source} GROUP BY breakdown_value, actor
       ) GROUP BY bucket_start, breakdown_value`
       : perActor !== undefined

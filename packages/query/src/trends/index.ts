@@ -81,7 +81,9 @@ export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<
         toExclusive,
         breakdown: parts,
         totalValue,
-        firstBucketOnly: cumulative && math === 'dau',
+        // PostHog's cumulative unique users and groups count each one once, in their first interval.
+        firstBucketOnly: cumulative && (math === 'dau' || math === 'unique_group'),
+        groupIndex: math === 'unique_group' ? (node.math_group_type_index ?? undefined) : undefined,
         ...(bucketEnds ? { bucketEnds } : {}),
       }
       if (histogramBins !== undefined) {
@@ -246,7 +248,8 @@ function seriesRow(input: SeriesRowInput): Record<string, unknown> {
       math: node.math ?? 'total',
       math_property: node.math_property ?? null,
       math_hogql: null,
-      math_group_type_index: null,
+      // The group type counted; a type beside another math counts nothing, and is not echoed as if it did.
+      math_group_type_index: node.math === 'unique_group' ? (node.math_group_type_index ?? null) : null,
       properties: {},
     },
   }
