@@ -1,3 +1,4 @@
+import { cloneElement, useId, type ReactElement } from 'react'
 import {
   CONDITION_KINDS,
   edit,
@@ -39,13 +40,14 @@ export function CohortCriteriaEditor({
   return (
     <fieldset className="stack-wide">
       <legend>Who is in the cohort</legend>
-      <label className="field">
-        <span>Persons who match</span>
-        <select value={value.type} onChange={(e) => onChange(edit.setType(value, e.target.value as Junction))}>
-          <option value="OR">any of these groups</option>
-          <option value="AND">all of these groups</option>
-        </select>
-      </label>
+      <div className="row">
+        <Field label="Persons who match">
+          <select value={value.type} onChange={(e) => onChange(edit.setType(value, e.target.value as Junction))}>
+            <option value="OR">any of these groups</option>
+            <option value="AND">all of these groups</option>
+          </select>
+        </Field>
+      </div>
       {value.groups.length === 0 && <p className="muted">No conditions yet: the cohort has no one in it. Add a group.</p>}
       {value.groups.map((group, g) => (
         <div key={g} className="stack-wide">
@@ -56,13 +58,14 @@ export function CohortCriteriaEditor({
           )}
           <fieldset className="stack-wide">
             <legend>Group {g + 1}</legend>
-            <label className="field">
-              <span>Matches</span>
-              <select value={group.type} onChange={(e) => onChange(edit.setGroupType(value, g, e.target.value as Junction))}>
-                <option value="AND">all of its conditions</option>
-                <option value="OR">any of its conditions</option>
-              </select>
-            </label>
+            <div className="row">
+              <Field label="Matches">
+                <select value={group.type} onChange={(e) => onChange(edit.setGroupType(value, g, e.target.value as Junction))}>
+                  <option value="AND">all of its conditions</option>
+                  <option value="OR">any of its conditions</option>
+                </select>
+              </Field>
+            </div>
             {group.conditions.map((condition, c) => (
               <div key={c} role="group" aria-label={`Condition ${c + 1}`} className="toolbar" style={{ marginBottom: 0 }}>
                 <ConditionFields
@@ -113,8 +116,7 @@ function ConditionFields({
     )
   }
   const kind = (
-    <label className="field">
-      <span>Condition type</span>
+    <Field label="Condition type">
       <select value={condition.kind} onChange={(e) => onChange(newCondition(e.target.value as ConditionKind))}>
         {CONDITION_KINDS.map(([k, label]) => (
           <option key={k} value={k}>
@@ -122,19 +124,17 @@ function ConditionFields({
           </option>
         ))}
       </select>
-    </label>
+    </Field>
   )
   switch (condition.kind) {
     case 'person':
       return (
         <>
           {kind}
-          <label className="field">
-            <span>Property</span>
+          <Field label="Property">
             <input required value={condition.key} placeholder="email" onChange={(e) => onChange({ ...condition, key: e.target.value })} />
-          </label>
-          <label className="field">
-            <span>Operator</span>
+          </Field>
+          <Field label="Operator">
             <select value={condition.operator} onChange={(e) => onChange({ ...condition, operator: e.target.value as PersonOperator })}>
               {PERSON_OPERATORS.map(([op, label]) => (
                 <option key={op} value={op}>
@@ -142,10 +142,9 @@ function ConditionFields({
                 </option>
               ))}
             </select>
-          </label>
+          </Field>
           {takesValue(condition.operator) && (
-            <label className="field">
-              <span>Value</span>
+            <Field label="Value">
               <input
                 required
                 type={['gt', 'gte', 'lt', 'lte'].includes(condition.operator) ? 'number' : 'text'}
@@ -153,7 +152,7 @@ function ConditionFields({
                 value={condition.value}
                 onChange={(e) => onChange({ ...condition, value: e.target.value })}
               />
-            </label>
+            </Field>
           )}
         </>
       )
@@ -161,8 +160,7 @@ function ConditionFields({
       return (
         <>
           {kind}
-          <label className="field">
-            <span>Did</span>
+          <Field label="Did">
             <select
               value={condition.negated ? 'not' : 'did'}
               onChange={(e) => onChange({ ...condition, negated: e.target.value === 'not' })}
@@ -170,18 +168,16 @@ function ConditionFields({
               <option value="did">performed</option>
               <option value="not">did not perform</option>
             </select>
-          </label>
-          <label className="field">
-            <span>Event</span>
+          </Field>
+          <Field label="Event">
             <input
               required
               value={condition.event}
               placeholder="$pageview"
               onChange={(e) => onChange({ ...condition, event: e.target.value })}
             />
-          </label>
-          <label className="field">
-            <span>In the last</span>
+          </Field>
+          <Field label="In the last">
             <input
               required
               type="number"
@@ -190,9 +186,8 @@ function ConditionFields({
               value={condition.amount}
               onChange={(e) => onChange({ ...condition, amount: e.target.value })}
             />
-          </label>
-          <label className="field">
-            <span>Period</span>
+          </Field>
+          <Field label="Period">
             <select value={condition.interval} onChange={(e) => onChange({ ...condition, interval: e.target.value as TimeInterval })}>
               {TIME_INTERVALS.map(([interval, label]) => (
                 <option key={interval} value={interval}>
@@ -200,15 +195,14 @@ function ConditionFields({
                 </option>
               ))}
             </select>
-          </label>
+          </Field>
         </>
       )
     case 'cohort':
       return (
         <>
           {kind}
-          <label className="field">
-            <span>Membership</span>
+          <Field label="Membership">
             <select
               value={condition.negated ? 'not' : 'in'}
               onChange={(e) => onChange({ ...condition, negated: e.target.value === 'not' })}
@@ -216,9 +210,8 @@ function ConditionFields({
               <option value="in">is in</option>
               <option value="not">is not in</option>
             </select>
-          </label>
-          <label className="field">
-            <span>Cohort</span>
+          </Field>
+          <Field label="Cohort">
             <select required value={condition.cohortId} onChange={(e) => onChange({ ...condition, cohortId: e.target.value })}>
               <option value="">Choose a cohort</option>
               {cohorts.map((cohort) => (
@@ -230,8 +223,24 @@ function ConditionFields({
                 <option value={condition.cohortId}>Cohort {condition.cohortId}</option>
               )}
             </select>
-          </label>
+          </Field>
         </>
       )
   }
+}
+
+/**
+ * A control under its visible label, tied by `id` rather than wrapped, so that its accessible
+ * name is the label alone (a wrapped select would also be named by its chosen option).
+ */
+function Field({ label, children }: { label: string; children: ReactElement<{ id?: string }> }) {
+  const id = useId()
+  return (
+    <div className="field">
+      <label htmlFor={id} className="muted">
+        {label}
+      </label>
+      {cloneElement(children, { id })}
+    </div>
+  )
 }
