@@ -3,7 +3,7 @@
 // router that imports them.
 
 /** Pages whose URLs exist already and whose content comes in later releases. */
-export const UPCOMING = [['plugins', 'Plugins']] as const
+export const UPCOMING: readonly (readonly [page: string, title: string])[] = []
 
 /** The side bar's pages, in order; `page` is the URL's segment after the project. */
 export const NAV = [
@@ -15,6 +15,7 @@ export const NAV = [
   { page: 'persons', to: '/project/$projectId/persons', label: 'People' },
   { page: 'cohorts', to: '/project/$projectId/cohorts', label: 'Cohorts' },
   { page: 'feature_flags', to: '/project/$projectId/feature_flags', label: 'Feature flags' },
+  { page: 'early_access_features', to: '/project/$projectId/early_access_features', label: 'Early access' },
   { page: 'data-management', to: '/project/$projectId/data-management', label: 'Data management' },
   { page: 'plugins', to: '/project/$projectId/plugins', label: 'Plugins' },
   { page: 'settings', to: '/project/$projectId/settings', label: 'Settings' },

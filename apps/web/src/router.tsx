@@ -182,6 +182,18 @@ export const dataManagementRoute = createRoute({
   component: page(() => import('./pages/DataManagement'), 'DataManagement'),
 })
 
+export const pluginsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: 'plugins',
+  component: page(() => import('./pages/Plugins'), 'Plugins'),
+})
+
+export const earlyAccessRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: 'early_access_features',
+  component: page(() => import('./pages/EarlyAccessFeatures'), 'EarlyAccessFeatures'),
+})
+
 const upcomingRoutes = UPCOMING.map(([path]) =>
   createRoute({ getParentRoute: () => projectRoute, path, component: page(() => import('./pages/Upcoming'), 'Upcoming') }),
 )
@@ -206,6 +218,8 @@ const routeTree = rootRoute.addChildren([
     webRoute,
     sqlRoute,
     dataManagementRoute,
+    pluginsRoute,
+    earlyAccessRoute,
     ...upcomingRoutes,
   ]),
 ])
