@@ -58,6 +58,7 @@ const paths = {
   dateRange: { date_from: '-7d', date_to: null },
   properties: [],
   breakdownBy: 'Page',
+  includeBounceRate: true,
   limit: 100,
 }
 
@@ -105,7 +106,7 @@ describe('web analytics in the console', () => {
 
     const tiles = Object.fromEntries(((await postQuery(overview)).results as { key: string; value: number }[]).map((t) => [t.key, t.value]))
     expect(tiles).toMatchObject({ visitors: 3, views: 6, sessions: 3 })
-    const table = (await postQuery(paths)).results as [string, [number, unknown], [number, unknown]][]
+    const table = (await postQuery(paths)).results as [string, [number, unknown], [number, unknown], [number | null, unknown]][]
     expect(table.map((row) => row[0]).sort()).toEqual(['/', '/docs', '/pricing'])
 
     await page.goto(projectUrl('web'))
@@ -114,7 +115,13 @@ describe('web analytics in the console', () => {
     expect(await tileValue('Page views')).toBe(String(tiles.views))
     expect(await tileValue('Sessions')).toBe(String(tiles.sessions))
     await page.getByRole('table', { name: 'Paths', exact: true }).waitFor()
-    expect(await rowsOf('Paths')).toEqual(table.map(([path, [visitors], [views]]) => [path, String(visitors), String(views)]))
+    // The bounce rate of the sessions entering on a path, in percent (a path nobody entered on has none).
+    const percent = (rate: number | null) => (rate === null ? '—' : `${Math.round(rate * 1000) / 10}%`)
+    expect(await rowsOf('Paths')).toEqual(
+      table.map(([path, [visitors], [views], [bounce]]) => [path, String(visitors), String(views), percent(bounce)]),
+    )
+    // Of the three sessions, cy's saw one page and entered on `/`, the others saw more: a third bounced there.
+    expect(table.find(([path]) => path === '/')?.[3][0]).toBeCloseTo(1 / 3, 6)
     await checkPage('web-analytics')
 
     // A tab chosen from the keyboard is the URL's, and the URL alone opens it again.

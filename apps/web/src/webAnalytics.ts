@@ -13,14 +13,15 @@ export const DEFAULT_PRESET: DatePreset = '-7d'
 
 /** The tables, by the URL's `tab`: PostHog's breakdown and what a row's value is. */
 export const TABS = [
-  { tab: 'paths', label: 'Paths', breakdownBy: 'Page', column: 'Path' },
-  { tab: 'entry', label: 'Entry paths', breakdownBy: 'InitialPage', column: 'Entry path' },
-  { tab: 'referrers', label: 'Referring domains', breakdownBy: 'InitialReferringDomain', column: 'Referring domain' },
-  { tab: 'utm', label: 'UTM sources', breakdownBy: 'InitialUTMSource', column: 'UTM source' },
-  { tab: 'countries', label: 'Countries', breakdownBy: 'Country', column: 'Country' },
-  { tab: 'browsers', label: 'Browsers', breakdownBy: 'Browser', column: 'Browser' },
-  { tab: 'os', label: 'OS', breakdownBy: 'OS', column: 'OS' },
-  { tab: 'devices', label: 'Device types', breakdownBy: 'DeviceType', column: 'Device type' },
+  // The paths table has the bounce rate of the sessions that entered on each path, as PostHog's does.
+  { tab: 'paths', label: 'Paths', breakdownBy: 'Page', column: 'Path', bounce: true },
+  { tab: 'entry', label: 'Entry paths', breakdownBy: 'InitialPage', column: 'Entry path', bounce: false },
+  { tab: 'referrers', label: 'Referring domains', breakdownBy: 'InitialReferringDomain', column: 'Referring domain', bounce: false },
+  { tab: 'utm', label: 'UTM sources', breakdownBy: 'InitialUTMSource', column: 'UTM source', bounce: false },
+  { tab: 'countries', label: 'Countries', breakdownBy: 'Country', column: 'Country', bounce: false },
+  { tab: 'browsers', label: 'Browsers', breakdownBy: 'Browser', column: 'Browser', bounce: false },
+  { tab: 'os', label: 'OS', breakdownBy: 'OS', column: 'OS', bounce: false },
+  { tab: 'devices', label: 'Device types', breakdownBy: 'DeviceType', column: 'Device type', bounce: false },
 ] as const
 export type WebTab = (typeof TABS)[number]['tab']
 export const DEFAULT_TAB: WebTab = 'paths'
@@ -50,6 +51,7 @@ export function tableQuery(preset: DatePreset, tab: WebTab) {
     dateRange: { date_from: preset, date_to: null },
     properties: [],
     breakdownBy: tabInfo(tab).breakdownBy,
+    ...(tabInfo(tab).bounce ? { includeBounceRate: true } : {}),
     limit: 100,
   }
 }
@@ -122,11 +124,12 @@ export function noViews(answer: unknown): boolean {
   return typeof views !== 'number' || views === 0
 }
 
-/** One row of a table: the breakdown's value, its visitors and views. */
+/** One row of a table: the breakdown's value, its visitors and views, and where asked for the bounce rate (0 to 1, or null). */
 export interface TableRow {
   value: string
   visitors: number
   views: number
+  bounceRate?: number | null
 }
 
 /** The value's count of a `[current, previous]` pair. */
@@ -141,8 +144,13 @@ export function rowsOf(answer: unknown): TableRow[] {
       row[0] === null || row[0] === undefined || row[0] === '' ? '(none)' : typeof row[0] === 'string' ? row[0] : JSON.stringify(row[0]),
     visitors: current(row[1]),
     views: current(row[2]),
+    // The bounce rate is a [current, previous] pair when the query asked for it; a row nobody entered on has none.
+    ...(Array.isArray(row[3]) ? { bounceRate: typeof row[3][0] === 'number' && Number.isFinite(row[3][0]) ? row[3][0] : null } : {}),
   }))
 }
+
+/** A bounce rate (a fraction) as the table shows it; none is a dash. */
+export const rateWords = (rate: number | null | undefined): string => (typeof rate === 'number' ? `${oneDecimal.format(rate * 100)}%` : '—')
 
 /** A count as the table shows it. */
 export const countWords = (n: number): string => integer.format(n)

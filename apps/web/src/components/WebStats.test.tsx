@@ -46,6 +46,8 @@ describe("the Web analytics page's queries", () => {
         dateRange: { date_from: '-90d', date_to: null },
         properties: [],
         breakdownBy,
+        // Only the paths table asks for the bounce rate, as PostHog's does.
+        ...(tab === 'paths' ? { includeBounceRate: true } : {}),
         limit: 100,
       })
     }
@@ -84,6 +86,31 @@ describe("the Web analytics page's answers", () => {
       { value: '(none)', visitors: 1, views: 1 },
     ])
     expect(rowsOf({ results: [] })).toEqual([])
+  })
+
+  it("reads the paths table's bounce rate, and shows it in percent, none as a dash", () => {
+    const rows = rowsOf({
+      results: [
+        ['/pricing', [2, null], [5, null], [0.5, null]],
+        ['/docs', [1, null], [1, null], [null, null]],
+      ],
+    })
+    expect(rows).toEqual([
+      { value: '/pricing', visitors: 2, views: 5, bounceRate: 0.5 },
+      { value: '/docs', visitors: 1, views: 1, bounceRate: null },
+    ])
+    render(<StatsTable tab="paths" rows={rows} />)
+    const table = screen.getByRole('table', { name: 'Paths' })
+    expect(
+      within(table)
+        .getAllByRole('columnheader')
+        .map((c) => c.textContent),
+    ).toEqual(['Path', 'Visitors', 'Views', 'Bounce rate'])
+    expect(
+      within(table)
+        .getAllByRole('cell')
+        .map((c) => c.textContent),
+    ).toEqual(['2', '5', '50%', '1', '1', '—'])
   })
 
   it('shows each number with its previous period, a rise in bounce rate as bad news', () => {

@@ -1,5 +1,5 @@
 import { useRef } from 'react'
-import { countWords, TABS, tabLabels, type TableRow, type Tile, type WebTab } from '../webAnalytics'
+import { countWords, rateWords, TABS, tabLabels, type TableRow, type Tile, type WebTab } from '../webAnalytics'
 
 /** The change from the previous period, marked good or bad by which way is good for the number. */
 function Change({ tile }: { tile: Tile }) {
@@ -81,6 +81,7 @@ export function BreakdownTabs({ tab, onChoose }: { tab: WebTab; onChoose: (tab: 
 /** A tab's table: the breakdown's values with their visitors and views, most visitors first. */
 export function StatsTable({ tab, rows }: { tab: WebTab; rows: TableRow[] }) {
   const { label, column } = tabLabels(tab)
+  const bounce = rows.some((row) => row.bounceRate !== undefined)
   return (
     <div className="table-wrap">
       <table aria-label={label}>
@@ -93,6 +94,11 @@ export function StatsTable({ tab, rows }: { tab: WebTab; rows: TableRow[] }) {
             <th scope="col" className="num">
               Views
             </th>
+            {bounce && (
+              <th scope="col" className="num">
+                Bounce rate
+              </th>
+            )}
           </tr>
         </thead>
         <tbody>
@@ -103,6 +109,7 @@ export function StatsTable({ tab, rows }: { tab: WebTab; rows: TableRow[] }) {
               </th>
               <td className="num">{countWords(row.visitors)}</td>
               <td className="num">{countWords(row.views)}</td>
+              {bounce && <td className="num">{rateWords(row.bounceRate)}</td>}
             </tr>
           ))}
         </tbody>
