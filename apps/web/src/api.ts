@@ -113,6 +113,26 @@ export async function signIn(email: string, password: string): Promise<void> {
   rememberCsrf(answer.csrf_token)
 }
 
+/** An invite as its link's page shows it (`GET /api/signup/<id>/`). */
+export interface InviteSummary {
+  id: string
+  target_email: string
+  first_name: string
+  organization_name: string
+}
+
+/** Signs up with an invite's link: a new member, signed in as `signIn` signs in. */
+export async function signUpByInvite(inviteId: string, firstName: string, password: string): Promise<void> {
+  rememberCsrf(undefined)
+  const answer = await rest<{ csrf_token: string }>(
+    'POST',
+    `/api/signup/${encodeURIComponent(inviteId)}/`,
+    { first_name: firstName, password },
+    { csrf: false },
+  )
+  rememberCsrf(answer.csrf_token)
+}
+
 export async function signOut(): Promise<void> {
   await rest<{ success: true }>('POST', '/api/logout/')
   rememberCsrf(undefined)

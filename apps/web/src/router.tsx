@@ -60,6 +60,13 @@ export const projectRoute = createRoute({
 /** Each page's code is its own chunk, loaded when the page is first opened. */
 const page = <K extends string>(load: () => Promise<Record<K, React.ComponentType>>, name: K) => lazyRouteComponent(load, name)
 
+/** An invite's link: open to whoever holds it, signed in or not. */
+export const inviteSignUpRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/signup/$inviteId',
+  component: page(() => import('./pages/InviteSignUp'), 'InviteSignUp'),
+})
+
 export const eventsRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: 'events',
@@ -201,6 +208,7 @@ const upcomingRoutes = UPCOMING.map(([path]) =>
 const routeTree = rootRoute.addChildren([
   homeRoute,
   signInRoute,
+  inviteSignUpRoute,
   projectRoute.addChildren([
     eventsRoute,
     settingsRoute,

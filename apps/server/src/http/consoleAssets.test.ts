@@ -18,7 +18,7 @@ const get = (p: string, headers: Record<string, string> = {}) => assets.answer({
 
 describe("the console's files", () => {
   it('answers every console URL with its page, under a strict Content-Security-Policy and never cached stale', () => {
-    for (const p of ['/', '/login', '/project/2/events', '/project/2/settings']) {
+    for (const p of ['/', '/login', '/signup/0b8a3d2e-4f1c-4a8e-9d3b-2c1f0e9a8b7c', '/project/2/events', '/project/2/settings']) {
       const answer = get(p)!
       expect(answer.status).toBe(200)
       expect(answer.body.toString()).toBe(PAGE)
@@ -73,6 +73,9 @@ describe("the console's files", () => {
       '/array/phc_x/config.js',
       '/projects',
       '/loginx',
+      '/signup/',
+      '/signup/a/b',
+      '/api/signup/x/',
     ]) {
       expect(get(p), p).toBeUndefined()
     }

@@ -59,8 +59,8 @@ const CONTENT_TYPES: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
 }
 
-/** The console's own URLs, which its router draws: the rest of the namespace stays the service's. */
-const PAGE_PATH = /^\/(?:|login\/?|project(?:\/.*)?)$/
+/** The console's own URLs, which its router draws (an invite's link among them): the rest of the namespace stays the service's. */
+const PAGE_PATH = /^\/(?:|login\/?|signup\/[^/]+\/?|project(?:\/.*)?)$/
 
 const ASSET_PATH = /^\/assets\/([A-Za-z0-9][A-Za-z0-9._-]*)$/
 

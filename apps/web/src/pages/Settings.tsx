@@ -2,10 +2,11 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useParams } from '@tanstack/react-router'
 import { useState } from 'react'
 import { errorWords, trpc } from '../api'
+import { Members } from '../components/Members'
 import { ErrorNotice, ListStates, Loading } from '../components/States'
 import { SCOPE_OBJECTS, scopesFrom, type ScopeAccess } from '../scopes'
 
-/** `/project/:id/settings`: the project's token and snippet, and the user's personal API keys. */
+/** `/project/:id/settings`: the project's token and snippet, the user's personal API keys, and the organization's members and invites. */
 export function Settings(): React.JSX.Element {
   const { projectId } = useParams({ from: '/project/$projectId/settings' })
   return (
@@ -13,6 +14,7 @@ export function Settings(): React.JSX.Element {
       <h1>Settings</h1>
       <ProjectToken projectId={projectId} />
       <PersonalApiKeys />
+      <Members />
     </>
   )
 }

@@ -1,0 +1,185 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useState } from 'react'
+import { errorWords, trpc } from '../api'
+import { ListStates } from './States'
+
+/** PostHog's membership levels and their names. */
+const LEVELS = [
+  [1, 'Member'],
+  [8, 'Admin'],
+  [15, 'Owner'],
+] as const
+type Level = (typeof LEVELS)[number][0]
+const levelName = (level: number) => LEVELS.find(([value]) => value === level)?.[1] ?? String(level)
+
+const CURRENT = { organization_id: '@current' }
+const MEMBERS = ['organization-members'] as const
+const INVITES = ['organization-invites'] as const
+
+/** The link an invitee opens to set their password: the service sends no email, so it is handed over. */
+const inviteLink = (origin: string, id: string) => `${origin}/signup/${id}`
+
+/** Settings' members of the current organization, with their levels, and the invites not yet used. */
+export function Members() {
+  const queryClient = useQueryClient()
+  const members = useQuery({
+    queryKey: MEMBERS,
+    queryFn: ({ signal }) => trpc.organizationMembers.list.query(CURRENT, { signal }),
+  })
+  const invites = useQuery({
+    queryKey: INVITES,
+    queryFn: ({ signal }) => trpc.organizationInvites.list.query(CURRENT, { signal }),
+  })
+  const withdraw = useMutation({
+    mutationFn: (id: string) => trpc.organizationInvites.delete.mutate({ ...CURRENT, id }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: INVITES }),
+  })
+  return (
+    <section aria-labelledby="members-heading">
+      <h2 id="members-heading">Members</h2>
+      <ListStates query={members} what="the members" rowsOf={(data) => data} empty={<p>No members.</p>}>
+        {(data) => (
+          <div className="table-wrap">
+            <table aria-label="Members">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Email</th>
+                  <th scope="col">Level</th>
+                  <th scope="col">Joined</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.map((member) => (
+                  <tr key={member.id}>
+                    <td>{[member.user.first_name, member.user.last_name].filter(Boolean).join(' ')}</td>
+                    <td>{member.user.email}</td>
+                    <td>{levelName(member.level)}</td>
+                    <td>{new Date(member.joined_at).toLocaleDateString()}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </ListStates>
+      <InviteForm onInvited={() => void queryClient.invalidateQueries({ queryKey: INVITES })} />
+      <h3>Invites</h3>
+      <ListStates query={invites} what="the invites" rowsOf={(data) => data} empty={<p>No invites waiting.</p>}>
+        {(data) => (
+          <div className="table-wrap">
+            <table aria-label="Invites">
+              <thead>
+                <tr>
+                  <th scope="col">Email</th>
+                  <th scope="col">Level</th>
+                  <th scope="col">Link</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.map((invite) => (
+                  <tr key={invite.id}>
+                    <td>{invite.target_email}</td>
+                    <td>{levelName(invite.level)}</td>
+                    <td>{invite.is_expired ? 'expired' : <code>{inviteLink(window.location.origin, invite.id)}</code>}</td>
+                    <td>
+                      <button
+                        type="button"
+                        className="danger"
+                        disabled={withdraw.isPending}
+                        onClick={() => {
+                          if (window.confirm(`Withdraw the invite to ${invite.target_email}? Its link stops working.`))
+                            withdraw.mutate(invite.id)
+                        }}
+                      >
+                        Withdraw<span className="visually-hidden"> the invite to {invite.target_email}</span>
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </ListStates>
+      {withdraw.isError && (
+        <p className="error" role="alert">
+          {errorWords(withdraw.error)}
+        </p>
+      )}
+    </section>
+  )
+}
+
+function InviteForm({ onInvited }: { onInvited: () => void }) {
+  const [email, setEmail] = useState('')
+  const [firstName, setFirstName] = useState('')
+  const [level, setLevel] = useState<Level>(1)
+  const invite = useMutation({
+    mutationFn: () =>
+      trpc.organizationInvites.create.mutate({
+        ...CURRENT,
+        target_email: email.trim(),
+        level,
+        ...(firstName ? { first_name: firstName } : {}),
+      }),
+    onSuccess: () => {
+      setEmail('')
+      setFirstName('')
+      onInvited()
+    },
+  })
+  return (
+    <form
+      className="notice"
+      aria-labelledby="invite-heading"
+      onSubmit={(e) => {
+        e.preventDefault()
+        invite.mutate()
+      }}
+    >
+      <h3 id="invite-heading">Invite someone</h3>
+      <div className="stack">
+        <label className="field">
+          <span>Email</span>
+          <input type="email" required maxLength={254} value={email} onChange={(e) => setEmail(e.target.value)} />
+        </label>
+        <label className="field">
+          <span>First name (optional)</span>
+          <input maxLength={30} value={firstName} onChange={(e) => setFirstName(e.target.value)} />
+        </label>
+        <label className="field">
+          <span>Level</span>
+          <select value={level} onChange={(e) => setLevel(Number(e.target.value) as Level)}>
+            {LEVELS.map(([value, name]) => (
+              <option key={value} value={value}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <div>
+          <button type="submit" className="primary" disabled={invite.isPending}>
+            Create invite
+          </button>
+        </div>
+        {invite.isError && (
+          <p className="error" role="alert">
+            {errorWords(invite.error)}
+          </p>
+        )}
+        {invite.data && (
+          <div role="status">
+            <p>Send {invite.data.target_email} this link; it works once, until the invite expires:</p>
+            <code className="secret" data-testid="invite-link">
+              {inviteLink(window.location.origin, invite.data.id)}
+            </code>
+          </div>
+        )}
+      </div>
+    </form>
+  )
+}
