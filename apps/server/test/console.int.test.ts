@@ -129,7 +129,7 @@ describe('the console in Chromium', () => {
     await waitFor(async () => ((await flags()) === undefined ? true : undefined), { what: 'the flag left out' })
   }, 60_000)
 
-  it('lists people and the pages still to come, each accessible', async () => {
+  it('lists people, and opens the cohorts and plugins pages, each accessible', async () => {
     await page.goto(projectUrl('persons'))
     await page.getByRole('heading', { name: 'People' }).waitFor()
     await page.getByRole('cell', { name: 'console-user' }).first().waitFor({ timeout: 15_000 })

@@ -1,9 +1,5 @@
-// The console's pages as the side bar lists them and as the router knows the ones still to come:
-// a module of its own, so that the shell and the placeholder page read it without importing the
-// router that imports them.
-
-/** Pages whose URLs exist already and whose content comes in later releases. */
-export const UPCOMING: readonly (readonly [page: string, title: string])[] = []
+// The console's pages as the side bar lists them: a module of its own, so that the shell reads it
+// without importing the router that imports the shell.
 
 /** The side bar's pages, in order; `page` is the URL's segment after the project. */
 export const NAV = [
@@ -20,5 +16,3 @@ export const NAV = [
   { page: 'plugins', to: '/project/$projectId/plugins', label: 'Plugins' },
   { page: 'settings', to: '/project/$projectId/settings', label: 'Settings' },
 ] as const
-
-export const UPCOMING_TITLES: Record<string, string> = Object.fromEntries(UPCOMING)

@@ -4,7 +4,6 @@ import { Home } from './pages/Home'
 import { NotFound } from './pages/NotFound'
 import { SignIn } from './pages/SignIn'
 import { Shell } from './components/Shell'
-import { UPCOMING } from './nav'
 import { meQuery, queryClient, type EventFilters } from './hooks'
 import { presetOf, tabOf, type DatePreset, type WebTab } from './webAnalytics'
 
@@ -201,10 +200,6 @@ export const earlyAccessRoute = createRoute({
   component: page(() => import('./pages/EarlyAccessFeatures'), 'EarlyAccessFeatures'),
 })
 
-const upcomingRoutes = UPCOMING.map(([path]) =>
-  createRoute({ getParentRoute: () => projectRoute, path, component: page(() => import('./pages/Upcoming'), 'Upcoming') }),
-)
-
 const routeTree = rootRoute.addChildren([
   homeRoute,
   signInRoute,
@@ -228,7 +223,6 @@ const routeTree = rootRoute.addChildren([
     dataManagementRoute,
     pluginsRoute,
     earlyAccessRoute,
-    ...upcomingRoutes,
   ]),
 ])
 
