@@ -34,7 +34,7 @@ describe("a plugin's config form", () => {
     expect(screen.getByRole('textbox', { name: 'Webhook URL (required)' })).toHaveProperty('required', true)
     expect(screen.getByLabelText('Signing secret')).toHaveProperty('type', 'password')
     expect(screen.getByLabelText('Signing secret').getAttribute('aria-describedby')).toBeTruthy()
-    expect(screen.getByText('Signs each body')).toBeTruthy()
+    expect(screen.getByText('Signs each body.')).toBeTruthy()
     const method = screen.getByRole<HTMLSelectElement>('combobox', { name: 'HTTP method' })
     expect([...method.options].map((o) => o.value)).toEqual(['', 'POST', 'PUT'])
     expect(method.value).toBe('POST')

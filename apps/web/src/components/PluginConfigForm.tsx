@@ -83,7 +83,11 @@ export function PluginConfigForm({
         const id = `plugin-field-${field.key}`
         const hintId = `${id}-hint`
         const isSet = field.secret === true && stored[field.key] === SECRET_MASK
-        const hint = [field.hint, isSet ? 'A value is set and kept secret; type a new one to replace it.' : undefined]
+        // The plugin's own hint, ended as a sentence before the note that a secret is set.
+        const hint = [
+          field.hint?.replace(/([^.!?])$/, '$1.'),
+          isSet ? 'A value is set and kept secret; type a new one to replace it.' : undefined,
+        ]
           .filter(Boolean)
           .join(' ')
         const common = {

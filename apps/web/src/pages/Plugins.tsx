@@ -328,9 +328,10 @@ function RunJob({ projectId, config, plugin }: { projectId: string; config: Plug
         run.mutate()
       }}
     >
-      <label className="field">
-        <span>Job</span>
+      <div className="field">
+        <label htmlFor="plugin-job-type">Job</label>
         <select
+          id="plugin-job-type"
           value={type}
           onChange={(e) => {
             setType(e.target.value)
@@ -341,7 +342,7 @@ function RunJob({ projectId, config, plugin }: { projectId: string; config: Plug
             <option key={t}>{t}</option>
           ))}
         </select>
-      </label>
+      </div>
       {fields.map(([key, field]) => (
         <label key={key} className="field">
           <span>
