@@ -46,6 +46,8 @@ const configs = async () =>
 
 const PROPERTY_FILTER = 2
 const TAXONOMY = 4
+const WEBHOOK = 5
+const SECRET_MASK = '**************** POSTHOG SECRET FIELD ****************'
 
 beforeAll(async () => {
   await signIn()
@@ -170,6 +172,50 @@ describe('plugins in the console', () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
     await page.emulateMedia({ colorScheme: 'light' })
     await page.setViewportSize({ width: 1280, height: 800 })
+  }, 60_000)
+})
+
+describe('a plugin with secrets and jobs in the console', () => {
+  it("refuses a bad setting in the service's words, keeps a secret unless replaced, and queues a job", async () => {
+    await page.goto(projectUrl('plugins'))
+    await page.getByRole('button', { name: 'Enable Webhook Export' }).click()
+    const enable = page.getByRole('dialog', { name: 'Enable Webhook Export' })
+    await enable.getByLabel('Webhook URL (required)').fill('hooks.example.com/in')
+    await enable.getByLabel('Signing secret').fill('s3cret')
+    await enable.getByRole('button', { name: 'Enable' }).click()
+    expect(await enable.getByRole('alert').textContent()).toBe('Enter a valid http:// or https:// URL.')
+    await enable.getByLabel('Webhook URL (required)').fill('https://hooks.example.com/in')
+    await enable.getByRole('button', { name: 'Enable' }).click()
+    await enable.waitFor({ state: 'hidden' })
+    const webhook = async () => (await configs()).find((c) => c.plugin === WEBHOOK)!
+    expect((await webhook()).config).toMatchObject({ url: 'https://hooks.example.com/in', secret: SECRET_MASK, method: 'POST' })
+
+    // Opened again, the secret shows only that it is set; saved untouched, it is kept.
+    await page.getByRole('button', { name: 'Configure Webhook Export' }).click()
+    const configure = page.getByRole('dialog', { name: 'Configure Webhook Export' })
+    expect(await configure.getByLabel('Signing secret').inputValue()).toBe('')
+    await configure.getByText(/A value is set and kept secret/).waitFor()
+    await configure.getByLabel('HTTP method').selectOption('PUT')
+    await checkPage('plugins-configure-dialog')
+    await configure.getByRole('button', { name: 'Save' }).click()
+    await configure.waitFor({ state: 'hidden' })
+    await waitFor(async () => ((await webhook()).config.method === 'PUT' ? true : undefined), { what: 'the new method saved' })
+    expect((await webhook()).config.secret).toBe(SECRET_MASK)
+
+    // Its historical export, started with the payload fields it declares, is queued and logged.
+    await page.getByRole('button', { name: 'Run a job of Webhook Export' }).click()
+    const job = page.getByRole('dialog', { name: 'Run a job of Webhook Export' })
+    expect(await job.getByLabel('Job', { exact: true }).inputValue()).toBe('Export historical events')
+    await job.getByLabel('dateFrom (required)').fill('2026-11-01')
+    await job.getByLabel('dateTo (required)').fill('2026-11-02')
+    await job.getByRole('button', { name: 'Run job' }).click()
+    await job.getByRole('status').filter({ hasText: 'The job is queued' }).waitFor()
+    await checkPage('plugins-job-dialog')
+    await job.getByRole('button', { name: 'Close' }).click()
+    await page.getByRole('button', { name: 'Logs of Webhook Export' }).click()
+    const logs = page.getByRole('dialog', { name: 'Logs of Webhook Export' })
+    await logs.getByText('Job "Export historical events" enqueued (start).').waitFor()
+    await page.keyboard.press('Escape')
   }, 60_000)
 })
 
