@@ -5,6 +5,7 @@ import { SpoolBytes } from '@burrow/spool'
 import { beforeStoringWith } from './eventStages'
 import { logFn, rateLimitedLog, type Logger } from './logger'
 import { createServerMetrics } from './observability/metrics'
+import { createStageMeter } from './observability/stageMetrics'
 import { pluginStages, startPluginRuntime } from './plugins'
 import type { ReadinessCheck } from './observability/probes'
 import { startAdmin } from './start/admin'
@@ -77,7 +78,7 @@ export async function startApp(config: Config, logger: Logger): Promise<RunningA
       ? startPluginRuntime(config, deps, registry, metrics.eventsDropped)
       : pluginStages(config, deps, registry, metrics.eventsDropped)
     teardown.onStop(() => plugins.stop())
-    const beforeStoring = beforeStoringWith(deps, plugins)
+    const beforeStoring = beforeStoringWith(deps, plugins, createStageMeter(registry))
     if (runsIngestion) {
       const ingestion = await startEventIngestion({
         ...{ config, logger, registry, metrics, deps, guards, disk, spoolBytes, plugins, beforeStoring, readinessChecks, teardown },

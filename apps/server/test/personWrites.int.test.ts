@@ -148,3 +148,38 @@ describe('persons written only when something changes', () => {
     expect(again.properties).toMatchObject({ plan: 'free', first_campaign: 'winter', $current_url: 'https://shop.test/' })
   })
 })
+
+describe('where the storing side spends its time', () => {
+  it('counts each stage before the insert in /_metrics: the events it saw, its wall time and the event loop’s busy time', async () => {
+    const account = await service.account()
+    const stages = ['projects', 'transform', 'groups', 'persons'] as const
+    const read = async () =>
+      Object.fromEntries(
+        await Promise.all(
+          stages.map(async (stage) => [
+            stage,
+            {
+              events: await metric(`burrow_storing_stage_events_total{stage="${stage}"}`),
+              seconds: await metric(`burrow_storing_stage_seconds_total{stage="${stage}"}`),
+              busy: await metric(`burrow_storing_stage_loop_busy_seconds_total{stage="${stage}"}`),
+            },
+          ]),
+        ),
+      ) as Record<(typeof stages)[number], { events: number; seconds: number; busy: number }>
+    // Earlier batches of this service may still be counted: the counters only grow, by at least this batch.
+    const before = await read()
+    await sendAndStore(
+      account,
+      'timed',
+      50,
+      Array.from({ length: 50 }, () => pageview('timed', 'https://shop.test/')),
+    )
+    const after = await read()
+    for (const stage of stages) {
+      expect(after[stage].events - before[stage].events, stage).toBeGreaterThanOrEqual(50)
+      expect(after[stage].seconds, stage).toBeGreaterThan(before[stage].seconds)
+      expect(after[stage].busy, stage).toBeGreaterThanOrEqual(before[stage].busy)
+      expect(after[stage].busy - before[stage].busy, stage).toBeLessThanOrEqual(after[stage].seconds - before[stage].seconds + 0.05)
+    }
+  })
+})
