@@ -153,6 +153,19 @@ describe('plugins in the console', () => {
     await waitFor(async () => ((await configs()).find((c) => c.plugin === TAXONOMY)?.enabled === false ? true : undefined), {
       what: 'the plugin switched off',
     })
+    // A plugin switched off has no place in the order; the others run as listed.
+    await waitFor(
+      async () =>
+        JSON.stringify((await rowsOf("This project's plugins")).map((row) => row.slice(0, 2))) ===
+        JSON.stringify([
+          ['1', 'Property Filter'],
+          ['off', 'Taxonomy Plugin'],
+        ])
+          ? true
+          : undefined,
+      { what: 'the switched-off plugin listed last' },
+    )
+    expect(await page.getByRole('button', { name: 'Move Property Filter later' }).isDisabled()).toBe(true)
 
     // The log, newest first, in the service's words.
     await page.getByRole('button', { name: 'Logs of Property Filter' }).click()

@@ -56,9 +56,13 @@ export function Plugins(): React.JSX.Element {
       }),
     onSuccess: refresh,
   })
-  const ordered = [...(configs.data?.results ?? [])].sort((a, b) => a.order - b.order || a.id - b.id)
+  // The enabled plugins run in their order (the only ones the service orders, as PostHog); the
+  // switched-off ones follow.
+  const sorted = [...(configs.data?.results ?? [])].sort((a, b) => a.order - b.order || a.id - b.id)
+  const running = sorted.filter((config) => config.enabled)
+  const ordered = [...running, ...sorted.filter((config) => !config.enabled)]
   const move = (index: number, by: -1 | 1) => {
-    const next = [...ordered]
+    const next = [...running]
     const [config] = next.splice(index, 1)
     next.splice(index + by, 0, config!)
     rearrange.mutate(next)
@@ -67,7 +71,9 @@ export function Plugins(): React.JSX.Element {
   return (
     <>
       <h1>Plugins</h1>
-      <p className="muted">Plugins change or send on each event this project receives, before it is stored, in the order listed here.</p>
+      <p className="muted">
+        Plugins change or send on each event this project receives, before it is stored; the enabled ones run in the order listed here.
+      </p>
       <section aria-labelledby="enabled-plugins">
         <h2 id="enabled-plugins">This project&apos;s plugins</h2>
         <ListStates
@@ -82,7 +88,7 @@ export function Plugins(): React.JSX.Element {
               rows={ordered}
               rowKey={(config) => config.id}
               columns={[
-                { header: 'Order', cell: (config) => ordered.indexOf(config) + 1 },
+                { header: 'Order', cell: (config) => (config.enabled ? running.indexOf(config) + 1 : <span className="muted">off</span>) },
                 { header: 'Plugin', cell: (config) => config.name },
                 {
                   header: 'Enabled',
@@ -102,7 +108,8 @@ export function Plugins(): React.JSX.Element {
                 {
                   header: 'Move',
                   cell: (config) => {
-                    const i = ordered.indexOf(config)
+                    const i = running.indexOf(config)
+                    if (i < 0) return <span className="muted">—</span>
                     return (
                       <span className="row">
                         <button
@@ -115,7 +122,7 @@ export function Plugins(): React.JSX.Element {
                         </button>
                         <button
                           type="button"
-                          disabled={i === ordered.length - 1 || rearrange.isPending}
+                          disabled={i === running.length - 1 || rearrange.isPending}
                           aria-label={`Move ${config.name} later`}
                           onClick={() => move(i, 1)}
                         >
@@ -210,7 +217,7 @@ export function Plugins(): React.JSX.Element {
                 project_id: projectId,
                 plugin: open.plugin.id,
                 enabled: true,
-                order: ordered.length + 1,
+                order: running.length + 1,
                 config,
               })
             }
