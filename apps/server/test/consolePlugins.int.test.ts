@@ -109,7 +109,7 @@ describe('plugins in the console', () => {
     )
     expect(stored_).toMatchObject({ plan: 'pro' })
     expect(stored_).not.toHaveProperty('$secret_note')
-    await checkPage('plugins')
+    await checkPage('plugins-enabled')
   }, 120_000)
 
   it('configures, moves, switches off and reads the log of plugins', async () => {
