@@ -91,6 +91,13 @@ export const flagsRoute = createRoute({
   component: page(() => import('./pages/FeatureFlags'), 'FeatureFlags'),
 })
 
+export const flagRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: 'feature_flags/$id',
+  validateSearch: (search: Record<string, unknown>): { distinct_id?: string | undefined } => ({ distinct_id: text(search.distinct_id) }),
+  component: page(() => import('./pages/FeatureFlags'), 'FeatureFlagPage'),
+})
+
 export const personsRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: 'persons',
@@ -208,6 +215,7 @@ const routeTree = rootRoute.addChildren([
     eventsRoute,
     settingsRoute,
     flagsRoute,
+    flagRoute,
     personsRoute,
     personRoute,
     cohortsRoute,
