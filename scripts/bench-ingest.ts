@@ -22,6 +22,7 @@ import {
   sleep,
   start,
   storedEventCount,
+  metricsAt,
   stop,
   withService,
   withBareUws,
@@ -109,6 +110,14 @@ interface RunFigures {
   bareMainUs: number
   bareLoadGeneratorUs: number
   plainInsertRowsPerSec: number
+  projectsStageUs: number
+  projectsStageBusyUs: number
+  transformStageUs: number
+  transformStageBusyUs: number
+  groupsStageUs: number
+  groupsStageBusyUs: number
+  personsStageUs: number
+  personsStageBusyUs: number
   minimalInsertRowsPerSec: number
   landedToMinimalRatio: number
   /** Ratios to the baselines within the run: the machine's speed drifts between runs. */
@@ -120,6 +129,20 @@ interface RunFigures {
   durableRatioH2load: number
   captureToDurableRatio: number
   captureToDurableRatioH2load: number
+}
+
+const STORING_STAGES = ['projects', 'transform', 'groups', 'persons'] as const
+type StoringStage = (typeof STORING_STAGES)[number]
+
+/** The storing side's stage counters (see docs/operations.md): events, wall seconds and the event loop's busy seconds. */
+async function storingStages(service: Service) {
+  const read = await metricsAt(service.base)
+  const of = (stage: StoringStage) => ({
+    events: read(`burrow_storing_stage_events_total{stage="${stage}"}`) || 0,
+    seconds: read(`burrow_storing_stage_seconds_total{stage="${stage}"}`) || 0,
+    busy: read(`burrow_storing_stage_loop_busy_seconds_total{stage="${stage}"}`) || 0,
+  })
+  return Object.fromEntries(STORING_STAGES.map((stage) => [stage, of(stage)])) as Record<StoringStage, ReturnType<typeof of>>
 }
 
 /**
@@ -137,6 +160,7 @@ function run(): Promise<RunFigures> {
     // /batch/: 100-event batches as fast as the service takes them, probing the lag meanwhile.
     await untilStallsForgotten()
     const before = await storedEventCount(service)
+    const stagesBefore = await storingStages(service)
     const started = performance.now()
     const batchLoad = load(`${service.base}/batch/`, batchBody)
     const lags = await probeLag(service, batchLoad)
@@ -144,6 +168,12 @@ function run(): Promise<RunFigures> {
     const accepted = batch['2xx'] * BATCH_SIZE
     while ((await storedEventCount(service)) < before + accepted + lags.length) await sleep(200)
     const landedSeconds = (performance.now() - started) / 1000
+    const stagesAfter = await storingStages(service)
+    const stageUs = (stage: StoringStage, what: 'seconds' | 'busy') =>
+      round2(
+        ((stagesAfter[stage][what] - stagesBefore[stage][what]) * 1e6) /
+          Math.max(1, stagesAfter[stage].events - stagesBefore[stage].events),
+      )
     const batchLoop = await service.loopStalls()
 
     // /capture/: single events at full speed, with each load generator...
@@ -226,6 +256,14 @@ function run(): Promise<RunFigures> {
       captureLoadGeneratorUs: captureCpu.loadGeneratorUs,
       bareMainUs: bare.cpu.mainUs,
       bareLoadGeneratorUs: bare.cpu.loadGeneratorUs,
+      projectsStageUs: stageUs('projects', 'seconds'),
+      projectsStageBusyUs: stageUs('projects', 'busy'),
+      transformStageUs: stageUs('transform', 'seconds'),
+      transformStageBusyUs: stageUs('transform', 'busy'),
+      groupsStageUs: stageUs('groups', 'seconds'),
+      groupsStageBusyUs: stageUs('groups', 'busy'),
+      personsStageUs: stageUs('persons', 'seconds'),
+      personsStageBusyUs: stageUs('persons', 'busy'),
       plainInsertRowsPerSec: plainRowsPerSec,
       minimalInsertRowsPerSec: minimalRowsPerSec,
       landedToMinimalRatio: ratio(accepted / landedSeconds, minimalRowsPerSec),
@@ -252,6 +290,9 @@ console.log(
   `  events landed          ${m('batchEventsLandedPerSec')} /s   ratio to plain client.insert ${m('landedRatio')} (target >= 1.0), to a minimal 8-column table ${m('landedToMinimalRatio')} (target >= 0.6)`,
 )
 console.log(`  request latency        p50 ${m('batchP50Ms')} ms, p99 ${m('batchP99Ms')} ms`)
+console.log(
+  `  storing stages         µs per event (wall / the loop busy): projects ${m('projectsStageUs')} / ${m('projectsStageBusyUs')}, plugins ${m('transformStageUs')} / ${m('transformStageBusyUs')}, groups ${m('groupsStageUs')} / ${m('groupsStageBusyUs')}, persons ${m('personsStageUs')} / ${m('personsStageBusyUs')}`,
+)
 console.log(`/capture/ (single events)`)
 console.log(`  requests (autocannon)  ${m('captureMaxReqPerSec')} /s   ratio to bare uWebSockets.js ${m('captureRatio')} (target >= 0.5)`)
 console.log(`  requests (h2load)      ${m('captureMaxReqPerSecH2load')} /s   ratio to bare uWebSockets.js ${m('captureRatioH2load')}`)

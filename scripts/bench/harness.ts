@@ -328,12 +328,14 @@ export async function storedEventCount(service: Service): Promise<number> {
 }
 
 /**
- * One scrape of the service's /_metrics at `base`, answered as a reader of its unlabelled
- * metrics (NaN for one that is not there).
+ * One scrape of the service's /_metrics at `base`, answered as a reader of its metrics, a
+ * labelled one named with its labels as the service writes them (NaN for one that is not there).
  */
 export async function metricsAt(base: string): Promise<(name: string) => number> {
   const text = await (await fetch(`${base}/_metrics`)).text()
-  return (name) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN)
+  // Labels in a name (`x{stage="persons"}`) are matched as written.
+  const escaped = (name: string) => name.replace(/[{}"\\]/g, (c) => `\\${c}`)
+  return (name) => Number(new RegExp(`^${escaped(name)} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN)
 }
 
 /** A fresh data directory the embedded PostgreSQL (running as its own user) can enter. */
