@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { errorWords, trpc } from '../api'
+import { DataTable } from './DataTable'
 import { ListStates } from './States'
 
 /** PostHog's membership levels and their names. */
@@ -39,70 +40,52 @@ export function Members() {
       <h2 id="members-heading">Members</h2>
       <ListStates query={members} what="the members" rowsOf={(data) => data} empty={<p>No members.</p>}>
         {(data) => (
-          <div className="table-wrap">
-            <table aria-label="Members">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Email</th>
-                  <th scope="col">Level</th>
-                  <th scope="col">Joined</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.map((member) => (
-                  <tr key={member.id}>
-                    <td>{[member.user.first_name, member.user.last_name].filter(Boolean).join(' ')}</td>
-                    <td>{member.user.email}</td>
-                    <td>{levelName(member.level)}</td>
-                    <td>{new Date(member.joined_at).toLocaleDateString()}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            label="Members"
+            rows={data}
+            rowKey={(member) => member.id}
+            columns={[
+              { header: 'Name', cell: (member) => [member.user.first_name, member.user.last_name].filter(Boolean).join(' ') },
+              { header: 'Email', cell: (member) => member.user.email },
+              { header: 'Level', cell: (member) => levelName(member.level) },
+              { header: 'Joined', cell: (member) => new Date(member.joined_at).toLocaleDateString() },
+            ]}
+          />
         )}
       </ListStates>
       <InviteForm onInvited={() => void queryClient.invalidateQueries({ queryKey: INVITES })} />
       <h3>Invites</h3>
       <ListStates query={invites} what="the invites" rowsOf={(data) => data} empty={<p>No invites waiting.</p>}>
         {(data) => (
-          <div className="table-wrap">
-            <table aria-label="Invites">
-              <thead>
-                <tr>
-                  <th scope="col">Email</th>
-                  <th scope="col">Level</th>
-                  <th scope="col">Link</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.map((invite) => (
-                  <tr key={invite.id}>
-                    <td>{invite.target_email}</td>
-                    <td>{levelName(invite.level)}</td>
-                    <td>{invite.is_expired ? 'expired' : <code>{inviteLink(window.location.origin, invite.id)}</code>}</td>
-                    <td>
-                      <button
-                        type="button"
-                        className="danger"
-                        disabled={withdraw.isPending}
-                        onClick={() => {
-                          if (window.confirm(`Withdraw the invite to ${invite.target_email}? Its link stops working.`))
-                            withdraw.mutate(invite.id)
-                        }}
-                      >
-                        Withdraw<span className="visually-hidden"> the invite to {invite.target_email}</span>
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            label="Invites"
+            rows={data}
+            rowKey={(invite) => invite.id}
+            columns={[
+              { header: 'Email', cell: (invite) => invite.target_email },
+              { header: 'Level', cell: (invite) => levelName(invite.level) },
+              {
+                header: 'Link',
+                cell: (invite) => (invite.is_expired ? 'expired' : <code>{inviteLink(window.location.origin, invite.id)}</code>),
+              },
+              {
+                header: <span className="visually-hidden">Actions</span>,
+                cell: (invite) => (
+                  <button
+                    type="button"
+                    className="danger"
+                    disabled={withdraw.isPending}
+                    onClick={() => {
+                      if (window.confirm(`Withdraw the invite to ${invite.target_email}? Its link stops working.`))
+                        withdraw.mutate(invite.id)
+                    }}
+                  >
+                    Withdraw<span className="visually-hidden"> the invite to {invite.target_email}</span>
+                  </button>
+                ),
+              },
+            ]}
+          />
         )}
       </ListStates>
       {withdraw.isError && (

@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useParams } from '@tanstack/react-router'
 import { useState } from 'react'
 import { errorWords, trpc } from '../api'
+import { DataTable } from '../components/DataTable'
 import { Members } from '../components/Members'
 import { ErrorNotice, ListStates, Loading } from '../components/States'
 import { SCOPE_OBJECTS, scopesFrom, type ScopeAccess } from '../scopes'
@@ -66,46 +67,32 @@ function PersonalApiKeys() {
       <NewKeyForm onCreated={() => void queryClient.invalidateQueries({ queryKey: ['personal-api-keys'] })} />
       <ListStates query={keys} what="your keys" rowsOf={(data) => data} empty={<p>You have no personal API keys.</p>}>
         {(data) => (
-          <div className="table-wrap">
-            <table aria-label="Personal API keys">
-              <thead>
-                <tr>
-                  <th scope="col">Label</th>
-                  <th scope="col">Key</th>
-                  <th scope="col">Scopes</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.map((key) => (
-                  <tr key={key.id}>
-                    <td>{key.label}</td>
-                    <td>
-                      <code>{key.mask_value}</code>
-                    </td>
-                    <td>{key.scopes.join(', ')}</td>
-                    <td>{key.last_used_at ? new Date(key.last_used_at).toLocaleString() : 'never'}</td>
-                    <td>
-                      <button
-                        type="button"
-                        className="danger"
-                        disabled={revoke.isPending}
-                        onClick={() => {
-                          if (window.confirm(`Revoke the key “${key.label}”? Whatever uses it stops working at once.`))
-                            revoke.mutate(key.id)
-                        }}
-                      >
-                        Revoke<span className="visually-hidden"> {key.label}</span>
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            label="Personal API keys"
+            rows={data}
+            rowKey={(key) => key.id}
+            columns={[
+              { header: 'Label', cell: (key) => key.label },
+              { header: 'Key', cell: (key) => <code>{key.mask_value}</code> },
+              { header: 'Scopes', cell: (key) => key.scopes.join(', ') },
+              { header: 'Last used', cell: (key) => (key.last_used_at ? new Date(key.last_used_at).toLocaleString() : 'never') },
+              {
+                header: <span className="visually-hidden">Actions</span>,
+                cell: (key) => (
+                  <button
+                    type="button"
+                    className="danger"
+                    disabled={revoke.isPending}
+                    onClick={() => {
+                      if (window.confirm(`Revoke the key “${key.label}”? Whatever uses it stops working at once.`)) revoke.mutate(key.id)
+                    }}
+                  >
+                    Revoke<span className="visually-hidden"> {key.label}</span>
+                  </button>
+                ),
+              },
+            ]}
+          />
         )}
       </ListStates>
       {revoke.isError && (
