@@ -381,18 +381,20 @@ function FlagEvaluation({ projectId, flagKey }: { projectId: string; flagKey: st
       {distinct_id && answer.isFetching && <Loading what="the flag's value" />}
       {answer.isError && <ErrorNotice error={answer.error} retry={() => void answer.refetch()} />}
       {distinct_id && answer.isSuccess && !answer.isFetching && (
-        <dl aria-label="Evaluation" role="status">
-          <dt>
-            <code>{distinct_id}</code> gets
-          </dt>
-          <dd>
-            <code>{JSON.stringify(answer.data.value)}</code>
-          </dd>
-          <dt>Payload</dt>
-          <dd>
-            {answer.data.payload === undefined ? <span className="muted">none</span> : <code>{payloadWords(answer.data.payload)}</code>}
-          </dd>
-        </dl>
+        <div role="status">
+          <dl aria-label="Evaluation">
+            <dt>
+              <code>{distinct_id}</code> gets
+            </dt>
+            <dd>
+              <code>{JSON.stringify(answer.data.value)}</code>
+            </dd>
+            <dt>Payload</dt>
+            <dd>
+              {answer.data.payload === undefined ? <span className="muted">none</span> : <code>{payloadWords(answer.data.payload)}</code>}
+            </dd>
+          </dl>
+        </div>
       )}
     </section>
   )
