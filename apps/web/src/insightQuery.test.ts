@@ -34,6 +34,19 @@ describe("the insight builder's query", () => {
     })
   })
 
+  it('adds a formula and the cumulative display to a trend, and reads them back from the query', () => {
+    const patch = {
+      display: 'ActionsLineGraphCumulative' as const,
+      formula: ' A/B ',
+      series: [DEFAULT_FORM.series[0]!, DEFAULT_FORM.series[0]!],
+    }
+    const query = queryOf(form(patch))
+    expect(query.trendsFilter).toEqual({ display: 'ActionsLineGraphCumulative', formula: 'A/B' })
+    expect(formOf(query)).toMatchObject({ display: 'ActionsLineGraphCumulative', formula: 'A/B' })
+    // No formula asks for none.
+    expect(queryOf(form({ formula: '  ' })).trendsFilter).toEqual({ display: 'ActionsLineGraph' })
+  })
+
   it('makes a funnel of the steps with its conversion window, order and breakdown, and no math', () => {
     const query = queryOf(
       form({

@@ -29,6 +29,7 @@ export const needsProperty = (math: Math): boolean => PROPERTY_MATHS.includes(ma
 
 export const DISPLAYS = [
   ['ActionsLineGraph', 'Line'],
+  ['ActionsLineGraphCumulative', 'Cumulative line'],
   ['ActionsBar', 'Bars'],
   ['BoldNumber', 'Number'],
   ['ActionsTable', 'Table'],
@@ -61,6 +62,8 @@ export interface BuilderForm {
   /** An event property to break down by (trends, funnels); empty for none. */
   breakdown: string
   compare: boolean
+  /** Trends: the series combined by letter (`A/B`), drawn instead of them; empty for none. */
+  formula: string
   display: Display
   windowInterval: number
   windowUnit: (typeof WINDOW_UNITS)[number]
@@ -79,6 +82,7 @@ export const DEFAULT_FORM: BuilderForm = {
   interval: 'day',
   breakdown: '',
   compare: false,
+  formula: '',
   display: 'ActionsLineGraph',
   windowInterval: 14,
   windowUnit: 'day',
@@ -118,7 +122,7 @@ export function queryOf(form: BuilderForm): InsightSource {
         series: form.series.map((s) => eventsNode(s, true)),
         interval: form.interval,
         dateRange,
-        trendsFilter: { display: form.display },
+        trendsFilter: { display: form.display, ...(form.formula.trim() ? { formula: form.formula.trim() } : {}) },
         ...breakdownOf(form),
         ...(form.compare ? { compareFilter: { compare: true } } : {}),
       }
@@ -201,6 +205,7 @@ export function formOf(source: unknown): BuilderForm {
     interval: oneOf(INTERVALS, source.interval, 'day'),
     breakdown: typeof breakdown === 'string' ? breakdown : Array.isArray(breakdown) && typeof breakdown[0] === 'string' ? breakdown[0] : '',
     compare: isRecord(source.compareFilter) && source.compareFilter.compare === true,
+    formula: str(trends.formula, ''),
     display: oneOf(
       DISPLAYS.map(([d]) => d),
       trends.display,

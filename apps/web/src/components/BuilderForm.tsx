@@ -225,6 +225,18 @@ export function BuilderForm({ form, eventNames, onApply }: { form: Form; eventNa
             </select>
           </label>
         )}
+        {draft.kind === 'TrendsQuery' && (
+          <label className="field">
+            <span>Formula (series by letter, e.g. A/B)</span>
+            <input
+              value={draft.formula}
+              maxLength={400}
+              placeholder="A+B"
+              onChange={(e) => type({ formula: e.target.value })}
+              onBlur={() => onApply(draft)}
+            />
+          </label>
+        )}
         {(draft.kind === 'TrendsQuery' || draft.kind === 'StickinessQuery') && (
           <label className="row">
             <input type="checkbox" checked={draft.compare} onChange={(e) => choose({ compare: e.target.checked })} />
