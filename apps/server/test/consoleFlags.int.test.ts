@@ -111,6 +111,9 @@ describe('feature flags in the console', () => {
     await answer.getByText(JSON.stringify(variant), { exact: true }).waitFor()
     if (variant === 'test') await answer.getByText('{"color": "green"}').waitFor()
     await checkPage('flag-evaluation')
+    // The distinct id is the URL's: the link asks again.
+    await page.reload()
+    await page.getByRole('status').filter({ hasText: 'pro-user gets' }).getByText(JSON.stringify(variant), { exact: true }).waitFor()
     await evaluate.getByLabel('Distinct id').fill('free-user')
     await evaluate.getByRole('button', { name: 'Evaluate' }).click()
     await page.getByRole('status').filter({ hasText: 'free-user gets' }).getByText('false', { exact: true }).waitFor()
@@ -177,5 +180,11 @@ describe('feature flags in the console', () => {
     const list = await service.api(account, '/api/projects/@current/feature_flags/')
     expect(((await list.json()) as { results: unknown[] }).results).toEqual([])
     expect(await decide('pro-user')).toBe(false)
+    await page.goto(projectUrl(`feature_flags/${id}`))
+    await page
+      .getByRole('alert')
+      .getByText(/was deleted/)
+      .waitFor()
+    await checkPage('flag-deleted')
   }, 30_000)
 })

@@ -164,6 +164,17 @@ export function FeatureFlagPage(): React.JSX.Element {
   if (flag.isPending) return <Loading what="the feature flag" />
   if (flag.isError) return <ErrorNotice error={flag.error} retry={() => void flag.refetch()} />
   const data = flag.data
+  if (data.deleted)
+    return (
+      <div className="notice" role="alert">
+        <p>
+          The flag <code>{data.key}</code> was deleted.
+        </p>
+        <Link to="/project/$projectId/feature_flags" params={{ projectId }} search={{}}>
+          All flags
+        </Link>
+      </div>
+    )
   return (
     <>
       <div className="row spread">
@@ -316,7 +327,8 @@ function FlagEvaluation({ projectId, flagKey }: { projectId: string; flagKey: st
   const navigate = useNavigate({ from: '/project/$projectId/feature_flags/$id' })
   const [distinctId, setDistinctId] = useState(distinct_id ?? '')
   const [propertiesText, setPropertiesText] = useState('')
-  const [properties, setProperties] = useState<Record<string, unknown>>({})
+  // Each question is asked anew, even of the same distinct id: the flag or the person may have changed.
+  const [asked, setAsked] = useState<{ properties: Record<string, unknown>; n: number }>({ properties: {}, n: 0 })
   const [problem, setProblem] = useState<string>()
   const headingId = useId()
   const project = useQuery({
@@ -325,8 +337,8 @@ function FlagEvaluation({ projectId, flagKey }: { projectId: string; flagKey: st
   })
   const token = project.data?.api_token
   const answer = useQuery({
-    queryKey: ['flag-evaluation', projectId, flagKey, distinct_id, properties],
-    queryFn: () => evaluate(token!, flagKey, distinct_id!, properties),
+    queryKey: ['flag-evaluation', projectId, flagKey, distinct_id, asked],
+    queryFn: () => evaluate(token!, flagKey, distinct_id!, asked.properties),
     enabled: token !== undefined && !!distinct_id,
     retry: false,
   })
@@ -351,9 +363,8 @@ function FlagEvaluation({ projectId, flagKey }: { projectId: string; flagKey: st
             return
           }
           setProblem(undefined)
-          setProperties(parsed as Record<string, unknown>)
+          setAsked({ properties: parsed as Record<string, unknown>, n: asked.n + 1 })
           void navigate({ search: { distinct_id: distinctId.trim() || undefined }, replace: true })
-          if (distinctId.trim() === distinct_id) void answer.refetch()
         }}
       >
         <label className="field">
@@ -378,10 +389,11 @@ function FlagEvaluation({ projectId, flagKey }: { projectId: string; flagKey: st
         </p>
       )}
       {project.isError && <ErrorNotice error={project.error} retry={() => void project.refetch()} />}
-      {distinct_id && answer.isFetching && <Loading what="the flag's value" />}
       {answer.isError && <ErrorNotice error={answer.error} retry={() => void answer.refetch()} />}
-      {distinct_id && answer.isSuccess && !answer.isFetching && (
-        <div role="status">
+      {/* Always present, so that a screen reader announces each answer as it comes. */}
+      <div role="status">
+        {distinct_id && answer.isFetching && <p className="muted">Asking /decide/…</p>}
+        {distinct_id && answer.isSuccess && !answer.isFetching && (
           <dl aria-label="Evaluation">
             <dt>
               <code>{distinct_id}</code> gets
@@ -394,8 +406,8 @@ function FlagEvaluation({ projectId, flagKey }: { projectId: string; flagKey: st
               {answer.data.payload === undefined ? <span className="muted">none</span> : <code>{payloadWords(answer.data.payload)}</code>}
             </dd>
           </dl>
-        </div>
-      )}
+        )}
+      </div>
     </section>
   )
 }
