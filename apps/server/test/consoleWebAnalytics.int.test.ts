@@ -1,5 +1,7 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { waitFor, type TestAccount } from '@burrow/testing'
-import type { Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { PostHog } from 'posthog-node'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useConsoleBrowser } from './consoleBrowser'
@@ -9,7 +11,8 @@ import type { TestService } from './service'
 /**
  * The Web analytics page in Debian's Chromium against the real service: with no page view it says
  * how to send them; after three visitors' page views its overview and paths table show what
- * `/query/` answers for the same queries, and the chosen tab and date range stay in the URL.
+ * `/query/` answers for the same queries, and the chosen tab and date range stay in the URL; the page
+ * views posthog-js sends from a site of another origin are counted there too.
  */
 let service: TestService
 let account: TestAccount
@@ -17,8 +20,9 @@ let page: Page
 let checkPage: (name: string) => Promise<void>
 let projectUrl: (page: string) => string
 let signIn: () => Promise<void>
+let context: BrowserContext
 useConsoleBrowser((h) => {
-  ;({ service, account, page, checkPage, projectUrl, signIn } = h)
+  ;({ service, account, page, checkPage, projectUrl, signIn, context } = h)
 })
 
 const postQuery = (query: unknown) => freshAnswerOf(service, account, query)
@@ -147,5 +151,53 @@ describe('web analytics in the console', () => {
     await checkPage('web-analytics-dark-narrow')
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
     await page.emulateMedia({ colorScheme: 'light' })
+  }, 90_000)
+
+  it('counts the page views posthog-js sends from a site of another origin', async () => {
+    // The customer's site: a page per path that loads posthog-js from the service, as PostHog's snippet does.
+    const site = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><html><head><title>shop</title>
+<script src="${service.baseUrl}/static/array.js"></script></head><body><script>
+  posthog.init(${JSON.stringify(account.projectToken)}, {
+    api_host: ${JSON.stringify(service.baseUrl)}, opt_out_useragent_filter: true, autocapture: false,
+    disable_session_recording: true, persistence: 'localStorage', request_batching: false,
+  })
+</script></body></html>`)
+    })
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
+    try {
+      // localhost against the service's 127.0.0.1: another origin.
+      const siteUrl = `http://localhost:${(site.address() as AddressInfo).port}`
+      const before = (await postQuery(overview)).results as { key: string; value: number }[]
+      const viewsBefore = before.find((t) => t.key === 'views')!.value
+      const visitor = await context.browser()!.newContext()
+      try {
+        const tab = await visitor.newPage()
+        for (const path of ['/from-the-site', '/from-the-site/checkout']) {
+          const sent = tab.waitForRequest((r) => r.url().startsWith(service.baseUrl) && r.method() === 'POST')
+          await tab.goto(`${siteUrl}${path}`)
+          await sent
+        }
+      } finally {
+        await visitor.close()
+      }
+      await waitFor(
+        async () => {
+          const tiles = (await postQuery(overview)).results as { key: string; value: number }[]
+          return tiles.find((t) => t.key === 'views')!.value === viewsBefore + 2 ? true : undefined
+        },
+        { what: "the site's page views counted", timeoutMs: 45_000, intervalMs: 250 },
+      )
+      // The page reads answers cached for a while, as PostHog's does: the paths table's is computed afresh first.
+      await postQuery(paths)
+      await page.goto(projectUrl('web'))
+      await page.getByRole('table', { name: 'Paths', exact: true }).waitFor()
+      expect(await tileValue('Page views')).toBe(String(viewsBefore + 2))
+      const shown = await rowsOf('Paths')
+      expect(shown.find((row) => row[0] === '/from-the-site')?.slice(1, 3)).toEqual(['1', '1'])
+      expect(shown.find((row) => row[0] === '/from-the-site/checkout')?.slice(1, 3)).toEqual(['1', '1'])
+    } finally {
+      await new Promise((resolve) => site.close(resolve))
+    }
   }, 90_000)
 })
