@@ -1,29 +1,7 @@
 // A dynamic cohort's conditions as the console's editor draws them, and PostHog's
 // `filters.properties` (nested AND/OR groups) that the service stores: groups of conditions,
 // each a person property, an event performed within some days, or membership of another cohort.
-
-/** The person-property operators the editor offers, with the words it shows for each. */
-export const PERSON_OPERATORS = [
-  ['exact', 'equals'],
-  ['is_not', 'does not equal'],
-  ['icontains', 'contains'],
-  ['not_icontains', 'does not contain'],
-  ['regex', 'matches the pattern'],
-  ['not_regex', 'does not match the pattern'],
-  ['gt', 'is greater than'],
-  ['gte', 'is at least'],
-  ['lt', 'is less than'],
-  ['lte', 'is at most'],
-  ['is_set', 'is set'],
-  ['is_not_set', 'is not set'],
-] as const
-export type PersonOperator = (typeof PERSON_OPERATORS)[number][0]
-
-const NUMERIC = new Set<PersonOperator>(['gt', 'gte', 'lt', 'lte'])
-const VALUELESS = new Set<PersonOperator>(['is_set', 'is_not_set'])
-
-/** Whether an operator compares with a value (`is set` does not). */
-export const takesValue = (operator: PersonOperator): boolean => !VALUELESS.has(operator)
+import { isNumeric, PERSON_OPERATORS, takesValue, type PersonOperator } from './personOperators'
 
 /** The periods a behavioural condition counts back over, as PostHog names them. */
 export const TIME_INTERVALS = [
@@ -134,7 +112,7 @@ function conditionFilter(condition: Condition): Record<string, unknown> {
   switch (condition.kind) {
     case 'person': {
       const { key, operator } = condition
-      const value = !takesValue(operator) ? operator : NUMERIC.has(operator) ? Number(condition.value) : condition.value
+      const value = !takesValue(operator) ? operator : isNumeric(operator) ? Number(condition.value) : condition.value
       return { type: 'person', key: key.trim(), operator, value }
     }
     case 'behavioral':

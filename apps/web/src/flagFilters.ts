@@ -2,34 +2,10 @@
 // conditions (`groups` of person-property conditions and a rollout percentage, optionally a
 // variant override), its variants (`multivariate.variants`) and their payloads (`payloads`,
 // keyed by variant key, or "true" for a flag without variants, each JSON text).
-
-/** The person-property operators the form offers, with the words it shows for each. */
-export const FLAG_OPERATORS = [
-  ['exact', 'equals'],
-  ['is_not', 'does not equal'],
-  ['icontains', 'contains'],
-  ['not_icontains', 'does not contain'],
-  ['regex', 'matches the pattern'],
-  ['not_regex', 'does not match the pattern'],
-  ['gt', 'is greater than'],
-  ['gte', 'is at least'],
-  ['lt', 'is less than'],
-  ['lte', 'is at most'],
-  ['is_set', 'is set'],
-  ['is_not_set', 'is not set'],
-] as const
-export type FlagOperator = (typeof FLAG_OPERATORS)[number][0]
-
-const NUMERIC = new Set<FlagOperator>(['gt', 'gte', 'lt', 'lte'])
-const VALUELESS = new Set<FlagOperator>(['is_set', 'is_not_set'])
-
-/** Whether an operator compares with a value (`is set` does not). */
-export const takesValue = (operator: FlagOperator): boolean => !VALUELESS.has(operator)
-/** Whether an operator compares numbers. */
-export const isNumeric = (operator: FlagOperator): boolean => NUMERIC.has(operator)
+import { isNumeric, PERSON_OPERATORS, takesValue, type PersonOperator } from './personOperators'
 
 export type FlagCondition =
-  | { kind: 'person'; key: string; operator: FlagOperator; value: string }
+  | { kind: 'person'; key: string; operator: PersonOperator; value: string }
   /** A condition the form does not draw (a cohort, another flag, a group property…), kept as it came. */
   | { kind: 'other'; raw: Record<string, unknown> }
 
@@ -66,8 +42,8 @@ const scalar = (value: unknown): string | undefined =>
 function conditionOf(raw: unknown): FlagCondition {
   const other: FlagCondition = { kind: 'other', raw: isObject(raw) ? raw : { value: raw } }
   if (!isObject(raw) || (raw.type !== undefined && raw.type !== 'person') || raw.negation === true) return other
-  const operator = (raw.operator ?? 'exact') as FlagOperator
-  if (typeof raw.key !== 'string' || !FLAG_OPERATORS.some(([op]) => op === operator)) return other
+  const operator = (raw.operator ?? 'exact') as PersonOperator
+  if (typeof raw.key !== 'string' || !PERSON_OPERATORS.some(([op]) => op === operator)) return other
   if (!takesValue(operator)) return { kind: 'person', key: raw.key, operator, value: '' }
   // PostHog's own form sends an `exact` value as a list of one.
   const value = Array.isArray(raw.value) && raw.value.length === 1 ? scalar(raw.value[0]) : scalar(raw.value)

@@ -1,18 +1,15 @@
-import { cloneElement, useId, type ReactElement } from 'react'
 import {
   CONDITION_KINDS,
   edit,
   newCondition,
-  PERSON_OPERATORS,
-  takesValue,
   TIME_INTERVALS,
   type Condition,
   type ConditionKind,
   type Criteria,
   type Junction,
-  type PersonOperator,
   type TimeInterval,
 } from '../cohortCriteria'
+import { Field, KeptCondition, PersonConditionFields } from './ConditionFields'
 
 /** A cohort another condition may name: its id and name. */
 export interface CohortChoice {
@@ -107,14 +104,7 @@ function ConditionFields({
   cohorts: readonly CohortChoice[]
   onChange: (next: Condition) => void
 }) {
-  if (condition.kind === 'other') {
-    return (
-      <p style={{ margin: 0 }}>
-        <span className="muted">A condition this editor does not draw, kept as it is: </span>
-        <code>{JSON.stringify(condition.raw)}</code>
-      </p>
-    )
-  }
+  if (condition.kind === 'other') return <KeptCondition raw={condition.raw} editor="editor" />
   const kind = (
     <Field label="Condition type">
       <select value={condition.kind} onChange={(e) => onChange(newCondition(e.target.value as ConditionKind))}>
@@ -131,29 +121,7 @@ function ConditionFields({
       return (
         <>
           {kind}
-          <Field label="Property">
-            <input required value={condition.key} placeholder="email" onChange={(e) => onChange({ ...condition, key: e.target.value })} />
-          </Field>
-          <Field label="Operator">
-            <select value={condition.operator} onChange={(e) => onChange({ ...condition, operator: e.target.value as PersonOperator })}>
-              {PERSON_OPERATORS.map(([op, label]) => (
-                <option key={op} value={op}>
-                  {label}
-                </option>
-              ))}
-            </select>
-          </Field>
-          {takesValue(condition.operator) && (
-            <Field label="Value">
-              <input
-                required
-                type={['gt', 'gte', 'lt', 'lte'].includes(condition.operator) ? 'number' : 'text'}
-                step="any"
-                value={condition.value}
-                onChange={(e) => onChange({ ...condition, value: e.target.value })}
-              />
-            </Field>
-          )}
+          <PersonConditionFields condition={condition} onChange={onChange} propertyLabel="Property" />
         </>
       )
     case 'behavioral':
@@ -227,20 +195,4 @@ function ConditionFields({
         </>
       )
   }
-}
-
-/**
- * A control under its visible label, tied by `id` rather than wrapped, so that its accessible
- * name is the label alone (a wrapped select would also be named by its chosen option).
- */
-function Field({ label, children }: { label: string; children: ReactElement<{ id?: string }> }) {
-  const id = useId()
-  return (
-    <div className="field">
-      <label htmlFor={id} className="muted">
-        {label}
-      </label>
-      {cloneElement(children, { id })}
-    </div>
-  )
 }

@@ -1,14 +1,5 @@
-import { cloneElement, useId, type ReactElement } from 'react'
-import {
-  editFlag,
-  FLAG_OPERATORS,
-  isNumeric,
-  payloadKeys,
-  takesValue,
-  type FlagCondition,
-  type FlagForm,
-  type FlagOperator,
-} from '../flagFilters'
+import { editFlag, payloadKeys, type FlagCondition, type FlagForm } from '../flagFilters'
+import { Field, KeptCondition, PersonConditionFields } from './ConditionFields'
 
 /**
  * A flag's release conditions, variants and payloads, as PostHog's flag form has them: groups
@@ -144,52 +135,6 @@ export function FlagFiltersEditor({ value, onChange }: { value: FlagForm; onChan
 }
 
 function ConditionFields({ condition, onChange }: { condition: FlagCondition; onChange: (next: FlagCondition) => void }) {
-  if (condition.kind === 'other') {
-    return (
-      <p style={{ margin: 0 }}>
-        <span className="muted">A condition this form does not draw, kept as it is: </span>
-        <code>{JSON.stringify(condition.raw)}</code>
-      </p>
-    )
-  }
-  return (
-    <>
-      <Field label="Person property">
-        <input required value={condition.key} placeholder="email" onChange={(e) => onChange({ ...condition, key: e.target.value })} />
-      </Field>
-      <Field label="Operator">
-        <select value={condition.operator} onChange={(e) => onChange({ ...condition, operator: e.target.value as FlagOperator })}>
-          {FLAG_OPERATORS.map(([op, label]) => (
-            <option key={op} value={op}>
-              {label}
-            </option>
-          ))}
-        </select>
-      </Field>
-      {takesValue(condition.operator) && (
-        <Field label="Value">
-          <input
-            required
-            type={isNumeric(condition.operator) ? 'number' : 'text'}
-            step="any"
-            value={condition.value}
-            onChange={(e) => onChange({ ...condition, value: e.target.value })}
-          />
-        </Field>
-      )}
-    </>
-  )
-}
-
-/** A control under its visible label, tied by `id`, so that its accessible name is the label alone. */
-function Field({ label, children }: { label: string; children: ReactElement<{ id?: string }> }) {
-  const id = useId()
-  return (
-    <div className="field">
-      <label htmlFor={id} className="muted">
-        {label}
-      </label>
-      {cloneElement(children, { id })}
-    </div>
-  )
+  if (condition.kind === 'other') return <KeptCondition raw={condition.raw} editor="form" />
+  return <PersonConditionFields condition={condition} onChange={onChange} propertyLabel="Person property" />
 }
