@@ -33,6 +33,7 @@ export const DISPLAYS = [
   ['ActionsBar', 'Bars'],
   ['BoldNumber', 'Number'],
   ['ActionsTable', 'Table'],
+  ['ActionsPie', 'Pie'],
 ] as const
 export type Display = (typeof DISPLAYS)[number][0]
 

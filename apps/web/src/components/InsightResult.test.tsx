@@ -31,6 +31,25 @@ describe('an insight drawn from its /query/ answer', () => {
     expect(cells(screen.getByRole('table', { name: 'Checkout steps: Safari' }))[1]).toEqual(['2. order placed', '2', '100.0%', '100.0%'])
   })
 
+  it('draws a pie of the totals, each slice its share, with the numbers in a table', () => {
+    const { container } = render(
+      <InsightResult
+        source={{ kind: 'TrendsQuery', trendsFilter: { display: 'ActionsPie' } }}
+        title="Browsers"
+        results={[
+          { label: 'Chrome', aggregated_value: 3, data: [] },
+          { label: 'Safari', aggregated_value: 1, data: [] },
+        ]}
+      />,
+    )
+    expect(screen.getByRole('img').getAttribute('aria-label')).toBe('Browsers: Chrome 75.0%, Safari 25.0%')
+    expect([...container.querySelectorAll('path')].map((p) => p.getAttribute('data-series'))).toEqual(['Chrome', 'Safari'])
+    expect(cells(screen.getByRole('table', { name: 'Browsers' }))).toEqual([
+      ['Chrome', '3'],
+      ['Safari', '1'],
+    ])
+  })
+
   it('shows retention as cohorts by date with the share of each that came back', () => {
     const values = (...counts: number[]) => counts.map((count, i) => ({ count, label: `Day ${i}` }))
     render(

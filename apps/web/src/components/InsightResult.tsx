@@ -20,8 +20,8 @@ export function InsightResult({ source, results, title }: { source: InsightSourc
   if (source.kind === 'RetentionQuery') return <Retention rows={list} title={title} />
   if (list.length === 0) return <p className="muted">No data in this date range.</p>
   const display = (source.trendsFilter as { display?: string } | undefined)?.display
-  if (source.kind === 'TrendsQuery' && (display === 'BoldNumber' || display === 'ActionsTable')) {
-    return <Totals rows={list} title={title} asNumber={display === 'BoldNumber'} />
+  if (source.kind === 'TrendsQuery' && (display === 'BoldNumber' || display === 'ActionsTable' || display === 'ActionsPie')) {
+    return <Totals rows={list} title={title} asNumber={display === 'BoldNumber'} asPie={display === 'ActionsPie'} />
   }
   const first = list.find((r) => Array.isArray(r.labels)) ?? list[0]!
   const labels = Array.isArray(first.labels) ? first.labels.map(text) : []
@@ -41,8 +41,8 @@ export function InsightResult({ source, results, title }: { source: InsightSourc
   )
 }
 
-/** Each series' total over the range: one big number each, or a table. */
-function Totals({ rows: list, title, asNumber }: { rows: Row[]; title: string; asNumber: boolean }) {
+/** Each series' total over the range: one big number each, or a table (under a pie of the totals' shares). */
+function Totals({ rows: list, title, asNumber, asPie = false }: { rows: Row[]; title: string; asNumber: boolean; asPie?: boolean }) {
   const totals = list.map((row) => ({
     label: seriesLabel(row),
     value: typeof row.aggregated_value === 'number' ? row.aggregated_value : nums(row.data).reduce((a, b) => a + b, 0),
@@ -59,7 +59,7 @@ function Totals({ rows: list, title, asNumber }: { rows: Row[]; title: string; a
       </dl>
     )
   }
-  return (
+  const table = (
     <div className="table-wrap">
       <table aria-label={title}>
         <thead>
@@ -78,6 +78,41 @@ function Totals({ rows: list, title, asNumber }: { rows: Row[]; title: string; a
         </tbody>
       </table>
     </div>
+  )
+  if (!asPie) return table
+  return (
+    <div className="stack">
+      <Pie title={title} slices={totals} />
+      {table}
+    </div>
+  )
+}
+
+/** The totals as slices of a circle, each the series' colour; the table beside it holds the numbers. */
+function Pie({ title, slices }: { title: string; slices: { label: string; value: number }[] }) {
+  const sum = slices.reduce((a, s) => a + Math.max(0, s.value), 0)
+  if (sum === 0) return <p className="muted">Nothing to share out in this date range.</p>
+  const point = (fraction: number) => {
+    const angle = 2 * Math.PI * fraction - Math.PI / 2
+    return `${(100 + 90 * Math.cos(angle)).toFixed(3)} ${(100 + 90 * Math.sin(angle)).toFixed(3)}`
+  }
+  let start = 0
+  const paths = slices.map((slice, i) => {
+    const share = Math.max(0, slice.value) / sum
+    const from = start
+    start += share
+    // A whole circle is two half arcs: one arc cannot end where it starts.
+    const d =
+      share >= 1
+        ? `M ${point(0)} A 90 90 0 1 1 ${point(0.5)} A 90 90 0 1 1 ${point(0)} Z`
+        : `M 100 100 L ${point(from)} A 90 90 0 ${share > 0.5 ? 1 : 0} 1 ${point(start)} Z`
+    return <path key={i} d={d} fill={colourOf(i)} data-series={slice.label} />
+  })
+  const words = slices.map((s) => `${s.label} ${((Math.max(0, s.value) / sum) * 100).toFixed(1)}%`).join(', ')
+  return (
+    <svg className="pie" viewBox="0 0 200 200" width="200" height="200" role="img" aria-label={`${title}: ${words}`}>
+      {paths}
+    </svg>
   )
 }
 
