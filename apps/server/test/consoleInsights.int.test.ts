@@ -105,6 +105,13 @@ describe('insights and dashboards in the console', () => {
     await page.goto(url)
     await page.getByRole('definition').filter({ hasText: /^2$/ }).waitFor()
     expect(await page.getByLabel('Series 1 counts').inputValue()).toBe('dau')
+
+    // As a pie, the same total: one whole slice, named with its share, and the number in the table.
+    await page.getByLabel('Display').selectOption('ActionsPie')
+    await page.waitForURL(/ActionsPie/)
+    await page.getByRole('img', { name: 'New insight: order placed 100.0%' }).waitFor()
+    expect(await rowsOf('New insight')).toEqual([['order placed', '2']])
+    await checkPage('insight-pie')
   }, 60_000)
 
   it('builds a funnel whose steps show the persons /query/ counts', async () => {
