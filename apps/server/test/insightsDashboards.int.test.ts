@@ -289,12 +289,12 @@ describe('insights', () => {
 
   it('refuses legacy filters whose query would ask for what is not applied, naming filters', async () => {
     const created = await createInsight({
-      name: 'Normalized URLs',
-      filters: { events: [{ id: 'pageview', type: 'events' }], breakdown: '$current_url', breakdown_normalize_url: true },
+      name: 'Group breakdown',
+      filters: { events: [{ id: 'pageview', type: 'events' }], breakdown: 'industry', breakdown_group_type_index: 0 },
     })
     expect(created.status).toBe(400)
     expect(created.body).toMatchObject({ type: 'validation_error', attr: 'filters' })
-    expect(created.body.detail).toContain('breakdown_normalize_url')
+    expect(created.body.detail).toContain('breakdown_group_type_index')
   })
 
   it("answers 404 for another project's insight, to read and to change", async () => {
