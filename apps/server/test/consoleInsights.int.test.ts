@@ -226,6 +226,31 @@ describe('insights and dashboards in the console', () => {
     ).results as { labels: string[]; data: number[] }[]
     expect(await rowsOf('Sign-ups')).toEqual(month[0]!.labels.map((label, i) => [label, String(month[0]!.data[i])]))
 
+    // A property filter applies to every tile too, with the date range, from the URL: no sign-up was on the pro plan.
+    const filterForm = page.getByRole('form', { name: 'Property filter' })
+    await filterForm.getByLabel('Event property').fill('plan')
+    await filterForm.getByLabel('equals').fill('pro')
+    await filterForm.getByRole('button', { name: 'Filter' }).click()
+    await page.waitForURL(/property=plan.*value=pro|value=pro.*property=plan/)
+    expect(new URL(page.url()).searchParams.get('date_from')).toBe('-30d')
+    const pro = (
+      await postQuery({
+        kind: 'TrendsQuery',
+        series: [{ kind: 'EventsNode', event: 'signed up' }],
+        dateRange: { date_from: '-30d' },
+        properties: [{ key: 'plan', value: 'pro', operator: 'exact', type: 'event' }],
+      })
+    ).results as { data: number[] }[]
+    expect(pro[0]!.data.reduce((a, b) => a + b, 0)).toBe(0)
+    await tile.getByRole('img', { name: /bar chart/ }).waitFor()
+    await tile.getByRole('button', { name: 'Show as table' }).click()
+    await expect.poll(async () => (await rowsOf('Sign-ups')).reduce((sum, row) => sum + Number(row[1]), 0)).toBe(0)
+    await checkPage('dashboard-filtered')
+    await filterForm.getByRole('button', { name: 'Clear filter' }).click()
+    await page.waitForURL((url) => !url.searchParams.has('property'))
+    // The unfiltered answer is still at hand: the tile shows it at once, as the table it was showing.
+    await expect.poll(async () => (await rowsOf('Sign-ups')).reduce((sum, row) => sum + Number(row[1]), 0)).toBe(3)
+
     await page.getByRole('textbox', { name: 'Text card' }).fill('Sign-ups count everyone who finished the form.')
     await page.getByRole('button', { name: 'Add text card' }).click()
     await page.getByRole('article', { name: 'Text card' }).getByText('finished the form').waitFor()

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_FORM, formOf, parseQueryParam, queryOf, sourceOfInsight, withDateRange, type BuilderForm } from './insightQuery'
+import {
+  DEFAULT_FORM,
+  formOf,
+  parseQueryParam,
+  queryOf,
+  sourceOfInsight,
+  withDateRange,
+  withPropertyFilter,
+  type BuilderForm,
+} from './insightQuery'
 
 const form = (patch: Partial<BuilderForm>): BuilderForm => ({ ...DEFAULT_FORM, ...patch })
 
@@ -144,5 +153,21 @@ describe("the insight builder's query", () => {
     const trend = queryOf(form({ dateFrom: '-7d', dateTo: '-1d' }))
     expect(withDateRange(trend, '-30d').dateRange).toEqual({ date_from: '-30d' })
     expect(withDateRange(trend, undefined)).toBe(trend)
+  })
+})
+
+describe("a dashboard's property filter", () => {
+  const filter = { key: 'plan', value: 'pro', operator: 'exact', type: 'event' }
+  it('is ANDed to the insight’s own filters, a list or a group, and asks nothing without a property', () => {
+    const trend = queryOf(DEFAULT_FORM)
+    expect(withPropertyFilter(trend, 'plan', 'pro').properties).toEqual([filter])
+    const own = { key: '$browser', value: 'Chrome', operator: 'exact', type: 'event' }
+    expect(withPropertyFilter({ ...trend, properties: [own] }, 'plan', 'pro').properties).toEqual([own, filter])
+    const group = { type: 'OR', values: [{ type: 'AND', values: [own] }] }
+    expect(withPropertyFilter({ ...trend, properties: group }, 'plan', 'pro').properties).toEqual({
+      type: 'AND',
+      values: [group, { type: 'AND', values: [filter] }],
+    })
+    expect(withPropertyFilter(trend, undefined, 'pro')).toBe(trend)
   })
 })

@@ -238,6 +238,22 @@ export function sourceOfInsight(query: Record<string, unknown> | null): InsightS
   return isRecord(inner) && KINDS.some(([k]) => k === inner.kind) ? (inner as InsightSource) : undefined
 }
 
+/**
+ * The query with a dashboard's property filter (an event property equal to a value) ANDed to its
+ * own filters, as a dashboard's property filter applies to each of its insights.
+ */
+export function withPropertyFilter(source: InsightSource, property: string | undefined, value: string | undefined): InsightSource {
+  if (!property || value === undefined) return source
+  const filter = { key: property, value, operator: 'exact', type: 'event' }
+  const own = source.properties
+  const properties = Array.isArray(own)
+    ? [...(own as unknown[]), filter]
+    : isRecord(own) && Array.isArray(own.values)
+      ? { type: 'AND', values: [own, { type: 'AND', values: [filter] }] }
+      : [filter]
+  return { ...source, properties }
+}
+
 /** The query with a dashboard's date range over its own, as a dashboard's date filter applies. */
 export function withDateRange(source: InsightSource, dateFrom: string | undefined): InsightSource {
   if (!dateFrom) return source

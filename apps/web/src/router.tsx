@@ -7,6 +7,12 @@ import { Shell } from './components/Shell'
 import { meQuery, queryClient, type EventFilters } from './hooks'
 import { presetOf, tabOf, type DatePreset, type WebTab } from './webAnalytics'
 
+interface DashboardSearch {
+  date_from?: string | undefined
+  property?: string | undefined
+  value?: string | undefined
+}
+
 /** A search parameter as text, or nothing: what a person typed into a URL is not trusted to be anything else. */
 const text = (value: unknown): string | undefined =>
   typeof value === 'string' && value !== '' ? value : typeof value === 'number' ? String(value) : undefined
@@ -166,7 +172,12 @@ export const dashboardsRoute = createRoute({
 export const dashboardRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: 'dashboards/$id',
-  validateSearch: (search: Record<string, unknown>): { date_from?: string | undefined } => ({ date_from: text(search.date_from) }),
+  // The date range and the property filter over every tile: a link shows what its sender saw.
+  validateSearch: (search: Record<string, unknown>): DashboardSearch => ({
+    date_from: text(search.date_from),
+    property: text(search.property),
+    value: text(search.value),
+  }),
   component: page(() => import('./pages/Dashboards'), 'DashboardPage'),
 })
 

@@ -7,7 +7,7 @@ import { DataTable } from '../components/DataTable'
 import { SearchForm } from '../components/SearchForm'
 import { ErrorNotice, ListStates, Loading } from '../components/States'
 import { useDashboards, useInsightResult } from '../insightHooks'
-import { sourceOfInsight, withDateRange } from '../insightQuery'
+import { sourceOfInsight, withDateRange, withPropertyFilter } from '../insightQuery'
 import { layoutsInOrder, moveTile } from '../tileLayout'
 
 type Dashboard = Awaited<ReturnType<typeof trpc.dashboards.get.query>>
@@ -107,7 +107,8 @@ const DATE_FILTERS = [
 /** `/project/:id/dashboards/:id`: a dashboard's tiles (insights, text cards), a date filter in the URL, refresh. */
 export function DashboardPage(): React.JSX.Element {
   const { projectId, id } = useParams({ from: '/project/$projectId/dashboards/$id' })
-  const { date_from } = useSearch({ from: '/project/$projectId/dashboards/$id' })
+  const search = useSearch({ from: '/project/$projectId/dashboards/$id' })
+  const filters: DashboardFilters = { dateFrom: search.date_from, property: search.property, value: search.value }
   const navigate = useNavigate({ from: '/project/$projectId/dashboards/$id' })
   const queryClient = useQueryClient()
   const [refresh, setRefresh] = useState(0)
@@ -159,7 +160,10 @@ export function DashboardPage(): React.JSX.Element {
       <div className="toolbar">
         <label className="field">
           <span>Date range</span>
-          <select value={date_from ?? ''} onChange={(e) => void navigate({ search: { date_from: e.target.value || undefined } })}>
+          <select
+            value={filters.dateFrom ?? ''}
+            onChange={(e) => void navigate({ search: (prev) => ({ ...prev, date_from: e.target.value || undefined }) })}
+          >
             {DATE_FILTERS.map(([value, label]) => (
               <option key={value} value={value}>
                 {label}
@@ -167,6 +171,11 @@ export function DashboardPage(): React.JSX.Element {
             ))}
           </select>
         </label>
+        <PropertyFilterForm
+          key={`${filters.property ?? ''}=${filters.value ?? ''}`}
+          filters={filters}
+          onApply={(property, value) => void navigate({ search: (prev) => ({ ...prev, property, value }) })}
+        />
         <button
           type="button"
           onClick={() => {
@@ -194,7 +203,7 @@ export function DashboardPage(): React.JSX.Element {
               key={tile.id}
               projectId={projectId}
               tile={tile}
-              dateFrom={date_from}
+              filters={filters}
               refresh={refresh}
               place={{ index, count: tiles.length, busy: change.isPending }}
               onMove={(from, to) =>
@@ -237,7 +246,7 @@ interface Place {
 function TileCard({
   projectId,
   tile,
-  dateFrom,
+  filters,
   refresh,
   place,
   onMove,
@@ -245,7 +254,7 @@ function TileCard({
 }: {
   projectId: string
   tile: Tile
-  dateFrom: string | undefined
+  filters: DashboardFilters
   refresh: number
   place: Place
   onMove: (from: number, to: number) => void
@@ -308,7 +317,7 @@ function TileCard({
         </h2>
         {controls}
       </div>
-      <TileResult projectId={projectId} query={insight!.query} dateFrom={dateFrom} refresh={refresh} title={name} />
+      <TileResult projectId={projectId} query={insight!.query} filters={filters} refresh={refresh} title={name} />
     </article>
   )
 }
@@ -316,23 +325,61 @@ function TileCard({
 function TileResult({
   projectId,
   query,
-  dateFrom,
+  filters,
   refresh,
   title,
 }: {
   projectId: string
   query: Record<string, unknown> | null
-  dateFrom: string | undefined
+  filters: DashboardFilters
   refresh: number
   title: string
 }) {
   const saved = sourceOfInsight(query)
-  const source = saved && withDateRange(saved, dateFrom)
+  const source = saved && withPropertyFilter(withDateRange(saved, filters.dateFrom), filters.property, filters.value)
   const result = useInsightResult(projectId, source, refresh)
   if (!source) return <p className="muted">A SQL insight: open it to see its rows.</p>
   if (result.isPending) return <Loading what={title} />
   if (result.isError) return <ErrorNotice error={result.error} retry={() => void result.refetch()} />
   return <InsightResult source={source} results={result.data.results} title={title} />
+}
+
+/** What a dashboard's URL filters its tiles by: a date range, and an event property equal to a value. */
+interface DashboardFilters {
+  dateFrom: string | undefined
+  property: string | undefined
+  value: string | undefined
+}
+
+/** The property filter's fields: applied to every tile when both are given, cleared with Clear. */
+function PropertyFilterForm({ filters, onApply }: { filters: DashboardFilters; onApply: (property?: string, value?: string) => void }) {
+  const [property, setProperty] = useState(filters.property ?? '')
+  const [value, setValue] = useState(filters.value ?? '')
+  return (
+    <form
+      className="row"
+      aria-label="Property filter"
+      onSubmit={(e) => {
+        e.preventDefault()
+        onApply(property.trim() || undefined, property.trim() ? value : undefined)
+      }}
+    >
+      <label className="field">
+        <span>Event property</span>
+        <input value={property} placeholder="$browser" onChange={(e) => setProperty(e.target.value)} />
+      </label>
+      <label className="field">
+        <span>equals</span>
+        <input value={value} placeholder="Chrome" onChange={(e) => setValue(e.target.value)} />
+      </label>
+      <button type="submit">Filter</button>
+      {filters.property && (
+        <button type="button" onClick={() => onApply(undefined, undefined)}>
+          Clear filter
+        </button>
+      )}
+    </form>
+  )
 }
 
 function TextCardForm({ projectId, id, onAdded }: { projectId: string; id: string; onAdded: () => void }) {
