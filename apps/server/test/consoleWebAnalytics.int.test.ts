@@ -153,6 +153,28 @@ describe('web analytics in the console', () => {
     await page.emulateMedia({ colorScheme: 'light' })
   }, 90_000)
 
+  it('shows a custom range of days, kept in the URL, as /query/ counts it', async () => {
+    const day = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10)
+    await page.goto(projectUrl('web'))
+    await page.locator('.web-tile').first().waitFor()
+    await page.getByLabel('Date range').selectOption({ label: 'Custom range' })
+    await page.waitForURL(/date_from=\d{4}-\d{2}-\d{2}/)
+    await page.getByLabel('From', { exact: true }).fill(day(2))
+    await page.waitForURL(new RegExp(`date_from=${day(2)}`))
+    await page.getByLabel('To', { exact: true }).fill(day(0))
+    await page.waitForURL(new RegExp(`date_to=${day(0)}`))
+    const custom = { ...overview, dateRange: { date_from: day(2), date_to: day(0) } }
+    const tiles = (await postQuery(custom)).results as { key: string; value: number }[]
+    const views = tiles.find((t) => t.key === 'views')!.value
+    expect(views).toBeGreaterThan(0)
+    await expect.poll(() => tileValue('Page views')).toBe(String(views))
+    // The link alone opens the same range.
+    await page.reload()
+    expect(await page.getByLabel('From', { exact: true }).inputValue()).toBe(day(2))
+    expect(await page.getByLabel('To', { exact: true }).inputValue()).toBe(day(0))
+    await checkPage('web-analytics-custom-range')
+  }, 60_000)
+
   it('counts the page views posthog-js sends from a site of another origin', async () => {
     // The customer's site: a page per path that loads posthog-js from the service, as PostHog's snippet does.
     const site = createServer((req, res) => {

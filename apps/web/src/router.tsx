@@ -5,7 +5,7 @@ import { NotFound } from './pages/NotFound'
 import { SignIn } from './pages/SignIn'
 import { Shell } from './components/Shell'
 import { meQuery, queryClient, type EventFilters } from './hooks'
-import { presetOf, tabOf, type DatePreset, type WebTab } from './webAnalytics'
+import { dayOf, presetOf, tabOf, type WebTab } from './webAnalytics'
 
 interface DashboardSearch {
   date_from?: string | undefined
@@ -184,8 +184,12 @@ export const dashboardRoute = createRoute({
 export const webRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: 'web',
-  validateSearch: (search: Record<string, unknown>): { date_from?: DatePreset | undefined; tab?: WebTab | undefined } => ({
-    date_from: presetOf(search.date_from),
+  validateSearch: (
+    search: Record<string, unknown>,
+  ): { date_from?: string | undefined; date_to?: string | undefined; tab?: WebTab | undefined } => ({
+    // A preset, or a custom range's first and last day.
+    date_from: presetOf(search.date_from) ?? dayOf(search.date_from),
+    date_to: dayOf(search.date_to),
     tab: tabOf(search.tab),
   }),
   component: page(() => import('./pages/WebAnalytics'), 'WebAnalytics'),

@@ -29,26 +29,56 @@ export const DEFAULT_TAB: WebTab = 'paths'
 /** A URL's `date_from`, when it is one of the presets. */
 export const presetOf = (value: unknown): DatePreset | undefined => DATE_PRESETS.find(([p]) => p === value)?.[0]
 
+/** A calendar day as `YYYY-MM-DD` (a custom range's ends), when the text is one. */
+export function dayOf(value: unknown): string | undefined {
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return undefined
+  return Number.isNaN(Date.parse(`${value}T00:00:00Z`)) ? undefined : value
+}
+
+/** The page's date range: a preset up to now, or a custom range of days (`date_to` the last day, included). */
+export interface WebRange {
+  /** A preset (`-7d`) or a first day (`2026-11-01`). */
+  from: string
+  to?: string | undefined
+}
+
+/** The range a URL asks for: a preset, or a custom first day (and last day); the default preset otherwise. */
+export function rangeOf(dateFrom: unknown, dateTo: unknown): WebRange {
+  const preset = presetOf(dateFrom)
+  if (preset) return { from: preset }
+  const from = dayOf(dateFrom)
+  const to = dayOf(dateTo)
+  return from ? { from, ...(to && to >= from ? { to } : {}) } : { from: DEFAULT_PRESET }
+}
+
+/** Whether the range is a custom one (days rather than a preset). */
+export const isCustom = (range: WebRange): boolean => presetOf(range.from) === undefined
+
+const dateRangeOf = (range: WebRange | DatePreset) => {
+  const r = typeof range === 'string' ? { from: range } : range
+  return { date_from: r.from, date_to: r.to ?? null }
+}
+
 /** A URL's `tab`, when it is one of the tabs. */
 export const tabOf = (value: unknown): WebTab | undefined => TABS.find((t) => t.tab === value)?.tab
 
 const tabInfo = (tab: WebTab) => TABS.find((t) => t.tab === tab) ?? TABS[0]
 
 /** The overview's query: the range up to now, beside the period before it. */
-export function overviewQuery(preset: DatePreset) {
+export function overviewQuery(range: WebRange | DatePreset) {
   return {
     kind: 'WebOverviewQuery' as const,
-    dateRange: { date_from: preset, date_to: null },
+    dateRange: dateRangeOf(range),
     properties: [],
     compareFilter: { compare: true },
   }
 }
 
 /** A tab's table query: its breakdown over the range, most visitors first. */
-export function tableQuery(preset: DatePreset, tab: WebTab) {
+export function tableQuery(range: WebRange | DatePreset, tab: WebTab) {
   return {
     kind: 'WebStatsTableQuery' as const,
-    dateRange: { date_from: preset, date_to: null },
+    dateRange: dateRangeOf(range),
     properties: [],
     breakdownBy: tabInfo(tab).breakdownBy,
     ...(tabInfo(tab).bounce ? { includeBounceRate: true } : {}),

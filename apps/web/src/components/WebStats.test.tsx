@@ -2,7 +2,19 @@
 import { cleanup, render, screen, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { noViews, overviewQuery, presetOf, rowsOf, tableQuery, tabOf, tilesOf, type WebTab } from '../webAnalytics'
+import {
+  dayOf,
+  isCustom,
+  noViews,
+  overviewQuery,
+  presetOf,
+  rangeOf,
+  rowsOf,
+  tableQuery,
+  tabOf,
+  tilesOf,
+  type WebTab,
+} from '../webAnalytics'
 import { BreakdownTabs, OverviewTiles, StatsTable } from './WebStats'
 
 afterEach(cleanup)
@@ -51,6 +63,18 @@ describe("the Web analytics page's queries", () => {
         limit: 100,
       })
     }
+  })
+
+  it('reads a custom range of days from the URL, its last day included, and asks for it', () => {
+    expect(rangeOf('2026-11-01', '2026-11-07')).toEqual({ from: '2026-11-01', to: '2026-11-07' })
+    expect(isCustom(rangeOf('2026-11-01', undefined))).toBe(true)
+    expect(isCustom(rangeOf('-30d', '2026-11-07'))).toBe(false)
+    // A last day before the first, or text that is no day, is left out; no range at all is the default.
+    expect(rangeOf('2026-11-07', '2026-11-01')).toEqual({ from: '2026-11-07' })
+    expect(rangeOf('2026-13-45', undefined)).toEqual({ from: '-7d' })
+    expect(dayOf('tomorrow')).toBeUndefined()
+    expect(overviewQuery({ from: '2026-11-01', to: '2026-11-07' }).dateRange).toEqual({ date_from: '2026-11-01', date_to: '2026-11-07' })
+    expect(tableQuery({ from: '2026-11-01' }, 'os').dateRange).toEqual({ date_from: '2026-11-01', date_to: null })
   })
 
   it('keeps only known presets and tabs from the URL', () => {

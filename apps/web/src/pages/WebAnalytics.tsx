@@ -3,11 +3,13 @@ import { ListStates, Empty, ErrorNotice, Loading } from '../components/States'
 import { BreakdownTabs, OverviewTiles, StatsTable } from '../components/WebStats'
 import {
   DATE_PRESETS,
-  DEFAULT_PRESET,
   DEFAULT_TAB,
   noViews,
   overviewQuery,
+  dayOf,
+  isCustom,
   presetOf,
+  rangeOf,
   rowsOf,
   tableQuery,
   tabLabels,
@@ -16,6 +18,11 @@ import {
 import { useWebQuery } from '../webHooks'
 
 const FROM = '/project/$projectId/web'
+/** The date range select's choice for a range of days of one's own. */
+const CUSTOM = 'custom'
+
+/** The calendar day `days` days before today, as `YYYY-MM-DD`: where a new custom range starts. */
+const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10)
 
 /**
  * `/project/:id/web`: PostHog's web analytics overview (visitors, page views, sessions, session
@@ -26,28 +33,55 @@ export function WebAnalytics(): React.JSX.Element {
   const { projectId } = useParams({ from: FROM })
   const search = useSearch({ from: FROM })
   const navigate = useNavigate({ from: FROM })
-  const preset = presetOf(search.date_from) ?? DEFAULT_PRESET
+  const range = rangeOf(search.date_from, search.date_to)
+  const custom = isCustom(range)
   const tab = search.tab ?? DEFAULT_TAB
-  const overview = useWebQuery(projectId, overviewQuery(preset))
-  const table = useWebQuery(projectId, tableQuery(preset, tab))
-  const presetLabel = DATE_PRESETS.find(([p]) => p === preset)?.[1] ?? ''
+  const overview = useWebQuery(projectId, overviewQuery(range))
+  const table = useWebQuery(projectId, tableQuery(range, tab))
+  const rangeLabel = custom
+    ? `${range.from} to ${range.to ?? 'today'}`
+    : (DATE_PRESETS.find(([p]) => p === range.from)?.[1] ?? '').toLowerCase()
+  const setRange = (dateFrom: string | undefined, dateTo: string | undefined) =>
+    void navigate({ search: (prev) => ({ ...prev, date_from: dateFrom, date_to: dateTo }), replace: true })
   return (
     <>
       <div className="row spread">
         <h1>Web analytics</h1>
-        <label className="row">
-          Date range
-          <select
-            value={preset}
-            onChange={(event) => void navigate({ search: (prev) => ({ ...prev, date_from: presetOf(event.target.value) }), replace: true })}
-          >
-            {DATE_PRESETS.map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <div className="row">
+          <label className="row">
+            Date range
+            <select
+              value={custom ? CUSTOM : range.from}
+              onChange={(event) =>
+                event.target.value === CUSTOM ? setRange(daysAgo(7), undefined) : setRange(presetOf(event.target.value), undefined)
+              }
+            >
+              {DATE_PRESETS.map(([value, label]) => (
+                <option key={value} value={value}>
+                  {label}
+                </option>
+              ))}
+              <option value={CUSTOM}>Custom range</option>
+            </select>
+          </label>
+          {custom && (
+            <>
+              <label className="row">
+                From
+                <input
+                  type="date"
+                  value={range.from}
+                  max={range.to}
+                  onChange={(e) => setRange(dayOf(e.target.value) ?? range.from, range.to)}
+                />
+              </label>
+              <label className="row">
+                To
+                <input type="date" value={range.to ?? ''} min={range.from} onChange={(e) => setRange(range.from, dayOf(e.target.value))} />
+              </label>
+            </>
+          )}
+        </div>
       </div>
       {overview.isPending ? (
         <Loading what="the overview" />
@@ -55,7 +89,7 @@ export function WebAnalytics(): React.JSX.Element {
         <ErrorNotice error={overview.error} retry={() => void overview.refetch()} />
       ) : noViews(overview.data) ? (
         <Empty>
-          <p>No page views yet ({presetLabel.toLowerCase()}).</p>
+          <p>No page views yet ({rangeLabel}).</p>
           <p>
             posthog-js sends a <code>$pageview</code> each time a page of your site loads: add its snippet, shown in{' '}
             <Link to="/project/$projectId/settings" params={{ projectId }}>
