@@ -175,6 +175,24 @@ describe('web analytics in the console', () => {
     await checkPage('web-analytics-custom-range')
   }, 60_000)
 
+  it('filters the numbers and tables by an event property, kept in the URL, as /query/ filters them', async () => {
+    await page.goto(projectUrl('web'))
+    await page.locator('.web-tile').first().waitFor()
+    const form = page.getByRole('form', { name: 'Property filter' })
+    await form.getByLabel('Event property').fill('$pathname')
+    await form.getByLabel('equals').fill('/docs')
+    await form.getByRole('button', { name: 'Filter' }).click()
+    await page.waitForURL(/value=%2Fdocs|value=\/docs/)
+    const properties = [{ key: '$pathname', value: '/docs', operator: 'exact', type: 'event' }]
+    const tiles = (await postQuery({ ...overview, properties })).results as { key: string; value: number }[]
+    expect(tiles.find((t) => t.key === 'views')!.value).toBe(1)
+    await expect.poll(() => tileValue('Page views')).toBe('1')
+    await expect.poll(async () => (await rowsOf('Paths')).map((row) => row[0])).toEqual(['/docs'])
+    await checkPage('web-analytics-filtered')
+    await form.getByRole('button', { name: 'Clear filter' }).click()
+    await page.waitForURL((url) => !url.searchParams.has('property'))
+  }, 60_000)
+
   it('counts the page views posthog-js sends from a site of another origin', async () => {
     // The customer's site: a page per path that loads posthog-js from the service, as PostHog's snippet does.
     const site = createServer((req, res) => {

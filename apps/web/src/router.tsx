@@ -186,10 +186,12 @@ export const webRoute = createRoute({
   path: 'web',
   validateSearch: (
     search: Record<string, unknown>,
-  ): { date_from?: string | undefined; date_to?: string | undefined; tab?: WebTab | undefined } => ({
-    // A preset, or a custom range's first and last day.
+  ): { date_from?: string | undefined; date_to?: string | undefined; tab?: WebTab | undefined; property?: string; value?: string } => ({
+    // A preset, or a custom range's first and last day; and an event property's value to filter by.
     date_from: presetOf(search.date_from) ?? dayOf(search.date_from),
     date_to: dayOf(search.date_to),
+    property: text(search.property),
+    value: text(search.value),
     tab: tabOf(search.tab),
   }),
   component: page(() => import('./pages/WebAnalytics'), 'WebAnalytics'),

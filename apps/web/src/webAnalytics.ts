@@ -54,6 +54,15 @@ export function rangeOf(dateFrom: unknown, dateTo: unknown): WebRange {
 /** Whether the range is a custom one (days rather than a preset). */
 export const isCustom = (range: WebRange): boolean => presetOf(range.from) === undefined
 
+/** An event property equal to a value, which the page's numbers and tables are filtered by. */
+export interface WebFilter {
+  property?: string | undefined
+  value?: string | undefined
+}
+
+const propertiesOf = (filter: WebFilter = {}) =>
+  filter.property && filter.value !== undefined ? [{ key: filter.property, value: filter.value, operator: 'exact', type: 'event' }] : []
+
 const dateRangeOf = (range: WebRange | DatePreset) => {
   const r = typeof range === 'string' ? { from: range } : range
   return { date_from: r.from, date_to: r.to ?? null }
@@ -65,21 +74,21 @@ export const tabOf = (value: unknown): WebTab | undefined => TABS.find((t) => t.
 const tabInfo = (tab: WebTab) => TABS.find((t) => t.tab === tab) ?? TABS[0]
 
 /** The overview's query: the range up to now, beside the period before it. */
-export function overviewQuery(range: WebRange | DatePreset) {
+export function overviewQuery(range: WebRange | DatePreset, filter?: WebFilter) {
   return {
     kind: 'WebOverviewQuery' as const,
     dateRange: dateRangeOf(range),
-    properties: [],
+    properties: propertiesOf(filter),
     compareFilter: { compare: true },
   }
 }
 
 /** A tab's table query: its breakdown over the range, most visitors first. */
-export function tableQuery(range: WebRange | DatePreset, tab: WebTab) {
+export function tableQuery(range: WebRange | DatePreset, tab: WebTab, filter?: WebFilter) {
   return {
     kind: 'WebStatsTableQuery' as const,
     dateRange: dateRangeOf(range),
-    properties: [],
+    properties: propertiesOf(filter),
     breakdownBy: tabInfo(tab).breakdownBy,
     ...(tabInfo(tab).bounce ? { includeBounceRate: true } : {}),
     limit: 100,

@@ -77,6 +77,14 @@ describe("the Web analytics page's queries", () => {
     expect(tableQuery({ from: '2026-11-01' }, 'os').dateRange).toEqual({ date_from: '2026-11-01', date_to: null })
   })
 
+  it('filters by an event property equal to a value, both queries alike', () => {
+    const filter = { property: '$pathname', value: '/docs' }
+    const properties = [{ key: '$pathname', value: '/docs', operator: 'exact', type: 'event' }]
+    expect(overviewQuery('-7d', filter).properties).toEqual(properties)
+    expect(tableQuery('-7d', 'paths', filter).properties).toEqual(properties)
+    expect(overviewQuery('-7d', { value: '/docs' }).properties).toEqual([])
+  })
+
   it('keeps only known presets and tabs from the URL', () => {
     expect(presetOf('-7d')).toBe('-7d')
     expect(presetOf('-8d')).toBeUndefined()

@@ -8,6 +8,7 @@ import { SearchForm } from '../components/SearchForm'
 import { ErrorNotice, ListStates, Loading } from '../components/States'
 import { useDashboards, useInsightResult } from '../insightHooks'
 import { sourceOfInsight, withDateRange, withPropertyFilter } from '../insightQuery'
+import { PropertyFilterForm } from '../components/PropertyFilterForm'
 import { layoutsInOrder, moveTile } from '../tileLayout'
 
 type Dashboard = Awaited<ReturnType<typeof trpc.dashboards.get.query>>
@@ -173,7 +174,8 @@ export function DashboardPage(): React.JSX.Element {
         </label>
         <PropertyFilterForm
           key={`${filters.property ?? ''}=${filters.value ?? ''}`}
-          filters={filters}
+          property={filters.property}
+          value={filters.value}
           onApply={(property, value) => void navigate({ search: (prev) => ({ ...prev, property, value }) })}
         />
         <button
@@ -349,37 +351,6 @@ interface DashboardFilters {
   dateFrom: string | undefined
   property: string | undefined
   value: string | undefined
-}
-
-/** The property filter's fields: applied to every tile when both are given, cleared with Clear. */
-function PropertyFilterForm({ filters, onApply }: { filters: DashboardFilters; onApply: (property?: string, value?: string) => void }) {
-  const [property, setProperty] = useState(filters.property ?? '')
-  const [value, setValue] = useState(filters.value ?? '')
-  return (
-    <form
-      className="row"
-      aria-label="Property filter"
-      onSubmit={(e) => {
-        e.preventDefault()
-        onApply(property.trim() || undefined, property.trim() ? value : undefined)
-      }}
-    >
-      <label className="field">
-        <span>Event property</span>
-        <input value={property} placeholder="$browser" onChange={(e) => setProperty(e.target.value)} />
-      </label>
-      <label className="field">
-        <span>equals</span>
-        <input value={value} placeholder="Chrome" onChange={(e) => setValue(e.target.value)} />
-      </label>
-      <button type="submit">Filter</button>
-      {filters.property && (
-        <button type="button" onClick={() => onApply(undefined, undefined)}>
-          Clear filter
-        </button>
-      )}
-    </form>
-  )
 }
 
 function TextCardForm({ projectId, id, onAdded }: { projectId: string; id: string; onAdded: () => void }) {

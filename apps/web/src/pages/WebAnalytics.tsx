@@ -1,4 +1,5 @@
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router'
+import { PropertyFilterForm } from '../components/PropertyFilterForm'
 import { ListStates, Empty, ErrorNotice, Loading } from '../components/States'
 import { BreakdownTabs, OverviewTiles, StatsTable } from '../components/WebStats'
 import {
@@ -36,8 +37,9 @@ export function WebAnalytics(): React.JSX.Element {
   const range = rangeOf(search.date_from, search.date_to)
   const custom = isCustom(range)
   const tab = search.tab ?? DEFAULT_TAB
-  const overview = useWebQuery(projectId, overviewQuery(range))
-  const table = useWebQuery(projectId, tableQuery(range, tab))
+  const filter = { property: search.property, value: search.value }
+  const overview = useWebQuery(projectId, overviewQuery(range, filter))
+  const table = useWebQuery(projectId, tableQuery(range, tab, filter))
   const rangeLabel = custom
     ? `${range.from} to ${range.to ?? 'today'}`
     : (DATE_PRESETS.find(([p]) => p === range.from)?.[1] ?? '').toLowerCase()
@@ -83,6 +85,12 @@ export function WebAnalytics(): React.JSX.Element {
           )}
         </div>
       </div>
+      <PropertyFilterForm
+        key={`${filter.property ?? ''}=${filter.value ?? ''}`}
+        property={filter.property}
+        value={filter.value}
+        onApply={(property, value) => void navigate({ search: (prev) => ({ ...prev, property, value }), replace: true })}
+      />
       {overview.isPending ? (
         <Loading what="the overview" />
       ) : overview.isError ? (
