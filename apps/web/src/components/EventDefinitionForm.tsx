@@ -1,7 +1,7 @@
 import type { EventDefinition } from '@burrow/contracts'
 import { useMutation } from '@tanstack/react-query'
 import { useState } from 'react'
-import { errorWords } from '../api'
+import { Refusal } from './States'
 
 /** What the Data management page shows of an event definition and lets a person change. */
 export type Definition = Pick<EventDefinition, 'id' | 'name' | 'description' | 'tags' | 'verified'>
@@ -64,11 +64,7 @@ export function EventDefinitionForm({
           {saving.isPending ? 'Saving…' : 'Save'}
         </button>
       </div>
-      {saving.isError && (
-        <p className="error" role="alert">
-          {errorWords(saving.error)}
-        </p>
-      )}
+      {saving.isError && <Refusal error={saving.error} />}
     </form>
   )
 }

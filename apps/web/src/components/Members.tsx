@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
-import { errorWords, trpc } from '../api'
+import { trpc } from '../api'
 import { DataTable } from './DataTable'
-import { ListStates } from './States'
+import { ListStates, Refusal } from './States'
 
 /** PostHog's membership levels and their names. */
 const LEVELS = [
@@ -88,11 +88,7 @@ export function Members() {
           />
         )}
       </ListStates>
-      {withdraw.isError && (
-        <p className="error" role="alert">
-          {errorWords(withdraw.error)}
-        </p>
-      )}
+      {withdraw.isError && <Refusal error={withdraw.error} />}
     </section>
   )
 }
@@ -149,11 +145,7 @@ function InviteForm({ onInvited }: { onInvited: () => void }) {
             Create invite
           </button>
         </div>
-        {invite.isError && (
-          <p className="error" role="alert">
-            {errorWords(invite.error)}
-          </p>
-        )}
+        {invite.isError && <Refusal error={invite.error} />}
         {invite.data && (
           <div role="status">
             <p>Send {invite.data.target_email} this link; it works once, until the invite expires:</p>

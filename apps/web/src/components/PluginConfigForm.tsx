@@ -1,7 +1,7 @@
 import type { PluginConfigField } from '@burrow/contracts'
 import { useMutation } from '@tanstack/react-query'
 import { useState } from 'react'
-import { errorWords } from '../api'
+import { Refusal } from './States'
 
 /**
  * One field of a plugin's config schema, as PostHog's plugin.json declares it; its type is kept
@@ -146,11 +146,7 @@ export function PluginConfigForm({
           {saving.isPending ? 'Saving…' : submitLabel}
         </button>
       </div>
-      {saving.isError && (
-        <p className="error" role="alert">
-          {errorWords(saving.error)}
-        </p>
-      )}
+      {saving.isError && <Refusal error={saving.error} />}
     </form>
   )
 }

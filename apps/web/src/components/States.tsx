@@ -29,6 +29,15 @@ export function ErrorNotice({ error, retry }: { error: unknown; retry?: () => vo
   )
 }
 
+/** A change the service refused, in its own words, announced to screen readers. */
+export function Refusal({ error }: { error: unknown }) {
+  return (
+    <p className="error" role="alert">
+      {errorWords(error)}
+    </p>
+  )
+}
+
 /**
  * A list's states before its rows: loading, failed (with a retry) and empty; the rows are drawn
  * by `children` only once there are some.

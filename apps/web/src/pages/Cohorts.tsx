@@ -1,13 +1,13 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router'
 import { useState } from 'react'
-import { errorWords, trpc } from '../api'
+import { trpc } from '../api'
 import { criteriaOf, filtersOf, newCriteria, type Criteria } from '../cohortCriteria'
 import { CohortCriteriaEditor } from '../components/CohortCriteriaEditor'
 import { DataTable } from '../components/DataTable'
 import { Dialog } from '../components/Dialog'
 import { SearchForm } from '../components/SearchForm'
-import { ErrorNotice, ListStates, Loading } from '../components/States'
+import { ErrorNotice, ListStates, Loading, Refusal } from '../components/States'
 
 type Cohort = Awaited<ReturnType<typeof trpc.cohorts.get.query>>
 
@@ -133,11 +133,7 @@ function StaticCohortForm({ projectId, onCreated }: { projectId: string; onCreat
           Create static cohort
         </button>
       </div>
-      {create.isError && (
-        <p className="error" role="alert">
-          {errorWords(create.error)}
-        </p>
-      )}
+      {create.isError && <Refusal error={create.error} />}
     </form>
   )
 }
@@ -219,11 +215,7 @@ function CohortForm({ projectId, cohort, onSaved }: { projectId: string; cohort?
           </span>
         )}
       </div>
-      {save.isError && (
-        <p className="error" role="alert">
-          {errorWords(save.error)}
-        </p>
-      )}
+      {save.isError && <Refusal error={save.error} />}
     </form>
   )
 }
@@ -276,11 +268,7 @@ export function CohortPage(): React.JSX.Element {
             Cancel
           </button>
         </div>
-        {remove.isError && (
-          <p className="error" role="alert">
-            {errorWords(remove.error)}
-          </p>
-        )}
+        {remove.isError && <Refusal error={remove.error} />}
       </Dialog>
       <p aria-live="polite">
         <strong>{countOf(data)}</strong> <span className="muted">· {kindOf(data)} cohort</span>
@@ -326,11 +314,7 @@ function AddMembersForm({ projectId, cohortId, onAdded }: { projectId: string; c
       <button type="submit" disabled={add.isPending}>
         Add persons
       </button>
-      {add.isError && (
-        <p className="error" role="alert">
-          {errorWords(add.error)}
-        </p>
-      )}
+      {add.isError && <Refusal error={add.error} />}
     </form>
   )
 }

@@ -1,11 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router'
 import { useState } from 'react'
-import { errorWords, trpc } from '../api'
+import { trpc } from '../api'
 import { InsightResult } from '../components/InsightResult'
 import { DataTable } from '../components/DataTable'
 import { SearchForm } from '../components/SearchForm'
-import { ErrorNotice, ListStates, Loading } from '../components/States'
+import { ErrorNotice, ListStates, Loading, Refusal } from '../components/States'
 import { useDashboards, useInsightResult } from '../insightHooks'
 import { sourceOfInsight, withDateRange, withPropertyFilter } from '../insightQuery'
 import { PropertyFilterForm } from '../components/PropertyFilterForm'
@@ -87,11 +87,7 @@ function NewDashboardForm({ projectId }: { projectId: string }) {
       <button type="submit" className="primary" disabled={create.isPending}>
         Create dashboard
       </button>
-      {create.isError && (
-        <p className="error" role="alert">
-          {errorWords(create.error)}
-        </p>
-      )}
+      {create.isError && <Refusal error={create.error} />}
     </form>
   )
 }
@@ -152,11 +148,7 @@ export function DashboardPage(): React.JSX.Element {
           </button>
         </div>
       </div>
-      {remove.isError && (
-        <p className="error" role="alert">
-          {errorWords(remove.error)}
-        </p>
-      )}
+      {remove.isError && <Refusal error={remove.error} />}
       {dashboard.data.description && <p className="muted">{dashboard.data.description}</p>}
       <div className="toolbar">
         <label className="field">
@@ -224,11 +216,7 @@ export function DashboardPage(): React.JSX.Element {
           ))}
         </div>
       )}
-      {change.isError && (
-        <p className="error" role="alert">
-          {errorWords(change.error)}
-        </p>
-      )}
+      {change.isError && <Refusal error={change.error} />}
       <TextCardForm projectId={projectId} id={id} onAdded={() => void dashboard.refetch()} />
     </>
   )
@@ -380,11 +368,7 @@ function TextCardForm({ projectId, id, onAdded }: { projectId: string; id: strin
           Add text card
         </button>
       </div>
-      {add.isError && (
-        <p className="error" role="alert">
-          {errorWords(add.error)}
-        </p>
-      )}
+      {add.isError && <Refusal error={add.error} />}
     </form>
   )
 }

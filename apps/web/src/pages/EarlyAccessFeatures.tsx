@@ -2,10 +2,10 @@ import type { EarlyAccessFeature } from '@burrow/contracts'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useParams } from '@tanstack/react-router'
 import { useState } from 'react'
-import { errorWords, trpc } from '../api'
+import { trpc } from '../api'
 import { DataTable } from '../components/DataTable'
 import { Dialog } from '../components/Dialog'
-import { ListStates } from '../components/States'
+import { ListStates, Refusal } from '../components/States'
 
 const FROM = '/project/$projectId/early_access_features'
 
@@ -100,11 +100,7 @@ export function EarlyAccessFeatures(): React.JSX.Element {
           />
         )}
       </ListStates>
-      {setStage.isError && (
-        <p className="error" role="alert">
-          {errorWords(setStage.error)}
-        </p>
-      )}
+      {setStage.isError && <Refusal error={setStage.error} />}
       <Dialog
         open={removing !== undefined}
         title={removing ? `Delete ${removing.name}?` : 'Delete feature?'}
@@ -121,11 +117,7 @@ export function EarlyAccessFeatures(): React.JSX.Element {
                 Delete
               </button>
             </div>
-            {remove.isError && (
-              <p className="error" role="alert">
-                {errorWords(remove.error)}
-              </p>
-            )}
+            {remove.isError && <Refusal error={remove.error} />}
           </div>
         )}
       </Dialog>
@@ -176,11 +168,7 @@ function NewFeatureForm({ projectId, onCreated }: { projectId: string; onCreated
       <button type="submit" className="primary" disabled={create.isPending}>
         Create feature
       </button>
-      {create.isError && (
-        <p className="error" role="alert">
-          {errorWords(create.error)}
-        </p>
-      )}
+      {create.isError && <Refusal error={create.error} />}
     </form>
   )
 }

@@ -1,12 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router'
 import { useId, useState } from 'react'
-import { errorWords, trpc } from '../api'
+import { trpc } from '../api'
 import { SearchForm } from '../components/SearchForm'
 import { DataTable } from '../components/DataTable'
 import { Dialog } from '../components/Dialog'
 import { FlagFiltersEditor } from '../components/FlagFiltersEditor'
-import { ErrorNotice, ListStates, Loading } from '../components/States'
+import { ErrorNotice, ListStates, Loading, Refusal } from '../components/States'
 import { filtersOf, formOf, problemsOf, type FlagForm } from '../flagFilters'
 
 type Flag = Awaited<ReturnType<typeof trpc.featureFlags.get.query>>
@@ -83,11 +83,7 @@ export function FeatureFlags(): React.JSX.Element {
           />
         )}
       </ListStates>
-      {toggle.isError && (
-        <p className="error" role="alert">
-          {errorWords(toggle.error)}
-        </p>
-      )}
+      {toggle.isError && <Refusal error={toggle.error} />}
     </>
   )
 }
@@ -135,11 +131,7 @@ function NewFlagForm({ projectId, onCreated }: { projectId: string; onCreated: (
       <button type="submit" className="primary" disabled={create.isPending}>
         Create flag
       </button>
-      {create.isError && (
-        <p className="error" role="alert">
-          {errorWords(create.error)}
-        </p>
-      )}
+      {create.isError && <Refusal error={create.error} />}
     </form>
   )
 }
@@ -202,11 +194,7 @@ export function FeatureFlagPage(): React.JSX.Element {
             Cancel
           </button>
         </div>
-        {remove.isError && (
-          <p className="error" role="alert">
-            {errorWords(remove.error)}
-          </p>
-        )}
+        {remove.isError && <Refusal error={remove.error} />}
       </Dialog>
       <FlagEditForm
         key={data.id}
@@ -287,11 +275,7 @@ function FlagEditForm({ projectId, flag, onSaved }: { projectId: string; flag: F
           </span>
         )}
       </div>
-      {save.isError && (
-        <p className="error" role="alert">
-          {errorWords(save.error)}
-        </p>
-      )}
+      {save.isError && <Refusal error={save.error} />}
     </form>
   )
 }

@@ -1,10 +1,10 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router'
 import { useState } from 'react'
-import { errorWords, trpc } from '../api'
+import { trpc } from '../api'
 import { BuilderForm } from '../components/BuilderForm'
 import { InsightResult } from '../components/InsightResult'
-import { ErrorNotice, Loading } from '../components/States'
+import { ErrorNotice, Loading, Refusal } from '../components/States'
 import { useMe } from '../hooks'
 import { useDashboards, useInsightByShortId, useInsightResult } from '../insightHooks'
 import { formOf, parseQueryParam, queryOf, sourceOfInsight, type BuilderForm as Form, type InsightSource } from '../insightQuery'
@@ -142,11 +142,7 @@ function SaveNew({ projectId, source }: { projectId: string; source: InsightSour
       <button type="submit" className="primary" disabled={save.isPending}>
         Save as insight
       </button>
-      {save.isError && (
-        <p className="error" role="alert">
-          {errorWords(save.error)}
-        </p>
-      )}
+      {save.isError && <Refusal error={save.error} />}
     </form>
   )
 }
@@ -162,11 +158,7 @@ function SaveChanges({ projectId, id, source, edited }: { projectId: string; id:
       <button type="button" className="primary" disabled={!edited || save.isPending} onClick={() => save.mutate()}>
         Save changes
       </button>
-      {save.isError && (
-        <p className="error" role="alert">
-          {errorWords(save.error)}
-        </p>
-      )}
+      {save.isError && <Refusal error={save.error} />}
     </div>
   )
 }
@@ -195,11 +187,7 @@ function DeleteInsight({ projectId, id }: { projectId: string; id: number }) {
       >
         Delete insight
       </button>
-      {remove.isError && (
-        <p className="error" role="alert">
-          {errorWords(remove.error)}
-        </p>
-      )}
+      {remove.isError && <Refusal error={remove.error} />}
     </div>
   )
 }
@@ -274,11 +262,7 @@ function AddToDashboard({ projectId, id, on }: { projectId: string; id: number; 
           ))}
         </p>
       )}
-      {add.isError && (
-        <p className="error" role="alert">
-          {errorWords(add.error)}
-        </p>
-      )}
+      {add.isError && <Refusal error={add.error} />}
     </form>
   )
 }

@@ -1,11 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router'
 import { useState } from 'react'
-import { errorWords, trpc } from '../api'
+import { trpc } from '../api'
 import { SearchForm } from '../components/SearchForm'
 import { DataTable } from '../components/DataTable'
 import { Dialog } from '../components/Dialog'
-import { Empty, ErrorNotice, ListStates, Loading } from '../components/States'
+import { Empty, ErrorNotice, ListStates, Loading, Refusal } from '../components/States'
 
 /** `/project/:id/persons`: people, searched by email, name or distinct id (kept in the URL). */
 export function Persons(): React.JSX.Element {
@@ -134,11 +134,7 @@ export function PersonPage(): React.JSX.Element {
             Cancel
           </button>
         </div>
-        {remove.isError && (
-          <p className="error" role="alert">
-            {errorWords(remove.error)}
-          </p>
-        )}
+        {remove.isError && <Refusal error={remove.error} />}
       </Dialog>
       <p className="muted">
         {data.is_identified ? 'Identified' : 'Anonymous'} · first seen {new Date(data.created_at).toLocaleString()}

@@ -6,7 +6,7 @@ import { errorWords, trpc } from '../api'
 import { DataTable } from '../components/DataTable'
 import { Dialog } from '../components/Dialog'
 import { PluginConfigForm } from '../components/PluginConfigForm'
-import { ErrorNotice, ListStates, Loading } from '../components/States'
+import { ErrorNotice, ListStates, Loading, Refusal } from '../components/States'
 import { useMe } from '../hooks'
 
 const FROM = '/project/$projectId/plugins'
@@ -370,11 +370,7 @@ function RunJob({ projectId, config, plugin }: { projectId: string; config: Plug
         </button>
       </div>
       {run.isSuccess && <p role="status">The job is queued; what it does is written to the plugin&apos;s log.</p>}
-      {run.isError && (
-        <p className="error" role="alert">
-          {errorWords(run.error)}
-        </p>
-      )}
+      {run.isError && <Refusal error={run.error} />}
     </form>
   )
 }
@@ -393,11 +389,7 @@ function RemovePlugin({ projectId, config, onRemoved }: { projectId: string; con
           Remove
         </button>
       </div>
-      {remove.isError && (
-        <p className="error" role="alert">
-          {errorWords(remove.error)}
-        </p>
-      )}
+      {remove.isError && <Refusal error={remove.error} />}
     </div>
   )
 }

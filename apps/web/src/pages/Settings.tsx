@@ -1,10 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useParams } from '@tanstack/react-router'
 import { useState } from 'react'
-import { errorWords, trpc } from '../api'
+import { trpc } from '../api'
 import { DataTable } from '../components/DataTable'
 import { Members } from '../components/Members'
-import { ErrorNotice, ListStates, Loading } from '../components/States'
+import { ErrorNotice, ListStates, Loading, Refusal } from '../components/States'
 import { SCOPE_OBJECTS, scopesFrom, type ScopeAccess } from '../scopes'
 
 /** `/project/:id/settings`: the project's token and snippet, the user's personal API keys, and the organization's members and invites. */
@@ -95,11 +95,7 @@ function PersonalApiKeys() {
           />
         )}
       </ListStates>
-      {revoke.isError && (
-        <p className="error" role="alert">
-          {errorWords(revoke.error)}
-        </p>
-      )}
+      {revoke.isError && <Refusal error={revoke.error} />}
     </section>
   )
 }
@@ -168,11 +164,7 @@ function NewKeyForm({ onCreated }: { onCreated: () => void }) {
             Create key
           </button>
         </div>
-        {create.isError && (
-          <p className="error" role="alert">
-            {errorWords(create.error)}
-          </p>
-        )}
+        {create.isError && <Refusal error={create.error} />}
         {create.data?.value && (
           <div role="status">
             <p>
