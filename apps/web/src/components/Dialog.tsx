@@ -1,4 +1,5 @@
 import { useEffect, useRef } from 'react'
+import { Refusal } from './States'
 
 /**
  * A modal dialog on the platform's own <dialog>: showModal() makes the rest of the page inert,
@@ -35,5 +36,43 @@ export function Dialog({
       </div>
       {open && children}
     </dialog>
+  )
+}
+
+/** A dialog that asks before a deletion: what it does, the button that does it, Cancel, and the service's refusal. */
+export function ConfirmDialog({
+  open,
+  title,
+  confirm,
+  busy,
+  error,
+  onConfirm,
+  onClose,
+  children,
+}: {
+  open: boolean
+  title: string
+  /** The confirming button's words ("Delete cohort"). */
+  confirm: string
+  busy: boolean
+  /** The refusal of the last try, if it failed. */
+  error: unknown
+  onConfirm: () => void
+  onClose: () => void
+  children: React.ReactNode
+}) {
+  return (
+    <Dialog open={open} title={title} onClose={onClose}>
+      {children}
+      <div className="row">
+        <button type="button" className="danger" disabled={busy} onClick={onConfirm}>
+          {confirm}
+        </button>
+        <button type="button" onClick={onClose}>
+          Cancel
+        </button>
+      </div>
+      {error !== undefined && error !== null && <Refusal error={error} />}
+    </Dialog>
   )
 }

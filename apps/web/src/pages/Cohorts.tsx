@@ -5,7 +5,7 @@ import { trpc } from '../api'
 import { criteriaOf, filtersOf, newCriteria, type Criteria } from '../cohortCriteria'
 import { CohortCriteriaEditor } from '../components/CohortCriteriaEditor'
 import { DataTable } from '../components/DataTable'
-import { Dialog } from '../components/Dialog'
+import { ConfirmDialog, Dialog } from '../components/Dialog'
 import { SearchForm } from '../components/SearchForm'
 import { ErrorNotice, ListStates, Loading, Refusal } from '../components/States'
 
@@ -255,21 +255,20 @@ export function CohortPage(): React.JSX.Element {
           </button>
         </div>
       </div>
-      <Dialog open={confirming} title="Delete this cohort?" onClose={() => setConfirming(false)}>
+      <ConfirmDialog
+        open={confirming}
+        title="Delete this cohort?"
+        confirm="Delete cohort"
+        busy={remove.isPending}
+        error={remove.isError ? remove.error : undefined}
+        onConfirm={() => remove.mutate()}
+        onClose={() => setConfirming(false)}
+      >
         <p>
           {data.name || `Cohort ${data.id}`} will no longer be listed, and flags and cohorts that name it stop matching its persons. The
           persons themselves stay.
         </p>
-        <div className="row">
-          <button type="button" className="danger" disabled={remove.isPending} onClick={() => remove.mutate()}>
-            Delete cohort
-          </button>
-          <button type="button" onClick={() => setConfirming(false)}>
-            Cancel
-          </button>
-        </div>
-        {remove.isError && <Refusal error={remove.error} />}
-      </Dialog>
+      </ConfirmDialog>
       <p aria-live="polite">
         <strong>{countOf(data)}</strong> <span className="muted">· {kindOf(data)} cohort</span>
         {data.last_calculation && <span className="muted"> · calculated {new Date(data.last_calculation).toLocaleString()}</span>}

@@ -4,7 +4,7 @@ import { useId, useState } from 'react'
 import { trpc } from '../api'
 import { SearchForm } from '../components/SearchForm'
 import { DataTable } from '../components/DataTable'
-import { Dialog } from '../components/Dialog'
+import { ConfirmDialog } from '../components/Dialog'
 import { FlagFiltersEditor } from '../components/FlagFiltersEditor'
 import { ErrorNotice, ListStates, Loading, Refusal } from '../components/States'
 import { filtersOf, formOf, problemsOf, type FlagForm } from '../flagFilters'
@@ -182,20 +182,19 @@ export function FeatureFlagPage(): React.JSX.Element {
           </button>
         </div>
       </div>
-      <Dialog open={confirming} title="Delete this flag?" onClose={() => setConfirming(false)}>
+      <ConfirmDialog
+        open={confirming}
+        title="Delete this flag?"
+        confirm="Delete flag"
+        busy={remove.isPending}
+        error={remove.isError ? remove.error : undefined}
+        onConfirm={() => remove.mutate()}
+        onClose={() => setConfirming(false)}
+      >
         <p>
           <code>{data.key}</code> will no longer be listed, and SDKs asking for it get nothing (false) from then on.
         </p>
-        <div className="row">
-          <button type="button" className="danger" disabled={remove.isPending} onClick={() => remove.mutate()}>
-            Delete flag
-          </button>
-          <button type="button" onClick={() => setConfirming(false)}>
-            Cancel
-          </button>
-        </div>
-        {remove.isError && <Refusal error={remove.error} />}
-      </Dialog>
+      </ConfirmDialog>
       <FlagEditForm
         key={data.id}
         projectId={projectId}

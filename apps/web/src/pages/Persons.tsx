@@ -4,8 +4,8 @@ import { useState } from 'react'
 import { trpc } from '../api'
 import { SearchForm } from '../components/SearchForm'
 import { DataTable } from '../components/DataTable'
-import { Dialog } from '../components/Dialog'
-import { Empty, ErrorNotice, ListStates, Loading, Refusal } from '../components/States'
+import { ConfirmDialog } from '../components/Dialog'
+import { Empty, ErrorNotice, ListStates, Loading } from '../components/States'
 
 /** `/project/:id/persons`: people, searched by email, name or distinct id (kept in the URL). */
 export function Persons(): React.JSX.Element {
@@ -120,22 +120,21 @@ export function PersonPage(): React.JSX.Element {
           </button>
         </div>
       </div>
-      <Dialog open={confirming} title="Delete this person?" onClose={() => setConfirming(false)}>
+      <ConfirmDialog
+        open={confirming}
+        title="Delete this person?"
+        confirm="Delete person"
+        busy={remove.isPending}
+        error={remove.isError ? remove.error : undefined}
+        onConfirm={() => remove.mutate()}
+        onClose={() => setConfirming(false)}
+      >
         <p>{data.name} and their distinct ids are removed; a later event of one of those ids makes a new person. This cannot be undone.</p>
         <label className="row">
           <input type="checkbox" checked={deleteEvents} onChange={(e) => setDeleteEvents(e.target.checked)} />
           <span>Also delete their events</span>
         </label>
-        <div className="row">
-          <button type="button" className="danger" disabled={remove.isPending} onClick={() => remove.mutate()}>
-            Delete person
-          </button>
-          <button type="button" onClick={() => setConfirming(false)}>
-            Cancel
-          </button>
-        </div>
-        {remove.isError && <Refusal error={remove.error} />}
-      </Dialog>
+      </ConfirmDialog>
       <p className="muted">
         {data.is_identified ? 'Identified' : 'Anonymous'} · first seen {new Date(data.created_at).toLocaleString()}
       </p>
