@@ -69,6 +69,25 @@ describe('waitFor', () => {
     expect(performance.now() - started).toBeLessThan(1000)
   })
 
+  it('names why the check before failed when the last one is still running at the deadline', async () => {
+    let calls = 0
+    const cause = new Error('2 of 3 events listed')
+    const error = await failureOf(
+      waitFor(
+        () => {
+          calls++
+          if (calls === 1) throw cause
+          return new Promise<never>(() => {})
+        },
+        { what: 'the events', timeoutMs: 60, intervalMs: 5 },
+      ),
+    )
+    expect(error.message).toBe(
+      'Timed out after 60 ms waiting for the events (2 checks; the last check was still running; the one before failed: Error: 2 of 3 events listed)',
+    )
+    expect(error.cause).toBe(cause)
+  })
+
   it('pauses intervalMs between checks', async () => {
     const starts: number[] = []
     await waitFor(

@@ -44,20 +44,29 @@ export async function waitFor<T>(
 ): Promise<Exclude<T, Pending>> {
   const deadline = now() + timeoutMs
   let checks = 0
+  // The last check that settled: when the final one is still running at the deadline, this is
+  // what tells why the awaited state had not come.
+  let settled: Outcome<T> | undefined
   for (;;) {
     checks++
     const outcome = await settleBefore(check, deadline)
     if (outcome.kind === 'value' && outcome.value !== undefined && outcome.value !== false) return outcome.value as Exclude<T, Pending>
+    if (outcome.kind !== 'late') settled = outcome
     const remaining = deadline - now()
     if (outcome.kind === 'late' || remaining <= 0) {
+      const describe = (o: Outcome<T> | undefined, which: string) =>
+        o === undefined || o.kind === 'late'
+          ? undefined
+          : o.kind === 'error'
+            ? `${which} failed: ${String(o.error)}`
+            : `${which} answered ${String(o.value)}`
       const last =
         outcome.kind === 'late'
-          ? 'the last check was still running'
-          : outcome.kind === 'error'
-            ? `the last check failed: ${String(outcome.error)}`
-            : `the last check answered ${String(outcome.value)}`
+          ? ['the last check was still running', describe(settled, 'the one before')].filter(Boolean).join('; ')
+          : describe(outcome, 'the last check')
+      const cause = settled?.kind === 'error' ? settled.error : undefined
       throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what} (${checks} ${checks === 1 ? 'check' : 'checks'}; ${last})`, {
-        cause: outcome.kind === 'error' ? outcome.error : undefined,
+        cause,
       })
     }
     await new Promise((resolve) => realSetTimeout(resolve, Math.min(intervalMs, remaining)))
