@@ -46,7 +46,7 @@ export async function waitFor<T>(
   let checks = 0
   // The last check that settled: when the final one is still running at the deadline, this is
   // what tells why the awaited state had not come.
-  let settled: Outcome<T> | undefined
+  let settled: Outcome<T | Pending> | undefined
   for (;;) {
     checks++
     const outcome = await settleBefore(check, deadline)
@@ -54,7 +54,7 @@ export async function waitFor<T>(
     if (outcome.kind !== 'late') settled = outcome
     const remaining = deadline - now()
     if (outcome.kind === 'late' || remaining <= 0) {
-      const describe = (o: Outcome<T> | undefined, which: string) =>
+      const describe = (o: Outcome<T | Pending> | undefined, which: string) =>
         o === undefined || o.kind === 'late'
           ? undefined
           : o.kind === 'error'
