@@ -106,6 +106,8 @@ interface RunFigures {
   /** CPU per /capture/ request under autocannon, in µs: the service's event-loop thread, its other threads, autocannon; the bare handler's thread. */
   captureMainUs: number
   captureOtherThreadsUs: number
+  /** Of captureOtherThreadsUs, what the capture threads' own event loops ran (the rest: the engine's threads and the pools'). */
+  captureThreadsUs: number
   captureLoadGeneratorUs: number
   bareMainUs: number
   bareLoadGeneratorUs: number
@@ -178,11 +180,15 @@ function run(): Promise<RunFigures> {
 
     // /capture/: single events at full speed, with each load generator...
     await untilStallsForgotten()
+    const threadsBefore = await metricsAt(service.base)
     const { result: capture, cpu: captureCpu } = await cpuPerRequest(
       service.child.process.pid!,
       () => load(`${service.base}/capture/`, captureBody),
       (r) => r.requests.total,
     )
+    const threadsAfter = await metricsAt(service.base)
+    const captureThreadsSeconds =
+      threadsAfter('burrow_capture_threads_cpu_seconds_total') - threadsBefore('burrow_capture_threads_cpu_seconds_total')
     const captureH2load = await h2load(`${service.base}/capture/`, captureBody)
     const saturatedLoop = await service.loopStalls()
     // ...then at half the autocannon maximum, evenly paced: latency and the event loop, then the
@@ -253,6 +259,7 @@ function run(): Promise<RunFigures> {
       durableMainUs: durable.cpu.mainUs,
       captureMainUs: captureCpu.mainUs,
       captureOtherThreadsUs: captureCpu.otherThreadsUs,
+      captureThreadsUs: round2((captureThreadsSeconds * 1e6) / Math.max(1, capture.requests.total)),
       captureLoadGeneratorUs: captureCpu.loadGeneratorUs,
       bareMainUs: bare.cpu.mainUs,
       bareLoadGeneratorUs: bare.cpu.loadGeneratorUs,
@@ -297,7 +304,7 @@ console.log(`/capture/ (single events)`)
 console.log(`  requests (autocannon)  ${m('captureMaxReqPerSec')} /s   ratio to bare uWebSockets.js ${m('captureRatio')} (target >= 0.5)`)
 console.log(`  requests (h2load)      ${m('captureMaxReqPerSecH2load')} /s   ratio to bare uWebSockets.js ${m('captureRatioH2load')}`)
 console.log(
-  `  CPU per request        service ${m('captureMainUs')} µs on its event loop + ${m('captureOtherThreadsUs')} µs on other threads, autocannon ${m('captureLoadGeneratorUs')} µs; bare handler ${m('bareMainUs')} µs, autocannon ${m('bareLoadGeneratorUs')} µs`,
+  `  CPU per request        service ${m('captureMainUs')} µs on its event loop + ${m('captureOtherThreadsUs')} µs on other threads (capture threads ${m('captureThreadsUs')} µs, the rest the engine's and the pools'), autocannon ${m('captureLoadGeneratorUs')} µs; bare handler ${m('bareMainUs')} µs, autocannon ${m('bareLoadGeneratorUs')} µs`,
 )
 console.log(
   `  at half the autocannon rate, paced: p50 ${m('captureP50AtHalfRateMs')} ms, p99 ${m('captureP99AtHalfRateMs')} ms (target < 5); bare handler p99 ${m('bareP99AtHalfRateMs')} ms`,

@@ -269,7 +269,10 @@ let serverBuilt: Promise<unknown> | undefined
 export async function startService(dataDir: string, token?: string, extraEnv: Record<string, string> = {}): Promise<Service> {
   const { DATABASE_URL: _d, CLICKHOUSE_URL: _c, REDIS_URL: _r, ...env } = process.env
   await (serverBuilt ??= promisify(execFile)(process.execPath, [path.join(ROOT, 'apps/server/scripts/build.mjs')]))
-  const child = await start([path.join(ROOT, 'apps/server/dist/main.mjs')], {
+  // BENCH_NODE_ARGS: node's own options for the service, such as `--cpu-prof --cpu-prof-dir=DIR`
+  // for a CPU profile of each of its threads (node refuses them in NODE_OPTIONS).
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
+  const child = await start([...nodeArgs, path.join(ROOT, 'apps/server/dist/main.mjs')], {
     cwd: ROOT,
     // The loop is sampled every millisecond, so that the longest delay reported is the longest
     // stall to within 1 ms (at the default 10 ms, an idle loop already reads 10 ms).

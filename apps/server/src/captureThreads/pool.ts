@@ -102,6 +102,12 @@ const THREAD = import.meta.url.endsWith('.ts')
   ? { script: new URL('./bootstrap.mjs', import.meta.url), entry: new URL('./thread.ts', import.meta.url).href }
   : { script: new URL('./captureThread.mjs', import.meta.url), entry: undefined }
 
+/**
+ * Of node's own options, the threads take only those that profile (`--cpu-prof`, `--heap-prof`
+ * and their settings), so that a profile of the service has one file per capture thread too.
+ */
+const PROFILING = process.execArgv.filter((arg) => /^--(cpu|heap)-prof/.test(arg))
+
 function notReady(): never {
   throw new Error('the service is not ready')
 }
@@ -145,7 +151,10 @@ export async function startCaptureThreads(options: CaptureThreadsOptions): Promi
   let stopping = false
   const threads: Thread[] = []
   for (let i = 0; i < options.count; i++) {
-    const worker = new Worker(THREAD.script, { workerData: { ...data, entry: THREAD.entry } satisfies CaptureThreadData, execArgv: [] })
+    const worker = new Worker(THREAD.script, {
+      workerData: { ...data, entry: THREAD.entry } satisfies CaptureThreadData,
+      execArgv: PROFILING,
+    })
     const lane: Lane = { spool: undefined, activeSeq: 0 }
     /** The requests this thread passed on that are being answered, by the thread's number for each. */
     const forwarded = new Map<number, AbortController>()

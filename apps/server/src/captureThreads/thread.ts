@@ -14,6 +14,7 @@ import { Registry } from 'prom-client'
 import { createDispatcher, isPublicSdkPath, type Lifecycle } from '../http/dispatch'
 import { monitorEventLoopBusy } from '../observability/eventLoopBusy'
 import { monitorEventLoopDelayMax } from '../observability/eventLoopDelay'
+import { monitorThreadCpu } from '../observability/threadCpu'
 import { startHttpServer, type HttpServer, type IncomingRequest, type OutgoingResponse } from '../http/uwsServer'
 import { createServerMetrics } from '../observability/metrics'
 import { asBuffer, connectPeer } from './peer'
@@ -51,6 +52,11 @@ monitorEventLoopBusy({
   name: 'burrow_capture_eventloop_busy_max_seconds',
   help: "The longest CPU time the capture threads' own work held their event loops in the last minute",
   sampleMs: data.eventLoopSampleMs,
+})
+monitorThreadCpu({
+  registry,
+  name: 'burrow_capture_threads_cpu_seconds_total',
+  help: 'CPU time the capture threads have run, together (of process_cpu_seconds_total, which adds every thread)',
 })
 
 const disk = new DiskReserve(data.disk)

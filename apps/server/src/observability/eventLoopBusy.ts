@@ -1,13 +1,6 @@
-import { closeSync, openSync, readSync } from 'node:fs'
 import { Gauge, type Registry } from 'prom-client'
+import { openThreadCpu } from './threadCpu'
 import { WindowedMax } from './windowedMax'
-
-/** The first field of Linux's schedstat: the CPU time the thread has run, in ns. */
-function readRunNs(fd: number, buf: Buffer): number {
-  const n = readSync(fd, buf, 0, buf.length, 0)
-  const end = buf.indexOf(0x20)
-  return Number(buf.toString('latin1', 0, end < 0 || end > n ? n : end))
-}
 
 export interface EventLoopBusyOptions {
   registry: Registry
@@ -26,22 +19,16 @@ export const MAX_WINDOW_MS = 60_000
  * every `sampleMs`: how long its own work (callbacks, garbage collection) held its event loop.
  * The delay metrics count wall time, which on a machine with more busy threads than cores also
  * holds the time the thread waited for a core; this tells the two apart. It reads the thread's
- * CPU time from /proc/thread-self/schedstat (about 2 µs a read); where that does not exist it
- * registers nothing and answers undefined.
+ * CPU clock (see openThreadCpu); where that cannot be read it registers nothing and answers
+ * undefined.
  */
 export function monitorEventLoopBusy(options: EventLoopBusyOptions): { stop(): void } | undefined {
-  let fd: number
-  try {
-    // Opened by this thread, the file keeps describing this thread.
-    fd = openSync('/proc/thread-self/schedstat', 'r')
-  } catch {
-    return undefined
-  }
-  const buf = Buffer.alloc(64)
-  let last = readRunNs(fd, buf)
+  const clock = openThreadCpu()
+  if (!clock) return undefined
+  let last = clock.readNs()
   const max = new WindowedMax(options.windowMs ?? MAX_WINDOW_MS)
   const timer = setInterval(() => {
-    const now = readRunNs(fd, buf)
+    const now = clock.readNs()
     max.record(now - last)
     last = now
   }, options.sampleMs)
@@ -59,7 +46,7 @@ export function monitorEventLoopBusy(options: EventLoopBusyOptions): { stop(): v
     stop() {
       clearInterval(timer)
       options.registry.removeSingleMetric(options.name)
-      closeSync(fd)
+      clock.close()
     },
   }
 }

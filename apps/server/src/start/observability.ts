@@ -2,6 +2,7 @@ import type { Config } from '@burrow/config'
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client'
 import { monitorEventLoopBusy } from '../observability/eventLoopBusy'
 import { monitorEventLoopDelayMax } from '../observability/eventLoopDelay'
+import { monitorThreadCpu } from '../observability/threadCpu'
 import { registerBuildInfo } from '../observability/serviceMetrics'
 import type { Teardown } from './teardown'
 
@@ -35,8 +36,14 @@ export function startObservability(config: Config, teardown: Teardown): Registry
     help: "The longest CPU time the main thread's own work held its event loop in the last minute",
     sampleMs: config.EVENT_LOOP_SAMPLE_MS,
   })
+  const cpu = monitorThreadCpu({
+    registry,
+    name: 'burrow_main_thread_cpu_seconds_total',
+    help: 'CPU time the main thread has run (of process_cpu_seconds_total, which adds every thread)',
+  })
   registerBuildInfo(registry)
   teardown.atTheEnd(async () => loopDelay.stop())
   if (loopBusy) teardown.atTheEnd(async () => loopBusy.stop())
+  if (cpu) teardown.atTheEnd(async () => cpu.stop())
   return registry
 }
