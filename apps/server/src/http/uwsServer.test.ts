@@ -197,3 +197,58 @@ describe('a request whose framing two readers could read apart (request smugglin
     expect(answers.answer.match(/HTTP\/1\.1 200 /g)).toHaveLength(2)
   })
 })
+
+describe("a request's signal", () => {
+  /** A server whose handler waits `readAfterMs` before it asks for the signal, then answers when it aborts. */
+  async function withWaitingHandler(readAfterMs: number, body: (port: number, aborted: Promise<boolean>) => Promise<void>) {
+    let settle!: (value: boolean) => void
+    const aborted = new Promise<boolean>((resolve) => (settle = resolve))
+    const waiting = await startHttpServer({
+      host: '127.0.0.1',
+      port: 0,
+      maxBodyBytes: LIMIT,
+      log: () => {},
+      dispatch: (req) =>
+        new Promise((resolve) => {
+          setTimeout(() => {
+            const signal = req.signal!
+            const answer = () => {
+              settle(signal.aborted)
+              resolve({ status: 200, headers: {}, body: '' })
+            }
+            if (signal.aborted) answer()
+            else signal.addEventListener('abort', answer, { once: true })
+          }, readAfterMs)
+        }),
+    })
+    try {
+      await body(waiting.port, aborted)
+    } finally {
+      waiting.close()
+      waiting.closeConnections()
+    }
+  }
+
+  /** Sends a whole request, then closes the connection once the server has had `closeAfterMs` with it. */
+  async function sendAndLeave(port: number, closeAfterMs: number): Promise<void> {
+    const socket = connect(port, '127.0.0.1')
+    await new Promise((resolve) => socket.once('connect', resolve))
+    socket.write('POST /x HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\n{}')
+    await new Promise((resolve) => setTimeout(resolve, closeAfterMs))
+    socket.destroy()
+  }
+
+  it('aborts when the client goes away while the handler waits on it', async () => {
+    await withWaitingHandler(0, async (port, aborted) => {
+      await sendAndLeave(port, 100)
+      expect(await aborted).toBe(true)
+    })
+  })
+
+  it('is aborted already for a handler that asks for it after the client went away', async () => {
+    await withWaitingHandler(300, async (port, aborted) => {
+      await sendAndLeave(port, 50)
+      expect(await aborted).toBe(true)
+    })
+  })
+})

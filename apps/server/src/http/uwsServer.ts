@@ -209,10 +209,12 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
   const discardLimit = limit + discard.bytes
   app.any('/*', (res, req) => {
     const state: RequestState = { aborted: false, head: false, refused: false, discardTimer: undefined }
-    const gone = new AbortController()
+    // Made only for a handler that asks for the signal: most requests (capture's) never do, and
+    // a controller and its signal for each would cost a few µs of every one.
+    let gone: AbortController | undefined
     res.onAborted(() => {
       state.aborted = true
-      gone.abort()
+      gone?.abort()
       clearTimeout(state.discardTimer)
     })
     // The request object is only valid until this function returns: copy what is needed.
@@ -284,7 +286,11 @@ export function startHttpServer(options: HttpServerOptions): Promise<HttpServer>
         headers,
         body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks),
         remoteAddress,
-        signal: gone.signal,
+        get signal() {
+          gone ??= new AbortController()
+          if (state.aborted) gone.abort()
+          return gone.signal
+        },
       }
       let answer: Promise<OutgoingResponse> | OutgoingResponse
       try {
