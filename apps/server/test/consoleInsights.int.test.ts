@@ -278,4 +278,95 @@ describe('insights and dashboards in the console', () => {
     await page.getByRole('button', { name: 'Delete insight' }).click()
     await page.getByText('No saved insights yet').waitFor()
   }, 90_000)
+
+  it('breaks a smoothed trend down by two properties, saved, its legend and table naming each pair of values', async () => {
+    // Reports viewed in two browsers on two plans, sent through /batch/, over the last days.
+    const client = new PostHog(account.projectToken, { host: service.baseUrl, flushAt: 1, flushInterval: 0 })
+    const now = Date.now()
+    const views: [string, string, string, number][] = [
+      ...Array.from({ length: 15 }, (_, i) => ['ada', 'Safari', 'pro', 1 + 4 * i] as [string, string, string, number]),
+      ['bob', 'Chrome', 'free', 2],
+      ['cy', 'Safari', 'free', 26],
+    ]
+    for (const [person, browser, plan, hoursAgo] of views) {
+      client.capture({
+        distinctId: person,
+        event: 'report viewed',
+        timestamp: new Date(now - hoursAgo * HOUR),
+        properties: { $browser: browser, plan },
+      })
+    }
+    await client.shutdown()
+    const byBrowserAndPlan = {
+      kind: 'TrendsQuery',
+      series: [{ kind: 'EventsNode', event: 'report viewed' }],
+      dateRange: { date_from: '-7d' },
+      breakdownFilter: { breakdowns: [{ property: '$browser' }, { property: 'plan' }] },
+    }
+    await waitFor(
+      async () => {
+        const rows = (await postQuery(byBrowserAndPlan)).results as { data: number[] }[]
+        return rows.flatMap((r) => r.data).reduce((a, b) => a + b, 0) === views.length ? true : undefined
+      },
+      { what: 'the report views stored', timeoutMs: 45_000, intervalMs: 250 },
+    )
+
+    await page.goto(projectUrl('insights/new'))
+    await page.getByLabel('Series 1 event').fill('report viewed')
+    await page.getByLabel('Breakdown 1 property').fill('$browser')
+    await page.getByRole('button', { name: 'Add breakdown' }).click()
+    await page.getByLabel('Breakdown 2 property').fill('plan')
+    await page.getByLabel('Smoothing').selectOption('7')
+    await page.waitForURL(/smoothingIntervals/)
+    expect(queryInUrl()).toMatchObject({
+      series: [{ event: 'report viewed' }],
+      trendsFilter: { smoothingIntervals: 7 },
+      breakdownFilter: {
+        breakdowns: [
+          { property: '$browser', type: 'event' },
+          { property: 'plan', type: 'event' },
+        ],
+      },
+    })
+    await page.getByRole('img', { name: /line chart/ }).waitFor()
+    await checkPage('insight-breakdowns')
+    await page.getByLabel('Insight name').fill('Reports by browser and plan')
+    await page.getByRole('button', { name: 'Save as insight' }).click()
+    await page.getByRole('heading', { name: 'Reports by browser and plan', level: 1 }).waitFor()
+
+    // Opened again, from its link alone: the same breakdowns and smoothing, and the labels /query/ answers.
+    await page.goto(page.url().split('?')[0]!)
+    await page.getByRole('img', { name: /line chart/ }).waitFor()
+    expect(await page.getByLabel('Breakdown 1 property').inputValue()).toBe('$browser')
+    expect(await page.getByLabel('Breakdown 2 property').inputValue()).toBe('plan')
+    expect(await page.getByLabel('Smoothing').inputValue()).toBe('7')
+    const saved = (
+      await postQuery({ ...byBrowserAndPlan, interval: 'day', trendsFilter: { display: 'ActionsLineGraph', smoothingIntervals: 7 } })
+    ).results as { label: string; labels: string[]; data: number[] }[]
+    expect(saved.map((r) => r.label).sort()).toEqual(['Chrome::free', 'Safari::free', 'Safari::pro'])
+    const legend = await page.locator('.legend li').allTextContents()
+    expect(legend.map((l) => l.trim())).toEqual(saved.map((r) => r.label))
+    await page.getByRole('button', { name: 'Show as table' }).click()
+    const title = 'Reports by browser and plan'
+    const heads = await page.getByRole('table', { name: title, exact: true }).locator('thead th').allTextContents()
+    expect(heads).toEqual(['Date', ...saved.map((r) => r.label)])
+    expect(await rowsOf(title)).toEqual(saved[0]!.labels.map((label, i) => [label, ...saved.map((r) => String(r.data[i]))]))
+    // Smoothed: each day the floor of the week's average up to it, not the day's own count.
+    const raw = (await postQuery({ ...byBrowserAndPlan, interval: 'day' })).results as { label: string; data: number[] }[]
+    const safariPro = (rows: { label: string; data: number[] }[]) => rows.find((r) => r.label === 'Safari::pro')!.data
+    expect(safariPro(raw).reduce((a, b) => a + b, 0)).toBe(15)
+    expect(safariPro(saved)).not.toEqual(safariPro(raw))
+    await checkPage('insight-breakdowns-table')
+
+    // One breakdown takes bins of its numeric values, and a URL one its normalizing.
+    await page.getByRole('button', { name: 'Remove breakdown 2' }).click()
+    await page.getByLabel('Bin numeric values').check()
+    await page.waitForURL(/breakdown_histogram_bin_count/)
+    expect(queryInUrl().breakdownFilter).toEqual({ breakdown_type: 'event', breakdown: '$browser', breakdown_histogram_bin_count: 10 })
+    await page.getByLabel('Breakdown 1 property').fill('$current_url')
+    await page.getByLabel(/Normalize URLs/).check()
+    await page.waitForURL(/breakdown_normalize_url/)
+    expect(queryInUrl().breakdownFilter).toMatchObject({ breakdown: '$current_url', breakdown_normalize_url: true })
+    await checkPage('insight-breakdown-options')
+  }, 90_000)
 })

@@ -21,7 +21,7 @@ describe("the insight builder's query", () => {
           { event: '', math: 'dau', property: 'ignored' },
           { event: '$pageview', math: 'total', property: '' },
         ],
-        breakdown: ' plan ',
+        breakdowns: [{ property: ' plan ', type: 'event' }],
         dateFrom: '-30d',
         interval: 'week',
         display: 'ActionsBar',
@@ -67,7 +67,7 @@ describe("the insight builder's query", () => {
         windowInterval: 3,
         windowUnit: 'hour',
         order: 'strict',
-        breakdown: '$browser',
+        breakdowns: [{ property: '$browser', type: 'event' }],
       }),
     )
     expect(query).toEqual({
@@ -80,6 +80,70 @@ describe("the insight builder's query", () => {
       funnelsFilter: { funnelWindowInterval: 3, funnelWindowIntervalUnit: 'hour', funnelOrderType: 'strict', funnelVizType: 'steps' },
       breakdownFilter: { breakdown_type: 'event', breakdown: '$browser' },
     })
+  })
+
+  it('breaks a trend down by several properties, event or person, as `breakdowns`', () => {
+    const query = queryOf(
+      form({
+        breakdowns: [
+          { property: ' $browser ', type: 'event' },
+          { property: '', type: 'event' },
+          { property: 'plan', type: 'person' },
+          { property: '$pathname', type: 'event' },
+        ],
+        normalizeUrl: true,
+        // Bins are for one breakdown alone: PostHog takes none with several.
+        histogramBins: 10,
+      }),
+    )
+    expect(query.breakdownFilter).toEqual({
+      breakdowns: [
+        { property: '$browser', type: 'event' },
+        { property: 'plan', type: 'person' },
+        { property: '$pathname', type: 'event', normalize_url: true },
+      ],
+    })
+    expect(formOf(JSON.parse(JSON.stringify(query)))).toMatchObject({
+      breakdowns: [
+        { property: '$browser', type: 'event' },
+        { property: 'plan', type: 'person' },
+        { property: '$pathname', type: 'event' },
+      ],
+      normalizeUrl: true,
+      histogramBins: 0,
+    })
+  })
+
+  it('bins one numeric breakdown, normalizes a URL one, and asks neither of a funnel', () => {
+    const binned = queryOf(form({ breakdowns: [{ property: 'total', type: 'event' }], histogramBins: 5, normalizeUrl: true }))
+    // `total` is no URL: nothing to normalize.
+    expect(binned.breakdownFilter).toEqual({ breakdown_type: 'event', breakdown: 'total', breakdown_histogram_bin_count: 5 })
+    expect(formOf(binned)).toMatchObject({ breakdowns: [{ property: 'total', type: 'event' }], histogramBins: 5 })
+    const url = queryOf(form({ breakdowns: [{ property: '$current_url', type: 'person' }], normalizeUrl: true }))
+    expect(url.breakdownFilter).toEqual({ breakdown_type: 'person', breakdown: '$current_url', breakdown_normalize_url: true })
+    expect(formOf(url)).toMatchObject({ normalizeUrl: true, histogramBins: 0 })
+    const funnel = queryOf(
+      form({
+        kind: 'FunnelsQuery',
+        breakdowns: [
+          { property: 'plan', type: 'person' },
+          { property: '$browser', type: 'event' },
+        ],
+        histogramBins: 5,
+        normalizeUrl: true,
+      }),
+    )
+    expect(funnel.breakdownFilter).toEqual({ breakdown_type: 'person', breakdown: 'plan' })
+  })
+
+  it('smooths a daily trend over 7 or 28 days, and no other interval', () => {
+    expect(queryOf(form({ smoothing: 7 })).trendsFilter).toEqual({ display: 'ActionsLineGraph', smoothingIntervals: 7 })
+    expect(formOf(queryOf(form({ smoothing: 28 }))).smoothing).toBe(28)
+    expect(queryOf(form({ smoothing: 1 })).trendsFilter).toEqual({ display: 'ActionsLineGraph' })
+    expect(queryOf(form({ smoothing: 7, interval: 'week' })).trendsFilter).toEqual({ display: 'ActionsLineGraph' })
+    // A query's own length (from the API) is kept.
+    const three = { kind: 'TrendsQuery', series: [], interval: 'day', trendsFilter: { smoothingIntervals: 3 } }
+    expect(queryOf(formOf(three)).trendsFilter).toEqual({ display: 'ActionsLineGraph', smoothingIntervals: 3 })
   })
 
   it('makes retention of a start and a return event by period', () => {
@@ -114,7 +178,7 @@ describe("the insight builder's query", () => {
     const forms: BuilderForm[] = [
       form({
         series: [{ event: 'x', math: 'median', property: 'price' }],
-        breakdown: 'plan',
+        breakdowns: [{ property: 'plan', type: 'person' }],
         compare: true,
         display: 'BoldNumber',
         interval: 'hour',
@@ -128,8 +192,19 @@ describe("the insight builder's query", () => {
         windowInterval: 2,
         windowUnit: 'week',
         order: 'unordered',
-        breakdown: 'plan',
+        breakdowns: [{ property: 'plan', type: 'event' }],
       }),
+      form({
+        breakdowns: [
+          { property: '$current_url', type: 'event' },
+          { property: 'plan', type: 'person' },
+        ],
+        normalizeUrl: true,
+        smoothing: 7,
+        display: 'ActionsLineGraphCumulative',
+      }),
+      form({ breakdowns: [{ property: 'total', type: 'event' }], histogramBins: 20, smoothing: 28 }),
+      form({ breakdowns: [{ property: '$pathname', type: 'person' }], normalizeUrl: true, display: 'ActionsPie' }),
       form({ kind: 'RetentionQuery', startEvent: 'a', returnEvent: 'b', period: 'Month', totalIntervals: 3, dateFrom: '-90d' }),
       form({ kind: 'StickinessQuery', dateFrom: 'all', interval: 'week' }),
     ]

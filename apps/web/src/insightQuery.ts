@@ -46,6 +46,28 @@ export const ORDERS = [
   ['unordered', 'Any order'],
 ] as const
 export const PERIODS = ['Day', 'Week', 'Month'] as const
+export const BREAKDOWN_TYPES = [
+  ['event', 'Event property'],
+  ['person', 'Person property'],
+] as const
+/** Trends break down by up to three properties at once (PostHog's limit); funnels by one. */
+export const MAX_BREAKDOWNS = { TrendsQuery: 3, FunnelsQuery: 1 } as const
+/** Smoothing of a daily trend, as PostHog offers it: the moving average's length in days. */
+export const SMOOTHINGS = [
+  [1, 'No smoothing'],
+  [7, '7-day'],
+  [28, '28-day'],
+] as const
+/** Properties whose values are URLs, which a breakdown can normalize (as PostHog offers it for them). */
+const URL_PROPERTIES = ['$current_url', '$pathname']
+export const isUrlProperty = (property: string): boolean => URL_PROPERTIES.includes(property.trim())
+/** PostHog's default number of bins of a numeric breakdown. */
+export const DEFAULT_HISTOGRAM_BINS = 10
+
+export interface BreakdownForm {
+  property: string
+  type: (typeof BREAKDOWN_TYPES)[number][0]
+}
 
 export interface SeriesForm {
   event: string
@@ -60,8 +82,14 @@ export interface BuilderForm {
   dateFrom: string
   dateTo: string
   interval: Interval
-  /** An event property to break down by (trends, funnels); empty for none. */
-  breakdown: string
+  /** The properties to break down by (trends: up to three; funnels: the first); a row with no property is none. */
+  breakdowns: BreakdownForm[]
+  /** Trends with one breakdown: that many bins of its numeric values; 0 for none. */
+  histogramBins: number
+  /** Trends: URL breakdowns ($current_url, $pathname) without their trailing `/`, `?` and `#`. */
+  normalizeUrl: boolean
+  /** Daily trends: each day as the average of this many days up to it; 1 for none. */
+  smoothing: number
   compare: boolean
   /** Trends: the series combined by letter (`A/B`), drawn instead of them; empty for none. */
   formula: string
@@ -81,7 +109,10 @@ export const DEFAULT_FORM: BuilderForm = {
   dateFrom: '-7d',
   dateTo: '',
   interval: 'day',
-  breakdown: '',
+  breakdowns: [],
+  histogramBins: 0,
+  normalizeUrl: false,
+  smoothing: 1,
   compare: false,
   formula: '',
   display: 'ActionsLineGraph',
@@ -110,8 +141,44 @@ const dateRangeOf = (form: BuilderForm) => ({
   ...(form.dateTo.trim() ? { date_to: form.dateTo.trim() } : {}),
 })
 
-const breakdownOf = (form: BuilderForm) =>
-  form.breakdown.trim() ? { breakdownFilter: { breakdown_type: 'event', breakdown: form.breakdown.trim() } } : {}
+/** The breakdown rows with a property, trimmed. */
+const breakdownsOf = (form: BuilderForm): BreakdownForm[] =>
+  form.breakdowns.map((b) => ({ property: b.property.trim(), type: b.type })).filter((b) => b.property !== '')
+
+/** A funnel's breakdown: its first property alone. */
+const funnelBreakdownOf = (form: BuilderForm) => {
+  const [first] = breakdownsOf(form)
+  return first ? { breakdownFilter: { breakdown_type: first.type, breakdown: first.property } } : {}
+}
+
+/**
+ * A trend's breakdown: one property as `breakdown` (with its bins or URL normalization), several
+ * as `breakdowns`, each URL one normalized when asked (PostHog takes no bins with several).
+ */
+const trendsBreakdownOf = (form: BuilderForm) => {
+  const rows = breakdownsOf(form)
+  if (rows.length === 0) return {}
+  if (rows.length === 1) {
+    const [{ property, type }] = rows as [BreakdownForm]
+    return {
+      breakdownFilter: {
+        breakdown_type: type,
+        breakdown: property,
+        ...(form.histogramBins > 0 ? { breakdown_histogram_bin_count: Math.min(100, form.histogramBins) } : {}),
+        ...(form.normalizeUrl && isUrlProperty(property) ? { breakdown_normalize_url: true } : {}),
+      },
+    }
+  }
+  return {
+    breakdownFilter: {
+      breakdowns: rows.slice(0, MAX_BREAKDOWNS.TrendsQuery).map(({ property, type }) => ({
+        property,
+        type,
+        ...(form.normalizeUrl && isUrlProperty(property) ? { normalize_url: true } : {}),
+      })),
+    },
+  }
+}
 
 /** The query the form stands for, in PostHog's shape, which `/query/` runs and an insight keeps. */
 export function queryOf(form: BuilderForm): InsightSource {
@@ -123,8 +190,12 @@ export function queryOf(form: BuilderForm): InsightSource {
         series: form.series.map((s) => eventsNode(s, true)),
         interval: form.interval,
         dateRange,
-        trendsFilter: { display: form.display, ...(form.formula.trim() ? { formula: form.formula.trim() } : {}) },
-        ...breakdownOf(form),
+        trendsFilter: {
+          display: form.display,
+          ...(form.interval === 'day' && form.smoothing > 1 ? { smoothingIntervals: Math.min(366, form.smoothing) } : {}),
+          ...(form.formula.trim() ? { formula: form.formula.trim() } : {}),
+        },
+        ...trendsBreakdownOf(form),
         ...(form.compare ? { compareFilter: { compare: true } } : {}),
       }
     case 'FunnelsQuery':
@@ -138,7 +209,7 @@ export function queryOf(form: BuilderForm): InsightSource {
           funnelOrderType: form.order,
           funnelVizType: 'steps',
         },
-        ...breakdownOf(form),
+        ...funnelBreakdownOf(form),
       }
     case 'RetentionQuery': {
       const entity = (event: string) => ({ id: event.trim() || null, name: event.trim() || 'All events', type: 'events' })
@@ -177,6 +248,29 @@ const str = (v: unknown, fallback: string) => (typeof v === 'string' ? v : fallb
 const oneOf = <T extends string>(values: readonly T[], v: unknown, fallback: T): T => (values.includes(v as T) ? (v as T) : fallback)
 const mathValues = MATHS.map(([m]) => m)
 
+const propertyName = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '')
+
+/** The breakdown settings of a query's `breakdownFilter`: its `breakdowns` when it has them (as PostHog reads it), or its one `breakdown`. */
+function breakdownFormOf(filter: unknown): Pick<BuilderForm, 'breakdowns' | 'histogramBins' | 'normalizeUrl'> {
+  if (!isRecord(filter)) return { breakdowns: [], histogramBins: 0, normalizeUrl: false }
+  const types = BREAKDOWN_TYPES.map(([t]) => t)
+  if (Array.isArray(filter.breakdowns) && filter.breakdowns.length > 0) {
+    const rows = filter.breakdowns.filter(isRecord)
+    return {
+      breakdowns: rows.map((b) => ({ property: propertyName(b.property), type: oneOf(types, b.type, 'event') })),
+      histogramBins: 0,
+      normalizeUrl: rows.some((b) => b.normalize_url === true),
+    }
+  }
+  const one: unknown = Array.isArray(filter.breakdown) ? (filter.breakdown as unknown[])[0] : filter.breakdown
+  const property = propertyName(one)
+  return {
+    breakdowns: property ? [{ property, type: oneOf(types, filter.breakdown_type, 'event') }] : [],
+    histogramBins: typeof filter.breakdown_histogram_bin_count === 'number' ? filter.breakdown_histogram_bin_count : 0,
+    normalizeUrl: filter.breakdown_normalize_url === true,
+  }
+}
+
 /** The form of a query (from a URL or a saved insight); what the form cannot show takes its default. */
 export function formOf(source: unknown): BuilderForm {
   if (!isRecord(source)) return DEFAULT_FORM
@@ -193,7 +287,7 @@ export function formOf(source: unknown): BuilderForm {
         property: str(s.math_property, ''),
       }))
     : []
-  const breakdown = isRecord(source.breakdownFilter) ? source.breakdownFilter.breakdown : undefined
+  const breakdown = breakdownFormOf(source.breakdownFilter)
   const trends = isRecord(source.trendsFilter) ? source.trendsFilter : {}
   const funnels = isRecord(source.funnelsFilter) ? source.funnelsFilter : {}
   const retention = isRecord(source.retentionFilter) ? source.retentionFilter : {}
@@ -204,7 +298,8 @@ export function formOf(source: unknown): BuilderForm {
     dateFrom: str(range.date_from, DEFAULT_FORM.dateFrom),
     dateTo: str(range.date_to, ''),
     interval: oneOf(INTERVALS, source.interval, 'day'),
-    breakdown: typeof breakdown === 'string' ? breakdown : Array.isArray(breakdown) && typeof breakdown[0] === 'string' ? breakdown[0] : '',
+    ...breakdown,
+    smoothing: typeof trends.smoothingIntervals === 'number' && trends.smoothingIntervals > 1 ? trends.smoothingIntervals : 1,
     compare: isRecord(source.compareFilter) && source.compareFilter.compare === true,
     formula: str(trends.formula, ''),
     display: oneOf(

@@ -1,11 +1,27 @@
 // @vitest-environment happy-dom
 import { cleanup, render, screen } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
+import { useState } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { DEFAULT_FORM, queryOf, type BuilderForm as Form } from '../insightQuery'
+import { DEFAULT_FORM, formOf, queryOf, type BuilderForm as Form } from '../insightQuery'
 import { BuilderForm } from './BuilderForm'
 
 afterEach(cleanup)
+
+/** The form as the builder's page holds it: read back from the query each change makes, as from its URL. */
+function Page({ onApply }: { onApply: (next: Form) => void }) {
+  const [form, setForm] = useState(DEFAULT_FORM)
+  return (
+    <BuilderForm
+      form={form}
+      eventNames={[]}
+      onApply={(next) => {
+        onApply(next)
+        setForm(formOf(JSON.parse(JSON.stringify(queryOf(next)))))
+      }}
+    />
+  )
+}
 
 /** The query of the form as last applied. */
 const lastQuery = (onApply: ReturnType<typeof vi.fn<(next: Form) => void>>) => queryOf(onApply.mock.lastCall![0])
@@ -21,7 +37,7 @@ describe("the insight builder's form", () => {
     await user.selectOptions(screen.getByLabelText('Series 1 counts'), 'sum')
     expect(lastQuery(onApply)).toMatchObject({ series: [{ event: 'order placed', math: 'sum' }] })
     await user.type(screen.getByLabelText('Series 1 property'), 'total')
-    await user.type(screen.getByLabelText('Breakdown by event property'), 'plan')
+    await user.type(screen.getByLabelText('Breakdown 1 property'), 'plan')
     await user.selectOptions(screen.getByLabelText('Interval'), 'week')
     await user.click(screen.getByLabelText('Compare to previous period'))
     await user.selectOptions(screen.getByLabelText('Display'), 'ActionsBar')
@@ -71,6 +87,87 @@ describe("the insight builder's form", () => {
       kind: 'RetentionQuery',
       retentionFilter: { targetEntity: { id: '$pageview' }, returningEntity: { id: 'order placed' }, period: 'Week' },
     })
+  })
+
+  it('breaks a trend down by up to three properties with their types, smoothed by the week', async () => {
+    const onApply = vi.fn<(next: Form) => void>()
+    render(<Page onApply={onApply} />)
+    const user = userEvent.setup()
+    // No second row until the first has a property.
+    expect(screen.queryByRole('button', { name: 'Add breakdown' })).toBeNull()
+    await user.type(screen.getByLabelText('Breakdown 1 property'), '$browser')
+    await user.click(screen.getByRole('button', { name: 'Add breakdown' }))
+    // A choice made meanwhile keeps the new row; its type, with no property yet, asks nothing.
+    await user.selectOptions(screen.getByLabelText('Smoothing'), '7')
+    const asked = onApply.mock.calls.length
+    await user.selectOptions(screen.getByLabelText('Breakdown 2 type'), 'person')
+    expect(onApply.mock.calls.length).toBe(asked)
+    await user.type(screen.getByLabelText('Breakdown 2 property'), 'plan')
+    await user.click(screen.getByRole('button', { name: 'Add breakdown' }))
+    await user.type(screen.getByLabelText('Breakdown 3 property'), '$current_url')
+    expect(screen.queryByRole('button', { name: 'Add breakdown' })).toBeNull()
+    await user.click(screen.getByRole('button', { name: 'Apply' }))
+    expect(screen.getByLabelText<HTMLSelectElement>('Breakdown 2 type').value).toBe('person')
+    // Bins are for one breakdown; URLs can be normalized.
+    expect(screen.queryByLabelText('Bin numeric values')).toBeNull()
+    await user.click(screen.getByLabelText(/Normalize URLs/))
+    expect(lastQuery(onApply)).toMatchObject({
+      trendsFilter: { display: 'ActionsLineGraph', smoothingIntervals: 7 },
+      breakdownFilter: {
+        breakdowns: [
+          { property: '$browser', type: 'event' },
+          { property: 'plan', type: 'person' },
+          { property: '$current_url', type: 'event', normalize_url: true },
+        ],
+      },
+    })
+    await user.click(screen.getByRole('button', { name: 'Remove breakdown 2' }))
+    await user.click(screen.getByRole('button', { name: 'Remove breakdown 2' }))
+    await user.click(screen.getByLabelText('Bin numeric values'))
+    await user.clear(screen.getByLabelText('Bins'))
+    await user.type(screen.getByLabelText('Bins'), '4')
+    await user.click(screen.getByRole('button', { name: 'Apply' }))
+    expect(lastQuery(onApply).breakdownFilter).toEqual({ breakdown_type: 'event', breakdown: '$browser', breakdown_histogram_bin_count: 4 })
+    // Smoothing is by days: an hourly trend has none.
+    await user.selectOptions(screen.getByLabelText('Interval'), 'hour')
+    expect(screen.queryByLabelText('Smoothing')).toBeNull()
+    expect(lastQuery(onApply).trendsFilter).toEqual({ display: 'ActionsLineGraph' })
+  })
+
+  it('offers a funnel one breakdown, and no bins or smoothing', async () => {
+    const onApply = vi.fn<(next: Form) => void>()
+    const trend = {
+      ...DEFAULT_FORM,
+      breakdowns: [
+        { property: 'plan', type: 'person' as const },
+        { property: '$browser', type: 'event' as const },
+      ],
+    }
+    render(<BuilderForm form={trend} eventNames={[]} onApply={onApply} />)
+    const user = userEvent.setup()
+    await user.click(screen.getByRole('button', { name: 'Funnels' }))
+    expect(screen.getByLabelText<HTMLInputElement>('Breakdown 1 property').value).toBe('plan')
+    expect(screen.queryByLabelText('Breakdown 2 property')).toBeNull()
+    expect(screen.queryByRole('button', { name: 'Add breakdown' })).toBeNull()
+    expect(screen.queryByLabelText('Bin numeric values')).toBeNull()
+    expect(screen.queryByLabelText('Smoothing')).toBeNull()
+    expect(lastQuery(onApply).breakdownFilter).toEqual({ breakdown_type: 'person', breakdown: 'plan' })
+  })
+
+  it("shows a saved query's breakdowns, bins and smoothing again", () => {
+    const saved = {
+      kind: 'TrendsQuery',
+      series: [{ kind: 'EventsNode', event: '$pageview' }],
+      interval: 'day',
+      trendsFilter: { smoothingIntervals: 28 },
+      breakdownFilter: { breakdown_type: 'person', breakdown: 'age', breakdown_histogram_bin_count: 6 },
+    }
+    render(<BuilderForm form={formOf(saved)} eventNames={[]} onApply={vi.fn()} />)
+    expect(screen.getByLabelText<HTMLInputElement>('Breakdown 1 property').value).toBe('age')
+    expect(screen.getByLabelText<HTMLSelectElement>('Breakdown 1 type').value).toBe('person')
+    expect(screen.getByLabelText<HTMLInputElement>('Bin numeric values').checked).toBe(true)
+    expect(screen.getByLabelText<HTMLInputElement>('Bins').value).toBe('6')
+    expect(screen.getByLabelText<HTMLSelectElement>('Smoothing').value).toBe('28')
   })
 
   it('shows the query of a new URL when it changes under the form', () => {

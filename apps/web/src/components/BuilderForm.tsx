@@ -1,13 +1,21 @@
 import { useState } from 'react'
 import {
+  BREAKDOWN_TYPES,
+  DEFAULT_HISTOGRAM_BINS,
   DISPLAYS,
+  formOf,
   INTERVALS,
+  isUrlProperty,
   KINDS,
   MATHS,
+  MAX_BREAKDOWNS,
   needsProperty,
   ORDERS,
   PERIODS,
+  queryOf,
+  SMOOTHINGS,
   WINDOW_UNITS,
+  type BreakdownForm,
   type BuilderForm as Form,
   type SeriesForm,
 } from '../insightQuery'
@@ -32,10 +40,11 @@ export function BuilderForm({ form, eventNames, onApply }: { form: Form; eventNa
   const [draft, setDraft] = useState(form)
   const formKey = JSON.stringify(form)
   const [applied, setApplied] = useState(formKey)
-  // A new URL (back, a link) shows its own query.
+  // A new URL (back, a link) shows its own query; the form's own change coming back keeps the
+  // rows it cannot hold (a breakdown added, its property not typed yet).
   if (applied !== formKey) {
     setApplied(formKey)
-    setDraft(form)
+    if (JSON.stringify(formOf(queryOf(draft))) !== formKey) setDraft(form)
   }
   const choose = (patch: Partial<Form>) => {
     const next = { ...draft, ...patch }
@@ -48,6 +57,19 @@ export function BuilderForm({ form, eventNames, onApply }: { form: Form; eventNa
     if (apply) choose({ series })
     else type({ series })
   }
+  const maxBreakdowns = draft.kind === 'TrendsQuery' || draft.kind === 'FunnelsQuery' ? MAX_BREAKDOWNS[draft.kind] : 0
+  // One row to type into even with no breakdown; a funnel shows its first only.
+  const breakdownRows = (draft.breakdowns.length > 0 ? draft.breakdowns : [{ property: '', type: 'event' as const }]).slice(
+    0,
+    maxBreakdowns,
+  )
+  const setBreakdown = (i: number, patch: Partial<BreakdownForm>, apply: boolean) => {
+    const breakdowns = breakdownRows.map((b, j) => (j === i ? { ...b, ...patch } : b))
+    // A row without a property asks nothing yet: the query would not change.
+    if (apply && breakdowns[i]!.property.trim()) choose({ breakdowns })
+    else type({ breakdowns })
+  }
+  const withBreakdown = breakdownRows.filter((b) => b.property.trim()).length
   const stepWord = draft.kind === 'FunnelsQuery' ? 'Step' : 'Series'
   const hasSeries = draft.kind !== 'RetentionQuery'
   const oneSeries = draft.kind === 'LifecycleQuery'
@@ -202,15 +224,17 @@ export function BuilderForm({ form, eventNames, onApply }: { form: Form; eventNa
             </select>
           </label>
         )}
-        {(draft.kind === 'TrendsQuery' || draft.kind === 'FunnelsQuery') && (
+        {draft.kind === 'TrendsQuery' && draft.interval === 'day' && (
           <label className="field">
-            <span>Breakdown by event property</span>
-            <input
-              value={draft.breakdown}
-              placeholder="$browser"
-              onChange={(e) => type({ breakdown: e.target.value })}
-              onBlur={() => onApply(draft)}
-            />
+            <span>Smoothing</span>
+            <select value={draft.smoothing} onChange={(e) => choose({ smoothing: Number(e.target.value) })}>
+              {!SMOOTHINGS.some(([n]) => n === draft.smoothing) && <option value={draft.smoothing}>{draft.smoothing}-day</option>}
+              {SMOOTHINGS.map(([n, label]) => (
+                <option key={n} value={n}>
+                  {label}
+                </option>
+              ))}
+            </select>
           </label>
         )}
         {draft.kind === 'TrendsQuery' && (
@@ -244,6 +268,82 @@ export function BuilderForm({ form, eventNames, onApply }: { form: Form; eventNa
           </label>
         )}
       </div>
+      {maxBreakdowns > 0 && (
+        <fieldset>
+          <legend>{maxBreakdowns > 1 ? 'Breakdowns' : 'Breakdown'}</legend>
+          {breakdownRows.map((b, i) => (
+            <div className="toolbar" key={i}>
+              <label className="field">
+                <span>Breakdown {i + 1} property</span>
+                <input
+                  value={b.property}
+                  placeholder={i === 0 ? '$browser' : 'plan'}
+                  onChange={(e) => setBreakdown(i, { property: e.target.value }, false)}
+                  onBlur={() => onApply(draft)}
+                />
+              </label>
+              <label className="field">
+                <span>Breakdown {i + 1} type</span>
+                <select value={b.type} onChange={(e) => setBreakdown(i, { type: e.target.value as BreakdownForm['type'] }, true)}>
+                  {BREAKDOWN_TYPES.map(([t, label]) => (
+                    <option key={t} value={t}>
+                      {label}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              {breakdownRows.length > 1 && (
+                <button type="button" onClick={() => choose({ breakdowns: breakdownRows.filter((_, j) => j !== i) })}>
+                  Remove breakdown {i + 1}
+                </button>
+              )}
+            </div>
+          ))}
+          {draft.kind === 'TrendsQuery' && withBreakdown > 0 && (
+            <div className="toolbar">
+              {withBreakdown === 1 && (
+                <label className="row">
+                  <input
+                    type="checkbox"
+                    checked={draft.histogramBins > 0}
+                    onChange={(e) => choose({ histogramBins: e.target.checked ? DEFAULT_HISTOGRAM_BINS : 0 })}
+                  />
+                  Bin numeric values
+                </label>
+              )}
+              {withBreakdown === 1 && draft.histogramBins > 0 && (
+                <label className="field">
+                  <span>Bins</span>
+                  {/* Its own text while typed (a cleared field is still binning); a count of 1 or more applies. */}
+                  <input
+                    key={applied}
+                    type="number"
+                    min={1}
+                    max={100}
+                    defaultValue={draft.histogramBins}
+                    onChange={(e) => {
+                      const bins = Math.trunc(Number(e.target.value))
+                      if (bins >= 1) type({ histogramBins: Math.min(100, bins) })
+                    }}
+                    onBlur={() => onApply(draft)}
+                  />
+                </label>
+              )}
+              {breakdownRows.some((r) => isUrlProperty(r.property)) && (
+                <label className="row">
+                  <input type="checkbox" checked={draft.normalizeUrl} onChange={(e) => choose({ normalizeUrl: e.target.checked })} />
+                  Normalize URLs (no trailing /, ? or #)
+                </label>
+              )}
+            </div>
+          )}
+          {breakdownRows.length < maxBreakdowns && breakdownRows.at(-1)!.property.trim() !== '' && (
+            <button type="button" onClick={() => type({ breakdowns: [...breakdownRows, { property: '', type: 'event' }] })}>
+              Add breakdown
+            </button>
+          )}
+        </fieldset>
+      )}
       {draft.kind === 'FunnelsQuery' && (
         <div className="toolbar">
           <label className="field">
