@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { connectClickHouse, migrateClickHouse } from '@burrow/clickhouse'
+import { connectClickHouse, DEFAULT_MATERIALIZED_PROPERTIES, ensureMaterializedProperties, migrateClickHouse } from '@burrow/clickhouse'
 import { createChdbConnection } from 'chdb/connection'
 import { median, RUNS, sleep } from './bench/harness'
 import { insertedBodies } from './bench/pluginStage'
@@ -23,6 +23,8 @@ const MERGES_SETTLE_MS = 3_000
 const dataDir = mkdtempSync(path.join(tmpdir(), 'burrow-bench-engine-insert-'))
 const ch = await connectClickHouse({ dataDir })
 await migrateClickHouse(ch)
+// As the service starts: the property columns it makes by default.
+await ensureMaterializedProperties(ch, DEFAULT_MATERIALIZED_PROPERTIES)
 const raw = createChdbConnection({ path: path.join(dataDir, 'clickhouse') })
 await ch.writer.command({ query: 'CREATE TABLE reads_only AS events ENGINE = Null' })
 
