@@ -19,6 +19,7 @@ import {
   type BuilderForm as Form,
   type SeriesForm,
 } from '../insightQuery'
+import { SelectField } from './SelectField'
 
 const DATE_RANGES = [
   ['-24h', 'Last 24 hours'],
@@ -127,18 +128,12 @@ export function BuilderForm({ form, eventNames, onApply }: { form: Form; eventNa
                 />
               </label>
               {withMath && (
-                <label className="field">
-                  <span>
-                    {stepWord} {i + 1} counts
-                  </span>
-                  <select value={s.math} onChange={(e) => setSeries(i, { math: e.target.value as SeriesForm['math'] }, true)}>
-                    {MATHS.map(([math, label]) => (
-                      <option key={math} value={math}>
-                        {label}
-                      </option>
-                    ))}
-                  </select>
-                </label>
+                <SelectField
+                  label={`${stepWord} ${i + 1} counts`}
+                  value={s.math}
+                  options={MATHS}
+                  onChange={(math) => setSeries(i, { math }, true)}
+                />
               )}
               {withMath && needsProperty(s.math) && (
                 <label className="field">
@@ -178,16 +173,7 @@ export function BuilderForm({ form, eventNames, onApply }: { form: Form; eventNa
             <span>Return event</span>
             <input list="builder-event-names" value={draft.returnEvent} onChange={(e) => type({ returnEvent: e.target.value })} />
           </label>
-          <label className="field">
-            <span>Period</span>
-            <select value={draft.period} onChange={(e) => choose({ period: e.target.value as Form['period'] })}>
-              {PERIODS.map((p) => (
-                <option key={p} value={p}>
-                  {p}
-                </option>
-              ))}
-            </select>
-          </label>
+          <SelectField label="Period" value={draft.period} options={PERIODS} onChange={(period) => choose({ period })} />
           <label className="field">
             <span>Periods shown</span>
             <input
@@ -201,53 +187,27 @@ export function BuilderForm({ form, eventNames, onApply }: { form: Form; eventNa
         </div>
       )}
       <div className="toolbar">
-        <label className="field">
-          <span>Date range</span>
-          <select value={draft.dateFrom} onChange={(e) => choose({ dateFrom: e.target.value, dateTo: '' })}>
-            {!DATE_RANGES.some(([v]) => v === draft.dateFrom) && <option value={draft.dateFrom}>From {draft.dateFrom}</option>}
-            {DATE_RANGES.map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <SelectField
+          label="Date range"
+          value={draft.dateFrom}
+          options={DATE_RANGES}
+          otherLabel={(from) => `From ${from}`}
+          onChange={(dateFrom) => choose({ dateFrom, dateTo: '' })}
+        />
         {draft.kind !== 'RetentionQuery' && draft.kind !== 'FunnelsQuery' && (
-          <label className="field">
-            <span>Interval</span>
-            <select value={draft.interval} onChange={(e) => choose({ interval: e.target.value as Form['interval'] })}>
-              {INTERVALS.map((i) => (
-                <option key={i} value={i}>
-                  {i}
-                </option>
-              ))}
-            </select>
-          </label>
+          <SelectField label="Interval" value={draft.interval} options={INTERVALS} onChange={(interval) => choose({ interval })} />
         )}
         {draft.kind === 'TrendsQuery' && draft.interval === 'day' && (
-          <label className="field">
-            <span>Smoothing</span>
-            <select value={draft.smoothing} onChange={(e) => choose({ smoothing: Number(e.target.value) })}>
-              {!SMOOTHINGS.some(([n]) => n === draft.smoothing) && <option value={draft.smoothing}>{draft.smoothing}-day</option>}
-              {SMOOTHINGS.map(([n, label]) => (
-                <option key={n} value={n}>
-                  {label}
-                </option>
-              ))}
-            </select>
-          </label>
+          <SelectField
+            label="Smoothing"
+            value={draft.smoothing}
+            options={SMOOTHINGS}
+            otherLabel={(n) => `${n}-day`}
+            onChange={(smoothing) => choose({ smoothing })}
+          />
         )}
         {draft.kind === 'TrendsQuery' && (
-          <label className="field">
-            <span>Display</span>
-            <select value={draft.display} onChange={(e) => choose({ display: e.target.value as Form['display'] })}>
-              {DISPLAYS.map(([d, label]) => (
-                <option key={d} value={d}>
-                  {label}
-                </option>
-              ))}
-            </select>
-          </label>
+          <SelectField label="Display" value={draft.display} options={DISPLAYS} onChange={(display) => choose({ display })} />
         )}
         {draft.kind === 'TrendsQuery' && (
           <label className="field">
@@ -282,16 +242,12 @@ export function BuilderForm({ form, eventNames, onApply }: { form: Form; eventNa
                   onBlur={() => onApply(draft)}
                 />
               </label>
-              <label className="field">
-                <span>Breakdown {i + 1} type</span>
-                <select value={b.type} onChange={(e) => setBreakdown(i, { type: e.target.value as BreakdownForm['type'] }, true)}>
-                  {BREAKDOWN_TYPES.map(([t, label]) => (
-                    <option key={t} value={t}>
-                      {label}
-                    </option>
-                  ))}
-                </select>
-              </label>
+              <SelectField
+                label={`Breakdown ${i + 1} type`}
+                value={b.type}
+                options={BREAKDOWN_TYPES}
+                onChange={(type) => setBreakdown(i, { type }, true)}
+              />
               {breakdownRows.length > 1 && (
                 <button type="button" onClick={() => choose({ breakdowns: breakdownRows.filter((_, j) => j !== i) })}>
                   Remove breakdown {i + 1}
@@ -355,26 +311,13 @@ export function BuilderForm({ form, eventNames, onApply }: { form: Form; eventNa
               onChange={(e) => type({ windowInterval: Math.max(0, Math.trunc(Number(e.target.value) || 0)) })}
             />
           </label>
-          <label className="field">
-            <span>Window unit</span>
-            <select value={draft.windowUnit} onChange={(e) => choose({ windowUnit: e.target.value as Form['windowUnit'] })}>
-              {WINDOW_UNITS.map((u) => (
-                <option key={u} value={u}>
-                  {u}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label className="field">
-            <span>Step order</span>
-            <select value={draft.order} onChange={(e) => choose({ order: e.target.value as Form['order'] })}>
-              {ORDERS.map(([o, label]) => (
-                <option key={o} value={o}>
-                  {label}
-                </option>
-              ))}
-            </select>
-          </label>
+          <SelectField
+            label="Window unit"
+            value={draft.windowUnit}
+            options={WINDOW_UNITS}
+            onChange={(windowUnit) => choose({ windowUnit })}
+          />
+          <SelectField label="Step order" value={draft.order} options={ORDERS} onChange={(order) => choose({ order })} />
         </div>
       )}
       <button type="submit" className="primary">
