@@ -6,6 +6,7 @@ import { criteriaOf, filtersOf, newCriteria, type Criteria } from '../cohortCrit
 import { CohortCriteriaEditor } from '../components/CohortCriteriaEditor'
 import { DataTable } from '../components/DataTable'
 import { ConfirmDialog, Dialog } from '../components/Dialog'
+import { PersonsTable } from '../components/PersonsTable'
 import { SearchForm } from '../components/SearchForm'
 import { ErrorNotice, ListStates, Loading, Refusal } from '../components/States'
 
@@ -338,23 +339,7 @@ function CohortMembers({ projectId, cohort }: { projectId: string; cohort: Cohor
               The newest {data.results.length} of {data.count} persons.
             </p>
           )}
-          <DataTable
-            label="Members"
-            rows={data.results}
-            rowKey={(person) => person.uuid}
-            columns={[
-              {
-                header: 'Person',
-                cell: (person) => (
-                  <Link to="/project/$projectId/persons/$personId" params={{ projectId, personId: person.uuid }}>
-                    {person.name}
-                  </Link>
-                ),
-              },
-              { header: 'Distinct ids', cell: (person) => <code>{person.distinct_ids.slice(0, 3).join(', ')}</code> },
-              { header: 'First seen', cell: (person) => new Date(person.created_at).toLocaleString() },
-            ]}
-          />
+          <PersonsTable label="Members" projectId={projectId} persons={data.results} />
         </>
       )}
     </ListStates>

@@ -4,6 +4,7 @@ import { useState } from 'react'
 import { trpc } from '../api'
 import { SearchForm } from '../components/SearchForm'
 import { DataTable } from '../components/DataTable'
+import { PersonsTable } from '../components/PersonsTable'
 import { ConfirmDialog } from '../components/Dialog'
 import { Empty, ErrorNotice, ListStates, Loading } from '../components/States'
 
@@ -30,41 +31,7 @@ export function Persons(): React.JSX.Element {
         rowsOf={(data) => data.results}
         empty={<p>{search ? 'Nobody matches this search.' : 'No people yet: a person is made with their first event.'}</p>}
       >
-        {(data) => (
-          <DataTable
-            label="People"
-            rows={data.results}
-            rowKey={(person) => person.uuid}
-            columns={[
-              {
-                header: 'Person',
-                cell: (person) => (
-                  <Link to="/project/$projectId/persons/$personId" params={{ projectId, personId: person.uuid }}>
-                    {person.name}
-                  </Link>
-                ),
-              },
-              {
-                header: 'Distinct ids',
-                cell: (person) => (
-                  <>
-                    <code>{person.distinct_ids.slice(0, 3).join(', ')}</code>
-                    {person.distinct_ids.length > 3 && <span className="muted"> and {person.distinct_ids.length - 3} more</span>}
-                  </>
-                ),
-              },
-              { header: 'First seen', cell: (person) => new Date(person.created_at).toLocaleString() },
-              {
-                header: <span className="visually-hidden">Events</span>,
-                cell: (person) => (
-                  <Link to="/project/$projectId/events" params={{ projectId }} search={{ distinct_id: person.distinct_ids[0] }}>
-                    Events<span className="visually-hidden"> of {person.name}</span>
-                  </Link>
-                ),
-              },
-            ]}
-          />
-        )}
+        {(data) => <PersonsTable label="People" projectId={projectId} persons={data.results} withEvents />}
       </ListStates>
     </>
   )
