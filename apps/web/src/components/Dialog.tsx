@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import { Refusal } from './States'
 
 /**
@@ -39,40 +39,37 @@ export function Dialog({
   )
 }
 
-/** A dialog that asks before a deletion: what it does, the button that does it, Cancel, and the service's refusal. */
-export function ConfirmDialog({
-  open,
-  title,
-  confirm,
-  busy,
-  error,
-  onConfirm,
-  onClose,
-  children,
-}: {
-  open: boolean
-  title: string
-  /** The confirming button's words ("Delete cohort"). */
-  confirm: string
-  busy: boolean
-  /** The refusal of the last try, if it failed. */
+/** What DeleteButton needs of the deletion: a react-query mutation has it. */
+interface Deletion {
+  mutate: () => void
+  isPending: boolean
+  isError: boolean
   error: unknown
-  onConfirm: () => void
-  onClose: () => void
-  children: React.ReactNode
-}) {
+}
+
+/**
+ * "Delete <noun>", which asks first in a dialog: `children` say what the deletion does (and may
+ * hold its options), the dialog's button runs `deletion`, and its refusal shows in the dialog.
+ */
+export function DeleteButton({ noun, deletion, children }: { noun: string; deletion: Deletion; children: React.ReactNode }) {
+  const [confirming, setConfirming] = useState(false)
   return (
-    <Dialog open={open} title={title} onClose={onClose}>
-      {children}
-      <div className="row">
-        <button type="button" className="danger" disabled={busy} onClick={onConfirm}>
-          {confirm}
-        </button>
-        <button type="button" onClick={onClose}>
-          Cancel
-        </button>
-      </div>
-      {error !== undefined && error !== null && <Refusal error={error} />}
-    </Dialog>
+    <>
+      <button type="button" className="danger" onClick={() => setConfirming(true)}>
+        Delete {noun}
+      </button>
+      <Dialog open={confirming} title={`Delete this ${noun}?`} onClose={() => setConfirming(false)}>
+        {children}
+        <div className="row">
+          <button type="button" className="danger" disabled={deletion.isPending} onClick={() => deletion.mutate()}>
+            Delete {noun}
+          </button>
+          <button type="button" onClick={() => setConfirming(false)}>
+            Cancel
+          </button>
+        </div>
+        {deletion.isError && <Refusal error={deletion.error} />}
+      </Dialog>
+    </>
   )
 }

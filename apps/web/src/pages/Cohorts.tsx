@@ -5,7 +5,7 @@ import { trpc } from '../api'
 import { criteriaOf, filtersOf, newCriteria, type Criteria } from '../cohortCriteria'
 import { CohortCriteriaEditor } from '../components/CohortCriteriaEditor'
 import { DataTable } from '../components/DataTable'
-import { ConfirmDialog, Dialog } from '../components/Dialog'
+import { DeleteButton, Dialog } from '../components/Dialog'
 import { PersonsTable } from '../components/PersonsTable'
 import { SearchForm } from '../components/SearchForm'
 import { ErrorNotice, ListStates, Loading, Refusal } from '../components/States'
@@ -226,7 +226,6 @@ export function CohortPage(): React.JSX.Element {
   const { projectId, cohortId } = useParams({ from: '/project/$projectId/cohorts/$cohortId' })
   const navigate = useNavigate({ from: '/project/$projectId/cohorts/$cohortId' })
   const queryClient = useQueryClient()
-  const [confirming, setConfirming] = useState(false)
   const cohort = useQuery({
     queryKey: ['cohort', projectId, cohortId],
     queryFn: ({ signal }) => trpc.cohorts.get.query({ project_id: projectId, id: cohortId }, { signal }),
@@ -251,25 +250,14 @@ export function CohortPage(): React.JSX.Element {
           <Link to="/project/$projectId/cohorts" params={{ projectId }} search={{}}>
             All cohorts
           </Link>
-          <button type="button" className="danger" onClick={() => setConfirming(true)}>
-            Delete cohort
-          </button>
+          <DeleteButton noun="cohort" deletion={remove}>
+            <p>
+              {data.name || `Cohort ${data.id}`} will no longer be listed, and flags and cohorts that name it stop matching its persons. The
+              persons themselves stay.
+            </p>
+          </DeleteButton>
         </div>
       </div>
-      <ConfirmDialog
-        open={confirming}
-        title="Delete this cohort?"
-        confirm="Delete cohort"
-        busy={remove.isPending}
-        error={remove.isError ? remove.error : undefined}
-        onConfirm={() => remove.mutate()}
-        onClose={() => setConfirming(false)}
-      >
-        <p>
-          {data.name || `Cohort ${data.id}`} will no longer be listed, and flags and cohorts that name it stop matching its persons. The
-          persons themselves stay.
-        </p>
-      </ConfirmDialog>
       <p aria-live="polite">
         <strong>{countOf(data)}</strong> <span className="muted">· {kindOf(data)} cohort</span>
         {data.last_calculation && <span className="muted"> · calculated {new Date(data.last_calculation).toLocaleString()}</span>}

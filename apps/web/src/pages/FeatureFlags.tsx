@@ -4,7 +4,7 @@ import { useId, useState } from 'react'
 import { trpc } from '../api'
 import { SearchForm } from '../components/SearchForm'
 import { DataTable } from '../components/DataTable'
-import { ConfirmDialog } from '../components/Dialog'
+import { DeleteButton } from '../components/Dialog'
 import { FlagFiltersEditor } from '../components/FlagFiltersEditor'
 import { ErrorNotice, ListStates, Loading, Refusal } from '../components/States'
 import { filtersOf, formOf, problemsOf, type FlagForm } from '../flagFilters'
@@ -141,7 +141,6 @@ export function FeatureFlagPage(): React.JSX.Element {
   const { projectId, id } = useParams({ from: '/project/$projectId/feature_flags/$id' })
   const navigate = useNavigate({ from: '/project/$projectId/feature_flags/$id' })
   const queryClient = useQueryClient()
-  const [confirming, setConfirming] = useState(false)
   const flag = useQuery({
     queryKey: ['feature-flag', projectId, id],
     queryFn: ({ signal }) => trpc.featureFlags.get.query({ project_id: projectId, id }, { signal }),
@@ -177,24 +176,13 @@ export function FeatureFlagPage(): React.JSX.Element {
           <Link to="/project/$projectId/feature_flags" params={{ projectId }} search={{}}>
             All flags
           </Link>
-          <button type="button" className="danger" onClick={() => setConfirming(true)}>
-            Delete flag
-          </button>
+          <DeleteButton noun="flag" deletion={remove}>
+            <p>
+              <code>{data.key}</code> will no longer be listed, and SDKs asking for it get nothing (false) from then on.
+            </p>
+          </DeleteButton>
         </div>
       </div>
-      <ConfirmDialog
-        open={confirming}
-        title="Delete this flag?"
-        confirm="Delete flag"
-        busy={remove.isPending}
-        error={remove.isError ? remove.error : undefined}
-        onConfirm={() => remove.mutate()}
-        onClose={() => setConfirming(false)}
-      >
-        <p>
-          <code>{data.key}</code> will no longer be listed, and SDKs asking for it get nothing (false) from then on.
-        </p>
-      </ConfirmDialog>
       <FlagEditForm
         key={data.id}
         projectId={projectId}

@@ -5,7 +5,7 @@ import { trpc } from '../api'
 import { SearchForm } from '../components/SearchForm'
 import { DataTable } from '../components/DataTable'
 import { PersonsTable } from '../components/PersonsTable'
-import { ConfirmDialog } from '../components/Dialog'
+import { DeleteButton } from '../components/Dialog'
 import { Empty, ErrorNotice, ListStates, Loading } from '../components/States'
 
 /** `/project/:id/persons`: people, searched by email, name or distinct id (kept in the URL). */
@@ -52,7 +52,6 @@ export function PersonPage(): React.JSX.Element {
   const { projectId, personId } = useParams({ from: '/project/$projectId/persons/$personId' })
   const navigate = useNavigate({ from: '/project/$projectId/persons/$personId' })
   const queryClient = useQueryClient()
-  const [confirming, setConfirming] = useState(false)
   const [deleteEvents, setDeleteEvents] = useState(false)
   const person = useQuery({
     queryKey: ['person', projectId, personId],
@@ -82,26 +81,17 @@ export function PersonPage(): React.JSX.Element {
           <Link to="/project/$projectId/persons" params={{ projectId }} search={{}}>
             All people
           </Link>
-          <button type="button" className="danger" onClick={() => setConfirming(true)}>
-            Delete person
-          </button>
+          <DeleteButton noun="person" deletion={remove}>
+            <p>
+              {data.name} and their distinct ids are removed; a later event of one of those ids makes a new person. This cannot be undone.
+            </p>
+            <label className="row">
+              <input type="checkbox" checked={deleteEvents} onChange={(e) => setDeleteEvents(e.target.checked)} />
+              <span>Also delete their events</span>
+            </label>
+          </DeleteButton>
         </div>
       </div>
-      <ConfirmDialog
-        open={confirming}
-        title="Delete this person?"
-        confirm="Delete person"
-        busy={remove.isPending}
-        error={remove.isError ? remove.error : undefined}
-        onConfirm={() => remove.mutate()}
-        onClose={() => setConfirming(false)}
-      >
-        <p>{data.name} and their distinct ids are removed; a later event of one of those ids makes a new person. This cannot be undone.</p>
-        <label className="row">
-          <input type="checkbox" checked={deleteEvents} onChange={(e) => setDeleteEvents(e.target.checked)} />
-          <span>Also delete their events</span>
-        </label>
-      </ConfirmDialog>
       <p className="muted">
         {data.is_identified ? 'Identified' : 'Anonymous'} · first seen {new Date(data.created_at).toLocaleString()}
       </p>
