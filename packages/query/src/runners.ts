@@ -1,6 +1,7 @@
 import type { AnalyticsQuery, QueryKind } from '@burrow/contracts'
 import type { QueryContext } from './context'
 import type { RunnerOutput } from './runnerOutput'
+import { runActors } from './actors'
 import { runFunnels } from './funnels'
 import { runLifecycle } from './lifecycle'
 import { runRetention } from './retention'
@@ -32,6 +33,7 @@ export const runners: { [K in QueryKind]?: Runner<K> } = {
   EventsQuery: answeringWhole(runEventsQuery),
   WebOverviewQuery: runWebOverview,
   WebStatsTableQuery: runWebStatsTable,
+  ActorsQuery: runActors,
 }
 
 /** Runs a query with the runner of its kind. */

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { actorsQuerySchema } from './actors'
 import { kindNotServed, unsupported } from './fields'
 import { funnelsQuerySchema } from './funnels'
 import { eventsQuerySchema, hogQLQuerySchema } from './hogql'
@@ -21,6 +22,7 @@ export const analyticsQuerySchema = z.discriminatedUnion(
     eventsQuerySchema,
     webOverviewQuerySchema,
     webStatsTableQuerySchema,
+    actorsQuerySchema,
   ],
   { error: kindNotServed },
 )

@@ -1,0 +1,19 @@
+import type { SqlParams } from '@burrow/clickhouse'
+import { problems, type ActorsSource } from '@burrow/contracts'
+import type { QueryContext } from '../context'
+
+/**
+ * The persons behind one point of an insight, as a statement of `actor_id` (the person's id) and
+ * the point's own columns.
+ */
+export interface PointActors {
+  sql: string
+  columns: Array<'event_count' | 'event_distinct_ids'>
+}
+
+/** The statement of the persons behind the point `source` names. */
+export async function insightActorsSql(ctx: QueryContext, source: ActorsSource, params: SqlParams): Promise<PointActors> {
+  void ctx
+  void params
+  throw problems.validation('source__source__kind', `The persons of a ${source.source.kind} are not supported yet.`)
+}
