@@ -34,6 +34,11 @@ export interface ConsoleBrowser {
   signIn: () => Promise<void>
   /** Photographs the page as `name` and requires no accessibility or CSP violation. */
   checkPage: (name: string) => Promise<void>
+  /**
+   * checkPage in the dark theme and a phone-wide window, where the page must not scroll
+   * sideways; the light theme and the usual window are restored afterwards.
+   */
+  checkDarkAndNarrow: (name: string) => Promise<void>
   /** The CSP violations the browser reported so far. */
   cspViolations: string[]
 }
@@ -106,5 +111,15 @@ export function useConsoleBrowser(ready: (harness: ConsoleBrowser) => void, over
     await harness.page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true })
     expect(await accessibilityViolations(), name).toEqual([])
     expect(harness.cspViolations, name).toEqual([])
+  }
+
+  harness.checkDarkAndNarrow = async (name) => {
+    const { page } = harness
+    await page.emulateMedia({ colorScheme: 'dark' })
+    await page.setViewportSize({ width: 390, height: 800 })
+    await harness.checkPage(name)
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), name).toBe(true)
+    await page.emulateMedia({ colorScheme: 'light' })
+    await page.setViewportSize({ width: 1280, height: 800 })
   }
 }

@@ -14,10 +14,11 @@ let service: TestService
 let account: TestAccount
 let page: Page
 let checkPage: (name: string) => Promise<void>
+let checkDarkAndNarrow: (name: string) => Promise<void>
 let projectUrl: (page: string) => string
 let signIn: () => Promise<void>
 useConsoleBrowser((h) => {
-  ;({ service, account, page, checkPage, projectUrl, signIn } = h)
+  ;({ service, account, page, checkPage, projectUrl, signIn, checkDarkAndNarrow } = h)
 })
 
 /** Three persons, each made by their first event, which sets their email and plan. */
@@ -103,12 +104,7 @@ describe('cohorts in the console', () => {
       },
     })
     await checkPage('cohort')
-    await page.emulateMedia({ colorScheme: 'dark' })
-    await page.setViewportSize({ width: 390, height: 800 })
-    await checkPage('cohort-dark-narrow')
-    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
-    await page.emulateMedia({ colorScheme: 'light' })
-    await page.setViewportSize({ width: 1280, height: 800 })
+    await checkDarkAndNarrow('cohort-dark-narrow')
 
     // Narrowed in the editor to those who placed an order in the last 7 days (all of them did).
     await page.getByRole('button', { name: 'Add condition to group 1' }).click()
@@ -172,12 +168,7 @@ describe('cohorts in the console', () => {
     expect((await events.locator('tbody tr td:first-child').allTextContents()).sort()).toEqual(['order placed', 'signed up'])
     await checkPage('person')
 
-    await page.emulateMedia({ colorScheme: 'dark' })
-    await page.setViewportSize({ width: 390, height: 800 })
-    await checkPage('person-dark-narrow')
-    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
-    await page.emulateMedia({ colorScheme: 'light' })
-    await page.setViewportSize({ width: 1280, height: 800 })
+    await checkDarkAndNarrow('person-dark-narrow')
 
     await page.getByRole('button', { name: 'Delete person' }).click()
     const dialog = page.getByRole('dialog', { name: 'Delete this person?' })

@@ -15,10 +15,11 @@ let service: TestService
 let account: TestAccount
 let page: Page
 let checkPage: (name: string) => Promise<void>
+let checkDarkAndNarrow: (name: string) => Promise<void>
 let projectUrl: (page: string) => string
 let signIn: () => Promise<void>
 useConsoleBrowser((h) => {
-  ;({ service, account, page, checkPage, projectUrl, signIn } = h)
+  ;({ service, account, page, checkPage, projectUrl, signIn, checkDarkAndNarrow } = h)
 })
 
 const COUNTS = { $pageview: 3, signup: 2, purchase: 1 }
@@ -91,12 +92,7 @@ describe('the SQL page', () => {
     expect(await editor().textContent()).toBe(QUERY)
 
     // Its colours hold in the dark theme and its content in a narrow window.
-    await page.emulateMedia({ colorScheme: 'dark' })
-    await page.setViewportSize({ width: 390, height: 800 })
-    await checkPage('sql-result-dark-narrow')
-    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
-    await page.emulateMedia({ colorScheme: 'light' })
-    await page.setViewportSize({ width: 1280, height: 800 })
+    await checkDarkAndNarrow('sql-result-dark-narrow')
   }, 60_000)
 
   it("shows a bad query's refusal in the service's words and puts the cursor where it points", async () => {
@@ -159,11 +155,6 @@ describe('the Data management page', () => {
     )
     expect(rest).toMatchObject({ description: 'Someone made an account', tags: ['growth', 'onboarding'], verified: true })
 
-    await page.emulateMedia({ colorScheme: 'dark' })
-    await page.setViewportSize({ width: 390, height: 800 })
-    await checkPage('data-management-dark-narrow')
-    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
-    await page.emulateMedia({ colorScheme: 'light' })
-    await page.setViewportSize({ width: 1280, height: 800 })
+    await checkDarkAndNarrow('data-management-dark-narrow')
   }, 60_000)
 })

@@ -16,10 +16,11 @@ let service: TestService
 let account: TestAccount
 let page: Page
 let checkPage: (name: string) => Promise<void>
+let checkDarkAndNarrow: (name: string) => Promise<void>
 let projectUrl: (page: string) => string
 let signIn: () => Promise<void>
 useConsoleBrowser((h) => {
-  ;({ service, account, page, checkPage, projectUrl, signIn } = h)
+  ;({ service, account, page, checkPage, projectUrl, signIn, checkDarkAndNarrow } = h)
 })
 
 const FLAG = 'new-checkout'
@@ -156,12 +157,7 @@ describe('feature flags in the console', () => {
     await page.getByRole('alert').getByText('The value of "plan" is not a valid regular expression.').waitFor()
     expect(await restFilters(id)).toEqual(before)
 
-    await page.emulateMedia({ colorScheme: 'dark' })
-    await page.setViewportSize({ width: 390, height: 800 })
-    await checkPage('flag-dark-narrow')
-    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
-    await page.emulateMedia({ colorScheme: 'light' })
-    await page.setViewportSize({ width: 1280, height: 800 })
+    await checkDarkAndNarrow('flag-dark-narrow')
   }, 60_000)
 
   it('deletes a flag after a confirmation', async () => {

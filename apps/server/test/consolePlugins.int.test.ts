@@ -15,10 +15,11 @@ let service: TestService
 let account: TestAccount
 let page: Page
 let checkPage: (name: string) => Promise<void>
+let checkDarkAndNarrow: (name: string) => Promise<void>
 let projectUrl: (page: string) => string
 let signIn: () => Promise<void>
 useConsoleBrowser((h) => {
-  ;({ service, account, page, checkPage, projectUrl, signIn } = h)
+  ;({ service, account, page, checkPage, projectUrl, signIn, checkDarkAndNarrow } = h)
 })
 
 async function getJson<T>(path: string): Promise<T> {
@@ -179,12 +180,7 @@ describe('plugins in the console', () => {
     await logs.waitFor({ state: 'hidden' })
 
     // The dark theme and a narrow window.
-    await page.emulateMedia({ colorScheme: 'dark' })
-    await page.setViewportSize({ width: 390, height: 800 })
-    await checkPage('plugins-dark-narrow')
-    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
-    await page.emulateMedia({ colorScheme: 'light' })
-    await page.setViewportSize({ width: 1280, height: 800 })
+    await checkDarkAndNarrow('plugins-dark-narrow')
   }, 60_000)
 })
 
@@ -271,9 +267,6 @@ describe('early access features in the console', () => {
     const flags = await getJson<{ results: { key: string }[] }>('/api/projects/@current/feature_flags/')
     expect(flags.results.map((f) => f.key)).toContain(flagKey)
 
-    await page.emulateMedia({ colorScheme: 'dark' })
-    await page.setViewportSize({ width: 390, height: 800 })
-    await checkPage('early-access-dark-narrow')
-    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
+    await checkDarkAndNarrow('early-access-dark-narrow')
   }, 60_000)
 })

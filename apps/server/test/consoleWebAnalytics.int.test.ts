@@ -18,11 +18,12 @@ let service: TestService
 let account: TestAccount
 let page: Page
 let checkPage: (name: string) => Promise<void>
+let checkDarkAndNarrow: (name: string) => Promise<void>
 let projectUrl: (page: string) => string
 let signIn: () => Promise<void>
 let context: BrowserContext
 useConsoleBrowser((h) => {
-  ;({ service, account, page, checkPage, projectUrl, signIn, context } = h)
+  ;({ service, account, page, checkPage, projectUrl, signIn, context, checkDarkAndNarrow } = h)
 })
 
 const postQuery = (query: unknown) => freshAnswerOf(service, account, query)
@@ -146,10 +147,7 @@ describe('web analytics in the console', () => {
     await checkPage('web-analytics-referrers')
 
     // Its colours hold in the dark theme and its content in a narrow window.
-    await page.emulateMedia({ colorScheme: 'dark' })
-    await page.setViewportSize({ width: 390, height: 800 })
-    await checkPage('web-analytics-dark-narrow')
-    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
+    await checkDarkAndNarrow('web-analytics-dark-narrow')
     await page.emulateMedia({ colorScheme: 'light' })
   }, 90_000)
 
