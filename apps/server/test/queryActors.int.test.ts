@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest'
-import { useCaseProjects, type SentEvent } from './queryFixture'
+import {
+  daysBetween,
+  identifies,
+  localDay,
+  makeEvents,
+  MERGED,
+  personOf,
+  TZ,
+  useCaseProjects,
+  type CaseProject,
+  type SentEvent,
+} from './queryFixture'
 
 /**
  * PostHog's ActorsQuery: the persons list, and the persons behind a point of an insight (its
@@ -8,7 +19,8 @@ import { useCaseProjects, type SentEvent } from './queryFixture'
  * trends/test/test_trends_actors…, funnels/test/test_funnel_persons.py), with its events and the persons it asserts.
  */
 
-const { projectWith } = useCaseProjects()
+const cases = useCaseProjects()
+const { projectWith } = cases
 
 /** PostHog's _create_random_persons: ten identified persons, each with one event of its own. */
 function randomPersons(tag: string): SentEvent[] {
@@ -97,6 +109,167 @@ describe('test_actors_query_runner.py: the persons list', () => {
   })
 })
 
+/** PostHog's _create_test_events of test_insight_actors_query_runner.py: p1 and p2's pageviews. */
+function insightTestEvents(): SentEvent[] {
+  const at = (distinctId: string, day: string) => ({
+    event: '$pageview',
+    distinct_id: distinctId,
+    timestamp: `${day}T12:00:00Z`,
+    properties: { $current_url: 'https://posthog.com/foobar', $set: { name: distinctId } },
+  })
+  return [
+    ...['2020-01-11', '2020-01-12', '2020-01-13', '2020-01-15', '2020-01-17', '2020-01-19'].map((d) => at('p1', d)),
+    ...['2020-01-09', '2020-01-12'].map((d) => at('p2', d)),
+  ]
+}
+
+const RANGE_2020 = { date_from: '2020-01-09', date_to: '2020-01-19' }
+const PAGEVIEWS = [{ kind: 'EventsNode', event: '$pageview', math: 'total' }]
+
+/** The persons modal's query: the names of the persons behind a point. */
+const namesOf = (source: Record<string, unknown>) => ({ kind: 'ActorsQuery', select: ['properties.name'], source })
+
+describe('test_insight_actors_query_runner.py', () => {
+  it('test_insight_persons_trends_query: the persons of a day of a trend', async () => {
+    const project = await projectWith(insightTestEvents(), { timezone: 'US/Pacific' })
+    const res = await project.query(
+      namesOf({ kind: 'InsightActorsQuery', day: '2020-01-09', source: { kind: 'TrendsQuery', dateRange: RANGE_2020, series: PAGEVIEWS } }),
+    )
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.results).toEqual([['p2']])
+  })
+})
+
+/** The persons (by their user, merged ones as one) of the actors of a point. */
+async function actorsOf(project: CaseProject, source: Record<string, unknown>): Promise<{ names: string[]; counts: number[] }> {
+  const res = await project.query({ kind: 'ActorsQuery', select: ['person', 'event_count'], source, limit: 1000 })
+  expect(res.status, JSON.stringify(res.body)).toBe(200)
+  expect(res.body.hasMore).toBe(false)
+  return {
+    names: res.body.results
+      .map((r: any) => personOf(r[0].distinct_ids.find((d: string) => !d.startsWith('anon-')) ?? r[0].distinct_ids[0]))
+      .sort(),
+    counts: res.body.results.map((r: any) => r[1]),
+  }
+}
+
+describe('the persons of a point of a trend are those the point counts', () => {
+  const FROM = '2025-10-28'
+  const TO = '2025-11-05'
+  let project: CaseProject
+  let sent: SentEvent[]
+  const ready = async () => {
+    if (project) return
+    sent = [...makeEvents(11, 700, Date.UTC(2025, 9, 27), Date.UTC(2025, 10, 7)), ...identifies(Date.UTC(2025, 10, 1, 12))]
+    project = await projectWith(sent, { timezone: TZ })
+    for (let k = 0; k < MERGED; k++) {
+      await cases.service.personOf(project.account, `anon-${k}`, (p) => (p.distinct_ids as string[]).includes(`u${k}`))
+    }
+  }
+  /** The persons of `event` on each day, from the events sent. */
+  const oracle =
+    (event: string, keep: (e: SentEvent) => boolean = () => true) =>
+    (day: string) =>
+      [
+        ...new Set(
+          sent.filter((e) => e.event === event && localDay(e.timestamp, TZ) === day && keep(e)).map((e) => personOf(e.distinct_id)),
+        ),
+      ].sort()
+
+  it('dau: on each day, as many persons as the point, and exactly those who did the event', async () => {
+    await ready()
+    const trend = {
+      kind: 'TrendsQuery',
+      dateRange: { date_from: FROM, date_to: TO },
+      series: [{ kind: 'EventsNode', event: 'pageview', math: 'dau' }],
+    }
+    const answer = await project.query(trend)
+    const [row] = answer.body.results
+    expect(row.days).toEqual(daysBetween(FROM, TO))
+    for (const [i, day] of row.days.entries()) {
+      const { names } = await actorsOf(project, { kind: 'InsightActorsQuery', day, source: trend })
+      expect(names.length, day).toBe(row.data[i])
+      expect(names, day).toEqual(oracle('pageview')(day))
+    }
+  })
+
+  it('total: the persons’ event counts add up to the point, for each breakdown value and Other', async () => {
+    await ready()
+    const trend = {
+      kind: 'TrendsQuery',
+      dateRange: { date_from: FROM, date_to: TO },
+      series: [
+        { kind: 'EventsNode', event: 'signup' },
+        { kind: 'EventsNode', event: 'pageview' },
+      ],
+      breakdownFilter: { breakdown: 'plan', breakdown_limit: 2 },
+    }
+    const answer = await project.query(trend)
+    expect(answer.body.results.some((r: any) => r.breakdown_value === '$$_posthog_breakdown_other_$$')).toBe(true)
+    for (const row of answer.body.results) {
+      for (const [i, day] of row.days.entries()) {
+        if (i % 3 !== 0) continue
+        const { counts } = await actorsOf(project, {
+          kind: 'InsightActorsQuery',
+          day,
+          series: row.action.order,
+          breakdown: row.breakdown_value,
+          source: trend,
+        })
+        expect(
+          counts.reduce((a, b) => a + b, 0),
+          `${row.label} ${day}`,
+        ).toBe(row.data[i])
+      }
+    }
+  })
+
+  it('weekly actives: the persons of the seven days up to the point', async () => {
+    await ready()
+    const trend = {
+      kind: 'TrendsQuery',
+      dateRange: { date_from: FROM, date_to: TO },
+      series: [{ kind: 'EventsNode', event: 'purchase', math: 'weekly_active' }],
+    }
+    const [row] = (await project.query(trend)).body.results
+    for (const [i, day] of row.days.entries()) {
+      const { names } = await actorsOf(project, { kind: 'InsightActorsQuery', day, source: trend })
+      expect(names.length, day).toBe(row.data[i])
+    }
+  })
+
+  it('compare: the previous period’s point lists the previous period’s persons', async () => {
+    await ready()
+    const trend = {
+      kind: 'TrendsQuery',
+      dateRange: { date_from: '2025-11-02', date_to: '2025-11-05' },
+      series: [{ kind: 'EventsNode', event: 'pageview', math: 'dau' }],
+      compareFilter: { compare: true },
+    }
+    const rows = (await project.query(trend)).body.results
+    const previous = rows.find((r: any) => r.compare_label === 'previous')
+    for (const [i, day] of previous.days.entries()) {
+      const { names } = await actorsOf(project, { kind: 'InsightActorsQuery', day, compare: 'previous', source: trend })
+      expect(names, day).toEqual(oracle('pageview')(day))
+      expect(names.length).toBe(previous.data[i])
+    }
+  })
+
+  it('a total value (BoldNumber): the persons of the whole range', async () => {
+    await ready()
+    const trend = {
+      kind: 'TrendsQuery',
+      dateRange: { date_from: FROM, date_to: TO },
+      series: [{ kind: 'EventsNode', event: 'signup', math: 'dau' }],
+      trendsFilter: { display: 'BoldNumber' },
+    }
+    const [row] = (await project.query(trend)).body.results
+    const { names } = await actorsOf(project, { kind: 'InsightActorsQuery', source: trend })
+    expect(names.length).toBe(row.aggregated_value)
+    expect(names).toEqual([...new Set(daysBetween(FROM, TO).flatMap((d) => oracle('signup')(d)))].sort())
+  })
+})
+
 describe('ActorsQuery refusals', () => {
   it.each([
     ['a column it does not answer', { select: ['count()'] }, 'query__select__0'],
@@ -109,5 +282,50 @@ describe('ActorsQuery refusals', () => {
     const res = await project.query(persons(fields))
     expect(res.status, JSON.stringify(res.body)).toBe(400)
     expect(res.body.attr).toBe(attr)
+  })
+})
+
+describe('InsightActorsQuery refusals', () => {
+  const trend = { kind: 'TrendsQuery', dateRange: RANGE_2020, series: PAGEVIEWS }
+  it.each([
+    ['recordings', { includeRecordings: true, day: '2020-01-09' }, 'query__source__includeRecordings'],
+    ['a trend without the day of its point', {}, 'query__source__day'],
+    ['a day that is not one of the trend', { day: '2021-01-01' }, 'query__source__day'],
+    ['a breakdown value of a trend not broken down', { day: '2020-01-09', breakdown: 'Chrome' }, 'query__source__breakdown'],
+    ['the previous period of a trend not compared', { day: '2020-01-09', compare: 'previous' }, 'query__source__compare'],
+    ['a series the trend does not have', { day: '2020-01-09', series: 3 }, 'query__source__series'],
+    ['a retention cohort', { interval: 0 }, 'query__source__interval'],
+    [
+      'the groups of a point',
+      {
+        day: '2020-01-09',
+        source: { ...trend, series: [{ kind: 'EventsNode', event: '$pageview', math: 'unique_group', math_group_type_index: 0 }] },
+      },
+      'query__source__series',
+    ],
+    [
+      'a histogram bin',
+      {
+        day: '2020-01-09',
+        breakdown: '[1,2]',
+        source: { ...trend, breakdownFilter: { breakdown: 'n', breakdown_histogram_bin_count: 3 } },
+      },
+      'query__source__source__breakdownFilter__breakdown_histogram_bin_count',
+    ],
+  ])('refuses %s, naming the field', async (_name, fields, attr) => {
+    const project = await projectWith([])
+    const res = await project.query({ kind: 'ActorsQuery', source: { kind: 'InsightActorsQuery', source: trend, ...fields } })
+    expect(res.status, JSON.stringify(res.body)).toBe(400)
+    expect(res.body.attr).toBe(attr)
+  })
+
+  it('refuses the persons of a kind it does not serve as actors, naming it', async () => {
+    const project = await projectWith([])
+    const res = await project.query({
+      kind: 'ActorsQuery',
+      source: { kind: 'InsightActorsQuery', interval: null, source: { kind: 'PathsQuery', pathsFilter: {} } },
+    })
+    expect(res.status, JSON.stringify(res.body)).toBe(400)
+    expect(res.body).toMatchObject({ attr: 'query__source__source__kind', detail: 'PathsQuery is not supported.' })
   })
 })

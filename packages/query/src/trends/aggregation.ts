@@ -116,8 +116,16 @@ function needsPersons(shape: SeriesShape): boolean {
   )
 }
 
-/** The events of a series with the joins its math and breakdown need, and its breakdown value's SQL. */
-function seriesSource(shape: SeriesShape, params: SqlParams, withBreakdown = true): { source: string; breakdown: string } {
+/**
+ * The events of a series with the joins its math and breakdown need (with `withPersons`, the
+ * person of each event as ACTOR_SQL whatever the math), and its breakdown value's SQL.
+ */
+export function seriesSource(
+  shape: SeriesShape,
+  params: SqlParams,
+  withBreakdown = true,
+  withPersons = false,
+): { source: string; breakdown: string } {
   const window = ACTIVE_WINDOW_DAYS[shape.math]
   const from = window !== undefined ? shape.from.minus({ days: window }) : shape.from
   const firstTime = FIRST_TIME_MATHS.includes(shape.math)
@@ -132,7 +140,7 @@ function seriesSource(shape: SeriesShape, params: SqlParams, withBreakdown = tru
     groupColumn,
     firstTime ? { matchesAs: 'matches' } : {},
   )
-  const joins = needsPersons(shape) ? [personJoinSql()] : []
+  const joins = withPersons || needsPersons(shape) ? [personJoinSql()] : []
   const parts = shape.breakdown ?? []
   if (parts.some((part) => part.type === 'person')) joins.push(personPropertiesJoinSql(ACTOR_SQL))
   const valueOf = (part: BreakdownPart) => {

@@ -1,10 +1,11 @@
 import { materializedColumns } from '@burrow/clickhouse'
-import type { TrendsQuery } from '@burrow/contracts'
+import type { PropertyExpression } from '@burrow/clickhouse'
+import type { Interval, TrendsQuery } from '@burrow/contracts'
 import { problems, PROPERTY_MATHS, TOTAL_VALUE_DISPLAYS } from '@burrow/contracts'
 import type { DateTime } from 'luxon'
 import type { QueryContext } from '../context'
 import { dayKey, dayLabel, isoInZone, previousPeriod, resolveRange, type ResolvedRange } from '../dates'
-import { BREAKDOWN_OTHER } from '../events'
+import { BREAKDOWN_OTHER, type PropertyColumns } from '../events'
 import type { RunnerOutput } from '../runnerOutput'
 import { queryFiltersOf, rangeOptionsOf, selectionOf } from '../series'
 import { num, select } from '../sql'
@@ -22,8 +23,27 @@ import { breakdownLabel, DEFAULT_BREAKDOWN_LIMIT, limitBreakdown, orderBreakdown
 
 type Period = { range: ResolvedRange; compareLabel?: 'current' | 'previous' }
 
-/** PostHog's TrendsQuery: each series counted per interval (or in total), broken down, compared. */
-export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<RunnerOutput> {
+/** What every series of a trend shares: its interval, periods, filters and breakdown. */
+export interface TrendsPlan {
+  totalValue: boolean
+  interval: Interval
+  current: ResolvedRange
+  /** The range asked for, and with a compare filter the previous one after it. */
+  periods: Period[]
+  filters: PropertyExpression | undefined
+  columns: PropertyColumns
+  parts: BreakdownPart[] | undefined
+  breakdown: TrendsQuery['breakdownFilter'] | undefined
+  /** The breakdown value is answered as a list (PostHog's multiple breakdowns). */
+  asList: boolean
+  otherValue: string
+  limit: number
+  histogramBins: number | undefined
+  cumulative: boolean
+}
+
+/** The parts of a trend every series shares, its options checked. */
+export async function trendsPlanOf(ctx: QueryContext, query: TrendsQuery): Promise<TrendsPlan> {
   const totalValue = (TOTAL_VALUE_DISPLAYS as readonly string[]).includes(query.trendsFilter?.display ?? '')
   const interval = totalValue ? 'day' : (query.interval ?? 'day')
   const rangeOptions = rangeOptionsOf(
@@ -36,14 +56,10 @@ export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<
     periods[0]!.compareLabel = 'current'
     periods.push({ range: previousPeriod(current, query.compareFilter.compare_to ?? undefined), compareLabel: 'previous' })
   }
-  const filters = await queryFiltersOf(ctx, query)
-  const columns = materializedColumns(ctx.ch)
   const parts = breakdownPartsOf(query)
   const breakdown = parts ? query.breakdownFilter! : undefined
   // Several properties answer their values as a list, also when `breakdowns` names one, as PostHog does.
   const asList = Boolean(query.breakdownFilter?.breakdowns?.length)
-  const otherValue = (parts ?? []).map(() => BREAKDOWN_OTHER).join(BREAKDOWN_PART_SEPARATOR)
-  const limit = breakdown?.breakdown_limit ?? DEFAULT_BREAKDOWN_LIMIT
   const histogramBins = breakdown?.breakdown_histogram_bin_count ?? undefined
   if (asList && histogramBins !== undefined) {
     throw problems.validation(
@@ -51,78 +67,126 @@ export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<
       'breakdown_histogram_bin_count bins `breakdown`; with `breakdowns` it is not supported.',
     )
   }
-
   for (const [i, node] of query.series.entries()) {
     if ((PROPERTY_MATHS as readonly string[]).includes(node.math ?? 'total') && !node.math_property) {
       throw problems.validation('series', `Series ${i} counts the ${node.math} of a property: it needs math_property.`)
     }
   }
+  return {
+    totalValue,
+    interval,
+    current,
+    periods,
+    filters: await queryFiltersOf(ctx, query),
+    columns: materializedColumns(ctx.ch),
+    parts,
+    breakdown,
+    asList,
+    otherValue: (parts ?? []).map(() => BREAKDOWN_OTHER).join(BREAKDOWN_PART_SEPARATOR),
+    limit: breakdown?.breakdown_limit ?? DEFAULT_BREAKDOWN_LIMIT,
+    histogramBins,
+    cumulative: query.trendsFilter?.display === 'ActionsLineGraphCumulative',
+  }
+}
+
+/** How one series of the trend is counted over `range`. */
+export async function seriesShapeOf(
+  ctx: QueryContext,
+  plan: TrendsPlan,
+  node: TrendsQuery['series'][number],
+  range: ResolvedRange,
+): Promise<SeriesShape> {
+  const { interval, totalValue } = plan
+  const selection = await selectionOf(ctx, node, plan.filters, `series`)
+  const math = effectiveMath(node.math ?? 'total', interval, totalValue)
+  const toExclusive = range.to.plus({ milliseconds: 1 })
+  const bucketEnds = ACTIVE_WINDOW_DAYS[math] === undefined ? undefined : totalValue ? [toExclusive] : bucketEndsOf(range, toExclusive)
+  const shape: SeriesShape = {
+    selection,
+    columns: plan.columns,
+    math,
+    mathProperty: node.math_property,
+    interval,
+    zone: ctx.timezone,
+    weekStartDay: ctx.weekStartDay,
+    from: range.from,
+    toExclusive,
+    breakdown: plan.parts,
+    totalValue,
+    // PostHog's cumulative unique users and groups count each one once, in their first interval.
+    firstBucketOnly: plan.cumulative && (math === 'dau' || math === 'unique_group'),
+    groupIndex: math === 'unique_group' ? (node.math_group_type_index ?? undefined) : undefined,
+    ...(bucketEnds ? { bucketEnds } : {}),
+  }
+  if (plan.histogramBins !== undefined) {
+    const bounds = histogramBoundsStatement(shape, plan.histogramBins, plan.limit)
+    const [answer] = await select<{ bounds: Array<number | string> }>(ctx, bounds.sql, bounds.params)
+    shape.histogramBounds = (answer?.bounds ?? []).map(Number).filter(Number.isFinite)
+  }
+  return shape
+}
+
+/** A series' numbers over `range`: one list (a number per bucket, or one for a total) per breakdown value, every value. */
+export async function seriesValuesOf(
+  ctx: QueryContext,
+  plan: TrendsPlan,
+  shape: SeriesShape,
+  range: ResolvedRange,
+): Promise<{ keys: string[]; series: ValueSeries[] }> {
+  const { interval, totalValue } = plan
+  const statement = seriesStatement(shape)
+  const rows = await select<{ bucket: string; breakdown_value: string; value: number | string }>(ctx, statement.sql, statement.params)
+  const keys = range.buckets.map((b) => dayKey(b, interval))
+  // Rolling actives answer bucket numbers (1-based); the others answer the bucket's key.
+  const indexOf =
+    shape.bucketEnds !== undefined
+      ? (bucket: string) => Number(bucket) - 1
+      : totalValue
+        ? () => 0
+        : (() => {
+            const byKey = new Map(keys.map((k, i) => [k, i]))
+            return (bucket: string) => byKey.get(bucket) ?? -1
+          })()
+  const width = totalValue ? 1 : keys.length
+  const byValue = new Map<string, number[]>()
+  for (const row of rows) {
+    const i = indexOf(row.bucket)
+    if (i < 0 || i >= width) continue
+    let data = byValue.get(row.breakdown_value)
+    if (!data) byValue.set(row.breakdown_value, (data = new Array<number>(width).fill(0)))
+    data[i] = num(row.value)
+  }
+  const series = [...byValue].map(([value, data]) => ({ value, data }))
+  return { keys, series: plan.breakdown ? series : [{ value: '', data: series[0]?.data ?? new Array<number>(width).fill(0) }] }
+}
+
+/** The breakdown values a chart shows of `series`: the first `limit`, the rest as Other (or all of a histogram's bins). */
+export function shownBreakdown(plan: TrendsPlan, series: ValueSeries[]): { series: ValueSeries[]; other: boolean } {
+  if (!plan.breakdown) return { series, other: false }
+  // A histogram's bins are all shown, as PostHog shows them, in its order of breakdown values.
+  if (plan.histogramBins !== undefined) return { series: orderBreakdown(series), other: false }
+  const limited = limitBreakdown(series, plan.limit, plan.otherValue)
+  return { series: limited, other: limited.some((s) => s.value === plan.otherValue) }
+}
+
+/** PostHog's TrendsQuery: each series counted per interval (or in total), broken down, compared. */
+export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<RunnerOutput> {
+  const plan = await trendsPlanOf(ctx, query)
+  const { totalValue, interval, current, periods, breakdown, cumulative } = plan
   const formulas = formulasOf(query).map((node) => ({ ...node, parsed: parseFormula(node.formula, query.series.length) }))
-  const cumulative = query.trendsFilter?.display === 'ActionsLineGraphCumulative'
   const smoothing = totalValue ? 1 : (query.trendsFilter?.smoothingIntervals ?? 1)
   const results: Array<Record<string, unknown>> = []
   let hasMore = false
   for (const period of periods) {
     for (const [order, node] of query.series.entries()) {
-      const selection = await selectionOf(ctx, node, filters, `series`)
-      const math = effectiveMath(node.math ?? 'total', interval, totalValue)
       const { range } = period
-      const toExclusive = range.to.plus({ milliseconds: 1 })
-      const bucketEnds = ACTIVE_WINDOW_DAYS[math] === undefined ? undefined : totalValue ? [toExclusive] : bucketEndsOf(range, toExclusive)
-      const shape: SeriesShape = {
-        selection,
-        columns,
-        math,
-        mathProperty: node.math_property,
-        interval,
-        zone: ctx.timezone,
-        weekStartDay: ctx.weekStartDay,
-        from: range.from,
-        toExclusive,
-        breakdown: parts,
-        totalValue,
-        // PostHog's cumulative unique users and groups count each one once, in their first interval.
-        firstBucketOnly: cumulative && (math === 'dau' || math === 'unique_group'),
-        groupIndex: math === 'unique_group' ? (node.math_group_type_index ?? undefined) : undefined,
-        ...(bucketEnds ? { bucketEnds } : {}),
-      }
-      if (histogramBins !== undefined) {
-        const bounds = histogramBoundsStatement(shape, histogramBins, limit)
-        const [answer] = await select<{ bounds: Array<number | string> }>(ctx, bounds.sql, bounds.params)
-        shape.histogramBounds = (answer?.bounds ?? []).map(Number).filter(Number.isFinite)
-      }
-      const statement = seriesStatement(shape)
-      const rows = await select<{ bucket: string; breakdown_value: string; value: number | string }>(ctx, statement.sql, statement.params)
-      const keys = range.buckets.map((b) => dayKey(b, interval))
-      // Rolling actives answer bucket numbers (1-based); the others answer the bucket's key.
-      const indexOf =
-        bucketEnds !== undefined
-          ? (bucket: string) => Number(bucket) - 1
-          : totalValue
-            ? () => 0
-            : (() => {
-                const byKey = new Map(keys.map((k, i) => [k, i]))
-                return (bucket: string) => byKey.get(bucket) ?? -1
-              })()
-      const width = totalValue ? 1 : keys.length
-      const byValue = new Map<string, number[]>()
-      for (const row of rows) {
-        const i = indexOf(row.bucket)
-        if (i < 0 || i >= width) continue
-        let data = byValue.get(row.breakdown_value)
-        if (!data) byValue.set(row.breakdown_value, (data = new Array<number>(width).fill(0)))
-        data[i] = num(row.value)
-      }
-      let valueSeries: ValueSeries[] = [...byValue].map(([value, data]) => ({ value, data }))
-      if (!breakdown) valueSeries = [{ value: '', data: valueSeries[0]?.data ?? new Array<number>(width).fill(0) }]
-      // A histogram's bins are all shown, as PostHog shows them, in its order of breakdown values.
-      else if (histogramBins !== undefined) valueSeries = orderBreakdown(valueSeries)
-      else {
-        valueSeries = limitBreakdown(valueSeries, limit, otherValue)
-        if (valueSeries.some((s) => s.value === otherValue)) {
-          hasMore = true
-          if (breakdown.breakdown_hide_other_aggregation) valueSeries = valueSeries.filter((s) => s.value !== otherValue)
-        }
+      const shape = await seriesShapeOf(ctx, plan, node, range)
+      const { keys, series } = await seriesValuesOf(ctx, plan, shape, range)
+      const shown = shownBreakdown(plan, series)
+      let valueSeries = shown.series
+      if (shown.other) {
+        hasMore = true
+        if (breakdown?.breakdown_hide_other_aggregation) valueSeries = valueSeries.filter((s) => s.value !== plan.otherValue)
       }
       for (const s of valueSeries) {
         if (smoothing > 1) s.data = movingAverage(s.data, smoothing)
@@ -142,7 +206,7 @@ export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<
             cumulative,
             totalValue,
             breakdownValue: breakdown ? s.value : undefined,
-            asList,
+            asList: plan.asList,
             seriesCount: query.series.length,
             compareLabel: period.compareLabel,
             filter: legacyFilter(query, interval),
