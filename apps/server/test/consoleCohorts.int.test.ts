@@ -188,4 +188,45 @@ describe('cohorts in the console', () => {
     await page.getByRole('heading', { name: 'bob@acme.com', level: 1 }).waitFor()
     await page.getByRole('listitem').getByText('bob', { exact: true }).waitFor()
   }, 60_000)
+
+  it('pages through more people than a page holds, the page kept in the URL', async () => {
+    // A hundred and five more visitors, each a person of their own.
+    const batch = Array.from({ length: 105 }, (_, i) => ({ event: '$pageview', distinct_id: `visitor-${i}`, properties: {} }))
+    const sent = await fetch(`${service.baseUrl}/batch/`, {
+      method: 'POST',
+      body: JSON.stringify({ api_key: account.projectToken, batch }),
+    })
+    expect(sent.status).toBe(200)
+    const rest = async (offset: number) =>
+      (await (await service.api(account, `/api/projects/@current/persons/?limit=100&offset=${offset}`)).json()) as {
+        count: number
+        results: Member[]
+      }
+    const first = await waitFor(async () => ((await rest(0)).count >= 105 ? rest(0) : undefined), {
+      what: 'the visitors as persons',
+      timeoutMs: 20_000,
+      intervalMs: 200,
+    })
+    const second = await rest(100)
+    expect(second.results.length).toBe(first.count - 100)
+
+    const names = async () => page.getByRole('table', { name: 'People', exact: true }).locator('tbody tr td:first-child').allTextContents()
+    await page.goto(projectUrl('persons'))
+    const pages = page.getByRole('navigation', { name: 'Pages of people' })
+    await pages.getByText(`1–100 of ${first.count}`).waitFor()
+    expect(await names()).toEqual(first.results.map((p) => p.name))
+    await pages.getByRole('button', { name: 'Next 100' }).click()
+    await pages.getByText(`101–${first.count} of ${first.count}`).waitFor()
+    expect(page.url()).toContain('offset=100')
+    expect(await names()).toEqual(second.results.map((p) => p.name))
+    expect(await pages.getByRole('button', { name: 'Next 100' }).isDisabled()).toBe(true)
+    await checkPage('people-second-page')
+
+    // The URL opens the same page; Previous goes back to the first.
+    await page.goto(projectUrl('persons?offset=100'))
+    await pages.getByText(`101–${first.count} of ${first.count}`).waitFor()
+    await pages.getByRole('button', { name: 'Previous 100' }).click()
+    await pages.getByText(`1–100 of ${first.count}`).waitFor()
+    expect(page.url()).not.toContain('offset=')
+  }, 60_000)
 })

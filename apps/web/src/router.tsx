@@ -17,6 +17,12 @@ interface DashboardSearch {
 const text = (value: unknown): string | undefined =>
   typeof value === 'string' && value !== '' ? value : typeof value === 'number' ? String(value) : undefined
 
+/** A list's offset from the URL: a whole number of rows, 0 when it is anything else. */
+const offsetOf = (value: unknown): number | undefined => {
+  const n = Number(text(value))
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined
+}
+
 const rootRoute = createRootRoute({ component: Outlet, notFoundComponent: NotFound })
 
 /**
@@ -107,7 +113,10 @@ export const flagRoute = createRoute({
 export const personsRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: 'persons',
-  validateSearch: (search: Record<string, unknown>): { search?: string | undefined } => ({ search: text(search.search) }),
+  validateSearch: (search: Record<string, unknown>): { search?: string | undefined; offset?: number | undefined } => ({
+    search: text(search.search),
+    offset: offsetOf(search.offset),
+  }),
   component: page(() => import('./pages/Persons'), 'Persons'),
 })
 

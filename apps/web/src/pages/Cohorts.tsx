@@ -6,6 +6,7 @@ import { criteriaOf, filtersOf, newCriteria, type Criteria } from '../cohortCrit
 import { CohortCriteriaEditor } from '../components/CohortCriteriaEditor'
 import { DataTable } from '../components/DataTable'
 import { DeleteButton, Dialog } from '../components/Dialog'
+import { Pager } from '../components/Pager'
 import { PersonsTable } from '../components/PersonsTable'
 import { SearchForm } from '../components/SearchForm'
 import { ErrorNotice, ListStates, Loading, Refusal } from '../components/States'
@@ -307,11 +308,16 @@ function AddMembersForm({ projectId, cohortId, onAdded }: { projectId: string; c
   )
 }
 
-/** A cohort's members as of its last calculation, each linking to their person page. */
+/** Members a page of a cohort's members shows. */
+const MEMBERS_PAGE = 100
+
+/** A cohort's members as of its last calculation, a page at a time, each linking to their person page. */
 function CohortMembers({ projectId, cohort }: { projectId: string; cohort: Cohort }) {
+  const [offset, setOffset] = useState(0)
   const members = useQuery({
-    queryKey: ['cohort-persons', projectId, cohort.id, cohort.last_calculation],
-    queryFn: ({ signal }) => trpc.cohorts.persons.query({ project_id: projectId, id: String(cohort.id), limit: 100 }, { signal }),
+    queryKey: ['cohort-persons', projectId, cohort.id, cohort.last_calculation, offset],
+    queryFn: ({ signal }) =>
+      trpc.cohorts.persons.query({ project_id: projectId, id: String(cohort.id), limit: MEMBERS_PAGE, offset }, { signal }),
   })
   return (
     <ListStates
@@ -322,12 +328,8 @@ function CohortMembers({ projectId, cohort }: { projectId: string; cohort: Cohor
     >
       {(data) => (
         <>
-          {data.count > data.results.length && (
-            <p className="muted">
-              The newest {data.results.length} of {data.count} persons.
-            </p>
-          )}
           <PersonsTable label="Members" projectId={projectId} persons={data.results} />
+          <Pager what="members" offset={offset} limit={MEMBERS_PAGE} shown={data.results.length} count={data.count} onOffset={setOffset} />
         </>
       )}
     </ListStates>

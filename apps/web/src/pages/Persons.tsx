@@ -4,18 +4,23 @@ import { useState } from 'react'
 import { trpc } from '../api'
 import { SearchForm } from '../components/SearchForm'
 import { DataTable } from '../components/DataTable'
+import { Pager } from '../components/Pager'
 import { PersonsTable } from '../components/PersonsTable'
 import { DeleteButton } from '../components/Dialog'
 import { Empty, ErrorNotice, ListStates, Loading } from '../components/States'
 
-/** `/project/:id/persons`: people, searched by email, name or distinct id (kept in the URL). */
+/** People a page of the list shows. */
+const PAGE = 100
+
+/** `/project/:id/persons`: people, searched by email, name or distinct id, a page at a time (both kept in the URL). */
 export function Persons(): React.JSX.Element {
   const { projectId } = useParams({ from: '/project/$projectId/persons' })
-  const { search } = useSearch({ from: '/project/$projectId/persons' })
+  const { search, offset = 0 } = useSearch({ from: '/project/$projectId/persons' })
   const navigate = useNavigate({ from: '/project/$projectId/persons' })
   const persons = useQuery({
-    queryKey: ['persons', projectId, search],
-    queryFn: ({ signal }) => trpc.persons.list.query({ project_id: projectId, limit: 100, ...(search ? { search } : {}) }, { signal }),
+    queryKey: ['persons', projectId, search, offset],
+    queryFn: ({ signal }) =>
+      trpc.persons.list.query({ project_id: projectId, limit: PAGE, offset, ...(search ? { search } : {}) }, { signal }),
   })
   return (
     <>
@@ -29,9 +34,32 @@ export function Persons(): React.JSX.Element {
         query={persons}
         what="people"
         rowsOf={(data) => data.results}
-        empty={<p>{search ? 'Nobody matches this search.' : 'No people yet: a person is made with their first event.'}</p>}
+        empty={
+          offset > 0 ? (
+            <p>
+              No one on this page.{' '}
+              <Link to="/project/$projectId/persons" params={{ projectId }} search={{ search }}>
+                The first page
+              </Link>
+            </p>
+          ) : (
+            <p>{search ? 'Nobody matches this search.' : 'No people yet: a person is made with their first event.'}</p>
+          )
+        }
       >
-        {(data) => <PersonsTable label="People" projectId={projectId} persons={data.results} withEvents />}
+        {(data) => (
+          <>
+            <PersonsTable label="People" projectId={projectId} persons={data.results} withEvents />
+            <Pager
+              what="people"
+              offset={offset}
+              limit={PAGE}
+              shown={data.results.length}
+              count={data.count}
+              onOffset={(next) => void navigate({ search: { search, offset: next || undefined } })}
+            />
+          </>
+        )}
       </ListStates>
     </>
   )
