@@ -7,12 +7,11 @@
 // Small events as capture writes them (about 1 kB), and the same after GeoIP, Property Filter
 // and Taxonomy Plugin (about 2.4 kB). BENCH_RUNS (default 3) rounds.
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync } from 'node:fs'
 import path from 'node:path'
-import { connectClickHouse, DEFAULT_MATERIALIZED_PROPERTIES, ensureMaterializedProperties, migrateClickHouse } from '@burrow/clickhouse'
 import { createChdbConnection } from 'chdb/connection'
 import { median, RUNS, sleep } from './bench/harness'
+import { eventsEngine } from './bench/eventsEngine'
 import { insertedBodies } from './bench/pluginStage'
 
 const ROWS = 5_000
@@ -20,11 +19,7 @@ const BODIES = 10
 /** Merges of what a round inserted run in the background; the round's CPU includes them. */
 const MERGES_SETTLE_MS = 3_000
 
-const dataDir = mkdtempSync(path.join(tmpdir(), 'burrow-bench-engine-insert-'))
-const ch = await connectClickHouse({ dataDir })
-await migrateClickHouse(ch)
-// As the service starts: the property columns it makes by default.
-await ensureMaterializedProperties(ch, DEFAULT_MATERIALIZED_PROPERTIES)
+const { dataDir, ch } = await eventsEngine('burrow-bench-engine-insert-')
 const raw = createChdbConnection({ path: path.join(dataDir, 'clickhouse') })
 await ch.writer.command({ query: 'CREATE TABLE reads_only AS events ENGINE = Null' })
 

@@ -8,11 +8,9 @@
 // (default 3) rounds, medians printed. What each part pays for on the read side is in
 // docs/performance.md.
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { connectClickHouse, DEFAULT_MATERIALIZED_PROPERTIES, ensureMaterializedProperties, migrateClickHouse } from '@burrow/clickhouse'
+import { rmSync } from 'node:fs'
 import { median, RUNS, sleep } from './bench/harness'
+import { eventsEngine } from './bench/eventsEngine'
 import { insertedBodies } from './bench/pluginStage'
 
 const ROWS = 5_000
@@ -20,11 +18,7 @@ const BODIES = 10
 /** Merges of what a round inserted run in the background; the round's CPU includes them. */
 const MERGES_SETTLE_MS = 3_000
 
-const dataDir = mkdtempSync(path.join(tmpdir(), 'burrow-bench-table-cost-'))
-const ch = await connectClickHouse({ dataDir })
-await migrateClickHouse(ch)
-// As the service starts: the property columns it makes by default.
-await ensureMaterializedProperties(ch, DEFAULT_MATERIALIZED_PROPERTIES)
+const { dataDir, ch } = await eventsEngine('burrow-bench-table-cost-')
 
 const names = async (query: string) =>
   (await (await ch.writer.query({ query, format: 'JSONEachRow' })).json<{ name: string }>()).map((r) => r.name)

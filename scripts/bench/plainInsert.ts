@@ -3,7 +3,8 @@
 // (a) into the events table as the service creates it; (a') with `minimal`, into a MergeTree of
 // the row's eight columns only, so that what the events table itself costs on insert shows.
 // Usage: plainInsert.ts <dataDir> <rows> [minimal]; prints {"rowsPerSecond": N}.
-import { connectClickHouse, DEFAULT_MATERIALIZED_PROPERTIES, ensureMaterializedProperties, migrateClickHouse } from '@burrow/clickhouse'
+import { connectClickHouse } from '@burrow/clickhouse'
+import { asTheServiceStarts } from './eventsEngine'
 import { benchRow } from './events'
 
 const [dataDir, total, minimal] = [process.argv[2]!, Number(process.argv[3]), process.argv[4] === 'minimal']
@@ -18,9 +19,7 @@ if (minimal) {
     ) ENGINE = MergeTree ORDER BY (team_id, toDate(timestamp), event)`,
   })
 } else {
-  // The table as the service starts with it: its default property columns too.
-  await migrateClickHouse(ch)
-  await ensureMaterializedProperties(ch, DEFAULT_MATERIALIZED_PROPERTIES)
+  await asTheServiceStarts(ch)
 }
 const BATCH = 10_000
 const started = performance.now()
