@@ -138,11 +138,46 @@ describe('test_insight_actors_query_runner.py', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200)
     expect(res.body.results).toEqual([['p2']])
   })
+
+  it('test_insight_persons_lifecycle_query: the persons of a status on a day', async () => {
+    const project = await projectWith(insightTestEvents(), { timezone: 'US/Pacific' })
+    const res = await project.query(
+      namesOf({
+        kind: 'InsightActorsQuery',
+        day: '2020-01-12',
+        status: 'returning',
+        source: { kind: 'LifecycleQuery', dateRange: RANGE_2020, series: PAGEVIEWS },
+      }),
+    )
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.results).toEqual([['p1']])
+  })
+
+  it('test_insight_persons_stickiness_query: the persons active on so many days', async () => {
+    const project = await projectWith(insightTestEvents(), { timezone: 'US/Pacific' })
+    const res = await project.query(
+      namesOf({ kind: 'InsightActorsQuery', day: 2, source: { kind: 'StickinessQuery', dateRange: RANGE_2020, series: PAGEVIEWS } }),
+    )
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.results).toEqual([['p2']])
+    // PostHog's StickinessActorsQuery, with an operator: active on two days or more.
+    const atLeast = await project.query(
+      namesOf({
+        kind: 'StickinessActorsQuery',
+        day: 2,
+        operator: 'gte',
+        source: { kind: 'StickinessQuery', dateRange: RANGE_2020, series: PAGEVIEWS },
+      }),
+    )
+    expect(atLeast.body.results.map((r: any) => r[0]).sort()).toEqual(['p1', 'p2'])
+  })
 })
 
 /** The persons (by their user, merged ones as one) of the actors of a point. */
 async function actorsOf(project: CaseProject, source: Record<string, unknown>): Promise<{ names: string[]; counts: number[] }> {
-  const res = await project.query({ kind: 'ActorsQuery', select: ['person', 'event_count'], source, limit: 1000 })
+  // Only a trend's points count each person's events.
+  const trend = (source.source as { kind?: string } | undefined)?.kind === 'TrendsQuery'
+  const res = await project.query({ kind: 'ActorsQuery', select: trend ? ['person', 'event_count'] : ['person'], source, limit: 1000 })
   expect(res.status, JSON.stringify(res.body)).toBe(200)
   expect(res.body.hasMore).toBe(false)
   return {
@@ -153,19 +188,21 @@ async function actorsOf(project: CaseProject, source: Record<string, unknown>): 
   }
 }
 
-describe('the persons of a point of a trend are those the point counts', () => {
-  const FROM = '2025-10-28'
-  const TO = '2025-11-05'
-  let project: CaseProject
-  let sent: SentEvent[]
-  const ready = async () => {
-    if (project) return
-    sent = [...makeEvents(11, 700, Date.UTC(2025, 9, 27), Date.UTC(2025, 10, 7)), ...identifies(Date.UTC(2025, 10, 1, 12))]
-    project = await projectWith(sent, { timezone: TZ })
-    for (let k = 0; k < MERGED; k++) {
-      await cases.service.personOf(project.account, `anon-${k}`, (p) => (p.distinct_ids as string[]).includes(`u${k}`))
-    }
+/** A project of seeded users over ten days, anonymous ids merged into their users midway; made once, for the oracle cases. */
+const FROM = '2025-10-28'
+const TO = '2025-11-05'
+let project: CaseProject
+let sent: SentEvent[]
+async function ready(): Promise<void> {
+  if (project) return
+  sent = [...makeEvents(11, 700, Date.UTC(2025, 9, 27), Date.UTC(2025, 10, 7)), ...identifies(Date.UTC(2025, 10, 1, 12))]
+  project = await projectWith(sent, { timezone: TZ })
+  for (let k = 0; k < MERGED; k++) {
+    await cases.service.personOf(project.account, `anon-${k}`, (p) => (p.distinct_ids as string[]).includes(`u${k}`))
   }
+}
+
+describe('the persons of a point of a trend are those the point counts', () => {
   /** The persons of `event` on each day, from the events sent. */
   const oracle =
     (event: string, keep: (e: SentEvent) => boolean = () => true) =>
@@ -270,6 +307,55 @@ describe('the persons of a point of a trend are those the point counts', () => {
   })
 })
 
+describe('the persons of a lifecycle bar and a stickiness bar are those the bar counts', () => {
+  it('lifecycle: each status of each day lists as many persons as its bar', async () => {
+    await ready()
+    const lifecycle = {
+      kind: 'LifecycleQuery',
+      dateRange: { date_from: FROM, date_to: TO },
+      series: [{ kind: 'EventsNode', event: 'pageview' }],
+    }
+    const answer = await project.query(lifecycle)
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+    let nonZero = 0
+    for (const row of answer.body.results) {
+      for (const [i, day] of row.days.entries()) {
+        const { names } = await actorsOf(project, { kind: 'InsightActorsQuery', day, status: row.status, source: lifecycle })
+        expect(names.length, `${row.status} ${day}`).toBe(Math.abs(row.data[i]))
+        if (names.length > 0) nonZero++
+      }
+    }
+    expect(nonZero).toBeGreaterThan(5)
+  })
+
+  it('stickiness: each bar lists as many persons as it counts, exactly those active on that many days', async () => {
+    await ready()
+    const stickiness = {
+      kind: 'StickinessQuery',
+      dateRange: { date_from: FROM, date_to: TO },
+      series: [{ kind: 'EventsNode', event: 'purchase' }],
+    }
+    const [row] = (await project.query(stickiness)).body.results
+    const activeDays = new Map<string, Set<string>>()
+    for (const e of sent) {
+      const day = localDay(e.timestamp, TZ)
+      if (e.event !== 'purchase' || day < FROM || day > TO) continue
+      const person = personOf(e.distinct_id)
+      activeDays.set(person, (activeDays.get(person) ?? new Set()).add(day))
+    }
+    for (const [i, days] of row.days.entries()) {
+      const { names } = await actorsOf(project, { kind: 'InsightActorsQuery', day: days, source: stickiness })
+      expect(names.length, `${days} days`).toBe(row.data[i])
+      expect(names).toEqual(
+        [...activeDays]
+          .filter(([, d]) => d.size === days)
+          .map(([p]) => p)
+          .sort(),
+      )
+    }
+  })
+})
+
 describe('ActorsQuery refusals', () => {
   it.each([
     ['a column it does not answer', { select: ['count()'] }, 'query__select__0'],
@@ -295,6 +381,12 @@ describe('InsightActorsQuery refusals', () => {
     ['the previous period of a trend not compared', { day: '2020-01-09', compare: 'previous' }, 'query__source__compare'],
     ['a series the trend does not have', { day: '2020-01-09', series: 3 }, 'query__source__series'],
     ['a retention cohort', { interval: 0 }, 'query__source__interval'],
+    ['a lifecycle status of a trend', { day: '2020-01-09', status: 'new' }, 'query__source__status'],
+    [
+      'a series of a lifecycle',
+      { day: '2020-01-09', series: 1, source: { kind: 'LifecycleQuery', dateRange: RANGE_2020, series: PAGEVIEWS } },
+      'query__source__series',
+    ],
     [
       'the groups of a point',
       {

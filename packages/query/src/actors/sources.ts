@@ -1,6 +1,9 @@
 import type { SqlParams } from '@burrow/clickhouse'
-import { problems, type ActorsSource } from '@burrow/contracts'
+import { problems, type ActorsSource, type LifecycleQuery, type StickinessQuery } from '@burrow/contracts'
 import type { QueryContext } from '../context'
+import { lifecycleOf } from '../lifecycle'
+import { queryFiltersOf, selectionOf } from '../series'
+import { stickinessPeriodsOf, stickyActorsSql } from '../stickiness'
 import { trendsActorsSql } from '../trends/actors'
 
 /**
@@ -12,10 +15,103 @@ export interface PointActors {
   columns: Array<'event_count' | 'event_distinct_ids'>
 }
 
+const ATTR = 'query__source'
+
+/** The fields of an InsightActorsQuery that name a point of each kind. */
+const POINT_FIELDS: Record<string, string[]> = {
+  TrendsQuery: ['day', 'series', 'breakdown', 'compare'],
+  LifecycleQuery: ['day', 'status'],
+  StickinessQuery: ['day', 'series', 'compare'],
+}
+
 /** The statement of the persons behind the point `source` names. */
 export async function insightActorsSql(ctx: QueryContext, source: ActorsSource, params: SqlParams): Promise<PointActors> {
+  if (source.kind === 'InsightActorsQuery') {
+    const read = POINT_FIELDS[source.source.kind] ?? []
+    for (const field of ['day', 'status', 'series', 'breakdown', 'compare'] as const) {
+      const value = source[field]
+      if (value !== undefined && value !== null && !read.includes(field)) {
+        throw problems.validation(`${ATTR}__${field}`, `${field} does not name a point of a ${source.source.kind}.`)
+      }
+    }
+  }
   if (source.kind === 'InsightActorsQuery' && source.source.kind === 'TrendsQuery') {
     return { sql: await trendsActorsSql(ctx, source.source, source, params), columns: ['event_count', 'event_distinct_ids'] }
   }
-  throw problems.validation('query__source__source__kind', `The persons of a ${source.source.kind} are not supported yet.`)
+  if (source.kind === 'InsightActorsQuery' && source.source.kind === 'LifecycleQuery') {
+    return { sql: await lifecycleActorsSql(ctx, source.source, source, params), columns: [] }
+  }
+  if (source.kind === 'StickinessActorsQuery' || (source.kind === 'InsightActorsQuery' && source.source.kind === 'StickinessQuery')) {
+    const operator = source.kind === 'StickinessActorsQuery' ? source.operator : undefined
+    return { sql: await stickinessActorsSql(ctx, source.source as StickinessQuery, { ...source, operator }, params), columns: [] }
+  }
+  throw problems.validation(`${ATTR}__source__kind`, `The persons of a ${source.source.kind} are not supported yet.`)
+}
+
+/**
+ * The persons of a lifecycle's bar, as PostHog's lifecycle actors query finds them: those whose
+ * status in the interval `day` is `status` (either left out: every interval, every status).
+ */
+async function lifecycleActorsSql(
+  ctx: QueryContext,
+  query: LifecycleQuery,
+  point: { day?: string | number | null | undefined; status?: string | null | undefined },
+  params: SqlParams,
+): Promise<string> {
+  if (query.aggregation_group_type_index !== undefined && query.aggregation_group_type_index !== null) {
+    throw problems.validation(
+      `${ATTR}__source__aggregation_group_type_index`,
+      'The groups of a lifecycle are not supported; only persons are.',
+    )
+  }
+  const { statusesSql, keys, buckets, interval } = await lifecycleOf(ctx, query, params)
+  // The periods answered (1 is the interval before the range, answered by no bar).
+  const answered = keys.slice(keys.length - buckets.length)
+  const conditions = [`period > ${keys.length - buckets.length}`, `period <= ${keys.length}`]
+  if (point.day !== undefined && point.day !== null) {
+    const text = String(point.day)
+    const prefix = (t: string) => (interval === 'hour' ? t.replace('T', ' ').slice(0, 13) : t.slice(0, 10))
+    const i = answered.findIndex((key) => key === text || prefix(key) === prefix(text))
+    if (i < 0) throw problems.validation(`${ATTR}__day`, `${text} is not a day of the lifecycle.`)
+    conditions.push(`period = ${params.add('UInt32', keys.length - buckets.length + i + 1)}`)
+  }
+  if (point.status) conditions.push(`status = ${params.add('String', point.status)}`)
+  return `SELECT DISTINCT actor AS actor_id FROM (${statusesSql}) WHERE ${conditions.join(' AND ')}`
+}
+
+const OPERATORS = { gte: '>=', lte: '<=', exact: '=' } as const
+
+/**
+ * The persons of a stickiness bar, as PostHog's stickiness actors query finds them: those of the
+ * series active in exactly `day` intervals (with `operator`, at least or at most that many).
+ */
+async function stickinessActorsSql(
+  ctx: QueryContext,
+  query: StickinessQuery,
+  point: {
+    day?: string | number | null | undefined
+    series?: number | null | undefined
+    compare?: 'current' | 'previous' | null | undefined
+    operator?: keyof typeof OPERATORS | null | undefined
+  },
+  params: SqlParams,
+): Promise<string> {
+  const seriesIndex = point.series ?? 0
+  const node = query.series[seriesIndex]
+  if (!node) throw problems.validation(`${ATTR}__series`, `The stickiness has no series ${seriesIndex}.`)
+  if (node.math === 'unique_group') throw problems.validation(`${ATTR}__series`, 'The groups of a bar are not supported; only persons are.')
+  const periods = await stickinessPeriodsOf(ctx, query)
+  if (point.compare === 'previous' && periods.length < 2) {
+    throw problems.validation(`${ATTR}__compare`, 'The stickiness is not compared to a previous period.')
+  }
+  const { range } = point.compare === 'previous' ? periods[1]! : periods[0]!
+  const selection = await selectionOf(ctx, node, await queryFiltersOf(ctx, query), 'series')
+  const actors = stickyActorsSql(ctx, query, node, selection, range, params)
+  let where = ''
+  if (point.day !== undefined && point.day !== null) {
+    const day = Number(point.day)
+    if (!Number.isInteger(day) || day < 1) throw problems.validation(`${ATTR}__day`, 'day is the number of intervals: 1 or more.')
+    where = `WHERE num_intervals ${OPERATORS[point.operator ?? 'exact']} ${params.add('UInt64', day)}`
+  }
+  return `SELECT actor AS actor_id FROM (${actors}) ${where}`
 }

@@ -1,20 +1,19 @@
 import { currentPersonsSql, materializedColumns, SqlParams } from '@burrow/clickhouse'
-import { LIFECYCLE_STATUSES, type LifecycleQuery } from '@burrow/contracts'
+import { LIFECYCLE_STATUSES, type Interval, type LifecycleQuery } from '@burrow/contracts'
+import type { DateTime } from 'luxon'
 import type { QueryContext } from '../context'
-import { bucketKeySql, dayKey, dayLabel, isoInZone, resolveRange } from '../dates'
+import { bucketKeySql, dayKey, dayLabel, isoInZone, resolveRange, type ResolvedRange } from '../dates'
 import { ACTOR_SQL, eventsSql, personJoinSql } from '../events'
 import type { RunnerOutput } from '../runnerOutput'
 import { queryFiltersOf, rangeOptionsOf, selectionOf } from '../series'
 import { num, select, TEAM } from '../sql'
 
-/**
- * PostHog's LifecycleQuery: for each interval, the persons (or with `aggregation_group_type_index`
- * the groups of that type) active in it as new (active in the interval they were created in),
- * returning (active in the interval before too) or resurrecting (active after a gap, or first seen
- * after their creation's interval), and as dormant (negative) those active in the interval before
- * but not in this one.
- */
-export async function runLifecycle(ctx: QueryContext, query: LifecycleQuery): Promise<RunnerOutput> {
+/** A lifecycle's range and the intervals it answers, and each actor's status in each period as rows of (actor, period, status). */
+export async function lifecycleOf(
+  ctx: QueryContext,
+  query: LifecycleQuery,
+  params: SqlParams,
+): Promise<{ statusesSql: string; range: ResolvedRange; buckets: DateTime[]; keys: string[]; interval: Interval }> {
   const interval = query.interval ?? 'day'
   const node = query.series[0]!
   const range = await resolveRange(query.dateRange, interval, rangeOptionsOf(ctx, [node.event ?? null]))
@@ -29,7 +28,6 @@ export async function runLifecycle(ctx: QueryContext, query: LifecycleQuery): Pr
   const periods = [first.minus(step), ...range.buckets]
   const keys = periods.map((p) => dayKey(p, interval))
 
-  const params = new SqlParams()
   const zone = params.add('String', ctx.timezone)
   const keysParam = params.add('Array(String)', keys)
   const group = query.aggregation_group_type_index ?? null
@@ -49,8 +47,8 @@ export async function runLifecycle(ctx: QueryContext, query: LifecycleQuery): Pr
           WHERE team_id = ${TEAM} AND group_type_index = ${params.add('UInt8', group)} GROUP BY group_key
         ) AS g ON g.group_key = e.group_key
         WHERE e.group_key != ''`
-  const sql = `SELECT pair.1 AS period, pair.2 AS status, count() AS actors FROM (
-      SELECT arraySort(groupUniqArray(period)) AS active,
+  const statusesSql = `SELECT actor, pair.1 AS period, pair.2 AS status FROM (
+      SELECT actor, arraySort(groupUniqArray(period)) AS active,
         arrayPopBack(arrayPushFront(active, any(created_period))) AS previous,
         arrayPopFront(arrayPushBack(active, 0)) AS following,
         arrayMap((before_p, this_p, i) -> if(before_p = this_p, 'new', if(this_p - 1 = before_p AND i != 1, 'returning', 'resurrecting')),
@@ -63,9 +61,22 @@ export async function runLifecycle(ctx: QueryContext, query: LifecycleQuery): Pr
         WHERE JSONExtractRaw(a.properties, '$process_person_profile') != 'false'
       )
       GROUP BY actor
-    )
-    WHERE period >= 2
-    GROUP BY period, status`
+    )`
+  return { statusesSql, range, buckets, keys, interval }
+}
+
+/**
+ * PostHog's LifecycleQuery: for each interval, the persons (or with `aggregation_group_type_index`
+ * the groups of that type) active in it as new (active in the interval they were created in),
+ * returning (active in the interval before too) or resurrecting (active after a gap, or first seen
+ * after their creation's interval), and as dormant (negative) those active in the interval before
+ * but not in this one.
+ */
+export async function runLifecycle(ctx: QueryContext, query: LifecycleQuery): Promise<RunnerOutput> {
+  const params = new SqlParams()
+  const { statusesSql, range, buckets, interval } = await lifecycleOf(ctx, query, params)
+  const node = query.series[0]!
+  const sql = `SELECT period, status, count() AS actors FROM (${statusesSql}) WHERE period >= 2 GROUP BY period, status`
   const rows = await select<{ period: number | string; status: string; actors: number | string }>(ctx, sql, params.values)
 
   const skipped = range.buckets.length - buckets.length
