@@ -221,9 +221,15 @@ describe('insights', () => {
     })
     expect(badSource.status).toBe(400)
     expect(badSource.body).toMatchObject({ type: 'validation_error', attr: 'query__source__kind' })
-    const paths = await createInsight({ name: 'Paths', query: { kind: 'InsightVizNode', source: { kind: 'PathsQuery', pathsFilter: {} } } })
+    const paths = await createInsight({
+      name: 'Paths',
+      query: { kind: 'InsightVizNode', source: { kind: 'PathsQuery', pathsFilter: { pathsHogQLExpression: 'event' } } },
+    })
     expect(paths.status).toBe(400)
-    expect(paths.body).toMatchObject({ attr: 'query__source__kind', detail: 'PathsQuery is not supported.' })
+    expect(paths.body).toMatchObject({ attr: 'query__source__pathsFilter__pathsHogQLExpression' })
+    const correlation = await createInsight({ name: 'Bad', query: { kind: 'InsightVizNode', source: { kind: 'FunnelCorrelationQuery' } } })
+    expect(correlation.status).toBe(400)
+    expect(correlation.body).toMatchObject({ attr: 'query__source__kind', detail: 'FunnelCorrelationQuery is not supported.' })
     const noSeries = await createInsight({ name: 'Bad', query: { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [] } } })
     expect(noSeries.status).toBe(400)
     expect(noSeries.body.attr).toBe('query__source__series')

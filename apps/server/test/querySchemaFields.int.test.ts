@@ -648,7 +648,6 @@ describe('the fields of PostHog’s QueryRequest around the query', () => {
 
   // Kinds of PostHog's schema (its NodeKind) that /query/ does not run, each as PostHog's clients send it.
   it.each([
-    ['PathsQuery', { pathsFilter: { includeEventTypes: ['$pageview'], startPoint: '/home', edgeLimit: 50 }, dateRange: RANGE }],
     ['InsightActorsQuery', { source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'pageview' }] }, day: '2024-01-02' }],
     ['FunnelCorrelationQuery', { funnelCorrelationType: 'events', source: { kind: 'FunnelsActorsQuery' } }],
     ['SessionsTimelineQuery', { after: '2024-01-01' }],

@@ -7,6 +7,7 @@ import { INTERVALS } from './query/common'
 import { funnelsQuerySchema } from './query/funnels'
 import { eventsQuerySchema, hogQLQuerySchema } from './query/hogql'
 import { lifecycleQuerySchema } from './query/lifecycle'
+import { pathsQuerySchema } from './query/paths'
 import { REFRESH_MODES } from './query/request'
 import { retentionQuerySchema } from './query/retention'
 import { stickinessQuerySchema } from './query/stickiness'
@@ -16,7 +17,7 @@ import { userSummarySchema } from './users'
 /** The insight kinds an InsightVizNode shows, as PostHog's `source` takes them. */
 const insightSourceSchema = z.discriminatedUnion(
   'kind',
-  [trendsQuerySchema, funnelsQuerySchema, retentionQuerySchema, lifecycleQuerySchema, stickinessQuerySchema],
+  [trendsQuerySchema, funnelsQuerySchema, retentionQuerySchema, lifecycleQuerySchema, stickinessQuerySchema, pathsQuerySchema],
   { error: kindNotServed },
 )
 

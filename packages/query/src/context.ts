@@ -16,6 +16,11 @@ export interface QueryContext {
    * applies, each filter ANDed with the query's.
    */
   testAccountFilters: unknown
+  /**
+   * The project's `path_cleaning_filters` (PostHog's `{regex, alias}` rules): what a paths query's
+   * `pathReplacements` applies. None when the caller has no project settings.
+   */
+  pathCleaningFilters?: unknown
   /** The moment relative dates count from, fixed once per query so that all of its parts agree. */
   now: Date
   /** How long the query may take, in seconds: every statement it runs together, when `deadline` is set; else each. */

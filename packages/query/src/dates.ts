@@ -107,6 +107,11 @@ export interface RangeOptions {
   earliest: () => Promise<Date | undefined>
   /** `date_from` when the query gives none; PostHog's default is seven days back. */
   defaultFrom?: string
+  /**
+   * A query that does not count by interval (paths) lists none: `buckets` is empty, and the range
+   * is not bounded by MAX_BUCKETS.
+   */
+  withoutBuckets?: boolean
 }
 
 /** A query's dateRange as PostHog's QueryDateRange resolves it. */
@@ -149,7 +154,7 @@ export async function resolveRange(
   if (to < from) throw problems.validation('date_to', 'The end of the date range is before its start.')
 
   const buckets: DateTime[] = []
-  for (let at = startOfInterval(from, interval, weekStartDay); at <= to; at = at.plus({ [`${interval}s`]: 1 })) {
+  for (let at = startOfInterval(from, interval, weekStartDay); !options.withoutBuckets && at <= to; at = at.plus({ [`${interval}s`]: 1 })) {
     buckets.push(at)
     if (buckets.length > MAX_BUCKETS) {
       throw problems.validation(

@@ -4,6 +4,7 @@ import type { RunnerOutput } from './runnerOutput'
 import { runActors } from './actors'
 import { runFunnels } from './funnels'
 import { runLifecycle } from './lifecycle'
+import { runPaths } from './paths'
 import { runRetention } from './retention'
 import { runStickiness } from './stickiness'
 import { runTrends } from './trends'
@@ -29,6 +30,7 @@ export const runners: { [K in QueryKind]?: Runner<K> } = {
   FunnelsQuery: runFunnels,
   RetentionQuery: runRetention,
   StickinessQuery: runStickiness,
+  PathsQuery: runPaths,
   HogQLQuery: answeringWhole(runHogQLQuery),
   EventsQuery: answeringWhole(runEventsQuery),
   WebOverviewQuery: runWebOverview,

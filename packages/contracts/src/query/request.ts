@@ -4,6 +4,7 @@ import { kindNotServed, unsupported } from './fields'
 import { funnelsQuerySchema } from './funnels'
 import { eventsQuerySchema, hogQLQuerySchema } from './hogql'
 import { lifecycleQuerySchema } from './lifecycle'
+import { pathsQuerySchema } from './paths'
 import { retentionQuerySchema } from './retention'
 import { stickinessQuerySchema } from './stickiness'
 import { trendsQuerySchema } from './trends'
@@ -18,6 +19,7 @@ export const analyticsQuerySchema = z.discriminatedUnion(
     funnelsQuerySchema,
     retentionQuerySchema,
     stickinessQuerySchema,
+    pathsQuerySchema,
     hogQLQuerySchema,
     eventsQuerySchema,
     webOverviewQuerySchema,

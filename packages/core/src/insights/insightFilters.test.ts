@@ -147,6 +147,44 @@ describe('legacy insight filters as PostHog converts them (test_filter_to_query.
     })
   })
 
+  it('test_paths_filter', () => {
+    const query = source({
+      insight: 'PATHS',
+      include_event_types: ['$pageview', 'hogql'],
+      start_point: 'http://localhost:8000/events',
+      end_point: 'http://localhost:8000/home',
+      paths_hogql_expression: 'event',
+      edge_limit: 50,
+      min_edge_weight: 10,
+      max_edge_weight: 20,
+      local_path_cleaning_filters: [{ alias: 'merchant', regex: '\\/merchant\\/\\d+\\/dashboard$' }],
+      path_replacements: true,
+      exclude_events: ['http://localhost:8000/events'],
+      step_limit: 5,
+      path_groupings: ['/merchant/*/payment'],
+      funnel_paths: 'funnel_path_between_steps',
+      funnel_filter: { insight: 'FUNNELS', events: [{ type: 'events', id: '$pageview', order: 0 }], funnel_step: 2 },
+    })
+    expect(query.kind).toBe('PathsQuery')
+    expect(query.series).toBeUndefined()
+    expect(query.pathsFilter).toEqual({
+      includeEventTypes: ['$pageview', 'hogql'],
+      pathsHogQLExpression: 'event',
+      startPoint: 'http://localhost:8000/events',
+      endPoint: 'http://localhost:8000/home',
+      edgeLimit: 50,
+      minEdgeWeight: 10,
+      maxEdgeWeight: 20,
+      localPathCleaningFilters: [{ alias: 'merchant', regex: '\\/merchant\\/\\d+\\/dashboard$' }],
+      pathReplacements: true,
+      excludeEvents: ['http://localhost:8000/events'],
+      stepLimit: 5,
+      pathGroupings: ['/merchant/*/payment'],
+    })
+    // PostHog's funnelPathsFilter also holds the funnel as its source; paths around a funnel are refused here.
+    expect(query.funnelPathsFilter).toMatchObject({ funnelPathType: 'funnel_path_between_steps', funnelStep: 2 })
+  })
+
   it('test_lifecycle_filter and test_stickiness_filter: the kind of the insight', () => {
     const lifecycle = source({
       insight: 'LIFECYCLE',

@@ -175,6 +175,30 @@ function insightFilterOf(filters: Filters, insight: string): Node {
         cumulative: asBoolean(filters.cumulative),
         minimumOccurrences: filters.minimum_occurrences,
       })
+    case 'PATHS':
+      return {
+        ...nonEmpty('pathsFilter', {
+          pathsHogQLExpression: filters.paths_hogql_expression,
+          includeEventTypes: filters.include_event_types,
+          startPoint: filters.start_point,
+          endPoint: filters.end_point,
+          pathGroupings: filters.path_groupings,
+          excludeEvents: filters.exclude_events,
+          stepLimit: filters.step_limit,
+          pathReplacements: filters.path_replacements,
+          localPathCleaningFilters: filters.local_path_cleaning_filters,
+          edgeLimit: filters.edge_limit,
+          minEdgeWeight: filters.min_edge_weight,
+          maxEdgeWeight: filters.max_edge_weight,
+        }),
+        // Paths around a funnel's step, which are not served: kept, so that the insight is refused rather than shown without them.
+        ...(filters.funnel_paths === undefined || filters.funnel_paths === null
+          ? {}
+          : nonEmpty('funnelPathsFilter', {
+              funnelPathType: filters.funnel_paths,
+              funnelStep: isJsonObject(filters.funnel_filter) ? filters.funnel_filter.funnel_step : undefined,
+            })),
+      }
     case 'LIFECYCLE':
       return nonEmpty('lifecycleFilter', {
         toggledLifecycles: filters.toggledLifecycles,

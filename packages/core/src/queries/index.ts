@@ -74,6 +74,7 @@ function contextFor(deps: CoreDeps, project: ProjectRow, signal?: AbortSignal): 
     // Sunday unless the project starts its weeks on Monday, PostHog's default.
     weekStartDay: project.week_start_day === 1 ? 1 : 0,
     testAccountFilters: project.test_account_filters,
+    pathCleaningFilters: project.path_cleaning_filters,
     now: new Date(),
     maxExecutionSeconds: limitsOf(deps).maxExecutionSeconds,
     // The whole query (all its statements) answers within the limit.
@@ -169,6 +170,8 @@ export async function runQueryRequest(
   const cacheKey = queryCacheKey(request.query, project.id, project.timezone || 'UTC', {
     test_account_filters: project.test_account_filters,
     week_start_day: project.week_start_day,
+    // A paths query may apply the project's path cleaning rules: a change of them is another answer.
+    ...(request.query.kind === 'PathsQuery' ? { path_cleaning_filters: project.path_cleaning_filters } : {}),
   })
   const cached = mode === 'force_blocking' || mode === 'force_async' ? undefined : await readCache(deps, cacheKey)
   const base = { project, cacheKey }
