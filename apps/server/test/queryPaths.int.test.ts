@@ -236,8 +236,11 @@ describe('posthog/hogql_queries/insights/test/test_paths_query_runner.py', () =>
       pageview('person_1', '/', '2020-04-15 03:25:34'),
       pageview('person_1', '/about', '2020-04-15 03:30:34'),
     ])
-    const response = await paths(project, { dateRange: { date_from: '2020-04-13' }, pathsFilter: {} })
-    expect(links(response)[0]).toEqual(['1_/', '2_/about', 2])
+    const res = await project.query({ kind: 'PathsQuery', dateRange: { date_from: '2020-04-13' }, pathsFilter: {} })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(links(res.body.results)[0]).toEqual(['1_/', '2_/about', 2])
+    // The range as it was read: from the start of its first day (the project's zone is UTC).
+    expect(res.body.resolved_date_range.date_from).toMatch(/^2020-04-13T00:00:00(\.000)?(Z|\+00:00)$/)
   })
 })
 

@@ -10,7 +10,7 @@ import {
   type PathType,
 } from '@burrow/contracts'
 import type { QueryContext } from '../context'
-import { resolveRange, type ResolvedRange } from '../dates'
+import { isoInZone, resolveRange, type ResolvedRange } from '../dates'
 import { ACTOR_SQL, eventsSql, personJoinSql } from '../events'
 import type { RunnerOutput } from '../runnerOutput'
 import { queryFiltersOf, rangeOptionsOf } from '../series'
@@ -117,7 +117,10 @@ export async function runPaths(ctx: QueryContext, query: PathsQuery): Promise<Ru
     value: num(r.value),
     average_conversion_time: num(r.average_gap) * 1000,
   }))
-  return { results: reachableFromFirstSteps(links) }
+  return {
+    results: reachableFromFirstSteps(links),
+    resolvedDateRange: { date_from: isoInZone(range.from), date_to: isoInZone(range.to) },
+  }
 }
 
 /** The query's range (in days, as PostHog's paths read it); undefined when it ends before it starts. */
