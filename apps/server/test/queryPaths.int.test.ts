@@ -269,6 +269,20 @@ describe('ee/clickhouse/queries/test/test_paths.py (PostHog’s paths cases, as 
     ])
   })
 
+  // Not a PostHog case: its date ranges as every insight reads them.
+  it('dateRange.explicitDate takes the range to the second, where the range is otherwise whole days', async () => {
+    const project = await pathsProject(steps)
+    const fromSecondStep = { date_from: '2012-01-01 03:22:00', date_to: '2012-01-01 03:25:00' }
+    expect(links(await paths(project, { dateRange: fromSecondStep, pathsFilter: {} }))).toEqual([
+      ['1_/1', '2_/2', 1],
+      ['2_/2', '3_/3', 1],
+      ['3_/3', '4_/4', 1],
+    ])
+    expect(links(await paths(project, { dateRange: { ...fromSecondStep, explicitDate: true }, pathsFilter: {} }))).toEqual([
+      ['1_/2', '2_/3', 1],
+    ])
+  })
+
   it('test_step_conversion_times', async () => {
     const project = await pathsProject([
       ...steps,
