@@ -356,6 +356,91 @@ describe('the persons of a lifecycle bar and a stickiness bar are those the bar 
   })
 })
 
+/** PostHog's _create_sample_data_multiple_dropoffs: 5 persons do all three steps, 10 stop at the second, 20 at the first. */
+function multipleDropoffs(): SentEvent[] {
+  const steps = ['step one', 'step two', 'step three']
+  const days = ['2021-05-01', '2021-05-03', '2021-05-05']
+  return Array.from({ length: 35 }, (_, i) => {
+    const reached = i < 5 ? 3 : i < 15 ? 2 : 1
+    return steps
+      .slice(0, reached)
+      .map((event, s) => ({ event, distinct_id: `user_${i}`, timestamp: `${days[s]}T00:00:00Z`, properties: {} }))
+  }).flat()
+}
+
+const DROPOFF_FUNNEL = {
+  kind: 'FunnelsQuery',
+  interval: 'day',
+  dateRange: { date_from: '2021-05-01 00:00:00', date_to: '2021-05-07 00:00:00' },
+  funnelsFilter: { funnelWindowInterval: 7, funnelWindowIntervalUnit: 'day' },
+  series: ['step one', 'step two', 'step three'].map((event) => ({ kind: 'EventsNode', event })),
+}
+
+describe('funnels/test/test_funnel_persons.py', () => {
+  let funnelProject: CaseProject
+  const stepActors = async (funnelStep: number, extra: Record<string, unknown> = {}) => {
+    funnelProject ??= await projectWith(multipleDropoffs())
+    const res = await funnelProject.query({
+      kind: 'ActorsQuery',
+      select: ['person'],
+      source: { kind: 'FunnelsActorsQuery', funnelStep, source: DROPOFF_FUNNEL },
+      ...extra,
+    })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    return res.body
+  }
+
+  it('test_first_step: everybody who started', async () => {
+    expect((await stepActors(1)).results).toHaveLength(35)
+  })
+  it('test_last_step: those who reached the third step', async () => {
+    const body = await stepActors(3)
+    expect(body.results.map((r: any) => r[0].distinct_ids[0]).sort()).toEqual(['user_0', 'user_1', 'user_2', 'user_3', 'user_4'])
+  })
+  it('test_second_step_dropoff: those who did not reach the second step', async () => {
+    expect((await stepActors(-2)).results).toHaveLength(20)
+  })
+  it('test_last_step_dropoff: those who reached the second step but not the third', async () => {
+    const body = await stepActors(-3)
+    expect(body.results.map((r: any) => Number(r[0].distinct_ids[0].slice(5))).sort((a: number, b: number) => a - b)).toEqual([
+      5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
+    ])
+  })
+  it('test_basic_offset: pages of the persons of a step', async () => {
+    const first = await stepActors(1, { limit: 20 })
+    expect(first.results).toHaveLength(20)
+    expect(first.hasMore).toBe(true)
+    const rest = await stepActors(1, { limit: 20, offset: 20 })
+    expect(rest.results).toHaveLength(15)
+    expect(rest.hasMore).toBe(false)
+  })
+})
+
+describe('the persons of a funnel step are those the step counts', () => {
+  it('each step and each drop-off, for each breakdown value and Other, lists as many persons as the funnel counts', async () => {
+    await ready()
+    const funnel = {
+      kind: 'FunnelsQuery',
+      dateRange: { date_from: FROM, date_to: TO },
+      series: ['pageview', 'signup', 'purchase'].map((event) => ({ kind: 'EventsNode', event })),
+      breakdownFilter: { breakdown: 'plan', breakdown_limit: 2 },
+    }
+    const answer = await project.query(funnel)
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+    expect(answer.body.results.some((steps: any[]) => steps[0].breakdown_value[0] === 'Other')).toBe(true)
+    for (const steps of answer.body.results) {
+      for (const [i, step] of steps.entries()) {
+        const source = { kind: 'FunnelsActorsQuery', funnelStep: i + 1, funnelStepBreakdown: step.breakdown_value, source: funnel }
+        const { names } = await actorsOf(project, source)
+        expect(names.length, `${step.breakdown_value} step ${i + 1}`).toBe(step.count)
+        if (i === 0) continue
+        const dropped = await actorsOf(project, { ...source, funnelStep: -(i + 1) })
+        expect(dropped.names.length, `${step.breakdown_value} dropped before ${i + 1}`).toBe(steps[i - 1].count - step.count)
+      }
+    }
+  })
+})
+
 describe('ActorsQuery refusals', () => {
   it.each([
     ['a column it does not answer', { select: ['count()'] }, 'query__select__0'],
@@ -419,5 +504,28 @@ describe('InsightActorsQuery refusals', () => {
     })
     expect(res.status, JSON.stringify(res.body)).toBe(400)
     expect(res.body).toMatchObject({ attr: 'query__source__source__kind', detail: 'PathsQuery is not supported.' })
+  })
+})
+
+describe('FunnelsActorsQuery refusals', () => {
+  it.each([
+    ['a funnel without the step', {}, 'query__source__funnelStep'],
+    ['a step the funnel does not have', { funnelStep: 4 }, 'query__source__funnelStep'],
+    ['custom steps', { funnelStep: 1, funnelCustomSteps: [1, 2] }, 'query__source__funnelCustomSteps'],
+    [
+      'a breakdown value of a funnel not broken down',
+      { funnelStep: 1, funnelStepBreakdown: 'Chrome' },
+      'query__source__funnelStepBreakdown',
+    ],
+    [
+      'the persons of a funnel over time',
+      { funnelStep: 1, source: { ...DROPOFF_FUNNEL, funnelsFilter: { funnelVizType: 'trends' } } },
+      'query__source__source__funnelsFilter__funnelVizType',
+    ],
+  ])('refuses %s, naming the field', async (_name, fields, attr) => {
+    const project = await projectWith([])
+    const res = await project.query({ kind: 'ActorsQuery', source: { kind: 'FunnelsActorsQuery', source: DROPOFF_FUNNEL, ...fields } })
+    expect(res.status, JSON.stringify(res.body)).toBe(400)
+    expect(res.body.attr).toBe(attr)
   })
 })

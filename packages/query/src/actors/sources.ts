@@ -1,6 +1,7 @@
 import type { SqlParams } from '@burrow/clickhouse'
-import { problems, type ActorsSource, type LifecycleQuery, type StickinessQuery } from '@burrow/contracts'
+import { problems, type ActorsSource, type FunnelsActorsQuery, type LifecycleQuery, type StickinessQuery } from '@burrow/contracts'
 import type { QueryContext } from '../context'
+import { funnelPlanOf, valuesRankedSql } from '../funnels'
 import { lifecycleOf } from '../lifecycle'
 import { queryFiltersOf, selectionOf } from '../series'
 import { stickinessPeriodsOf, stickyActorsSql } from '../stickiness'
@@ -45,6 +46,7 @@ export async function insightActorsSql(ctx: QueryContext, source: ActorsSource, 
     const operator = source.kind === 'StickinessActorsQuery' ? source.operator : undefined
     return { sql: await stickinessActorsSql(ctx, source.source as StickinessQuery, { ...source, operator }, params), columns: [] }
   }
+  if (source.kind === 'FunnelsActorsQuery') return { sql: await funnelActorsSql(ctx, source, params), columns: [] }
   throw problems.validation(`${ATTR}__source__kind`, `The persons of a ${source.source.kind} are not supported yet.`)
 }
 
@@ -114,4 +116,36 @@ async function stickinessActorsSql(
     where = `WHERE num_intervals ${OPERATORS[point.operator ?? 'exact']} ${params.add('UInt64', day)}`
   }
   return `SELECT actor AS actor_id FROM (${actors}) ${where}`
+}
+
+/**
+ * The persons of a funnel's step, as PostHog's funnel actors query finds them: those who reached
+ * step `funnelStep` (counted from 1), or with a negative one those who dropped off before step
+ * |funnelStep| (reached the step before it and no further); with `funnelStepBreakdown`, those
+ * counted under that breakdown value (Other too).
+ */
+async function funnelActorsSql(ctx: QueryContext, source: FunnelsActorsQuery, params: SqlParams): Promise<string> {
+  const query = source.source
+  const viz = query.funnelsFilter?.funnelVizType ?? 'steps'
+  if (viz !== 'steps') {
+    throw problems.validation(
+      `${ATTR}__source__funnelsFilter__funnelVizType`,
+      `The persons of a ${viz} funnel are not supported; only of its steps.`,
+    )
+  }
+  const step = source.funnelStep
+  const n = query.series.length
+  if (step === undefined || step === null) throw problems.validation(`${ATTR}__funnelStep`, 'Say which step: funnelStep.')
+  if (Math.abs(step) > n) throw problems.validation(`${ATTR}__funnelStep`, `The funnel has ${n} steps.`)
+  const plan = await funnelPlanOf(ctx, query, params)
+  params.values.window = plan.windowSeconds
+  const conditions = [step > 0 ? `level >= ${step}` : `level = ${-step - 1}`]
+  const given = source.funnelStepBreakdown
+  if (given !== undefined && given !== null) {
+    if (plan.breakdown === null) throw problems.validation(`${ATTR}__funnelStepBreakdown`, 'The funnel is not broken down.')
+    const value = Array.isArray(given) ? given[0] : given
+    if (value !== undefined) conditions.push(`value = ${params.add('String', String(value))}`)
+  }
+  return `WITH per_person AS (${plan.perPerson})
+    SELECT DISTINCT actor AS actor_id FROM (${valuesRankedSql(query, n, plan.breakdown !== null, params)}) WHERE ${conditions.join(' AND ')}`
 }

@@ -48,7 +48,8 @@ export type Attribution = { kind: 'first_touch' | 'last_touch' | 'all_events' } 
  * (`unordered`), less the persons an exclusion drops; or, as `time_to_convert`, a histogram of
  * the time from one step to another.
  */
-export async function runFunnels(ctx: QueryContext, query: FunnelsQuery): Promise<RunnerOutput> {
+/** A funnel's range and steps, and its statement of each person's furthest attempt (`perPerson`: actor, level, times, breakdown_value). */
+export async function funnelPlanOf(ctx: QueryContext, query: FunnelsQuery, params: SqlParams) {
   const interval = validateFunnel(query)
   const range = await resolveRange(
     query.dateRange,
@@ -66,7 +67,6 @@ export async function runFunnels(ctx: QueryContext, query: FunnelsQuery): Promis
   const exclusions = await Promise.all(exclusionNodes.map((node, j) => selectionOf(ctx, node, undefined, `exclusions__${j}`)))
   const windowSeconds = (funnelsFilter?.funnelWindowInterval ?? 14) * UNIT_SECONDS[funnelsFilter?.funnelWindowIntervalUnit ?? 'day']
 
-  const params = new SqlParams()
   const columns = materializedColumns(ctx.ch)
   const conditionOf = (s: EventSelection) => {
     const parts = [s.event === null ? '1' : `event = ${params.add('String', s.event)}`]
@@ -128,6 +128,42 @@ export async function runFunnels(ctx: QueryContext, query: FunnelsQuery): Promis
   const perPerson = walked
     ? walkedPersonsSql({ n, order, eventsSql, joins, valueSql, guarded, attribution })
     : chainedPersonsSql({ steps, eventsSql, joins, valueSql: touchedValueSql(valueSql, attribution) })
+  return {
+    interval,
+    range,
+    funnelsFilter,
+    order,
+    n,
+    steps,
+    guarded,
+    eventsSql,
+    joins,
+    valueSql,
+    attribution,
+    breakdown,
+    perPerson,
+    windowSeconds,
+  }
+}
+
+export async function runFunnels(ctx: QueryContext, query: FunnelsQuery): Promise<RunnerOutput> {
+  const params = new SqlParams()
+  const {
+    interval,
+    range,
+    funnelsFilter,
+    order,
+    n,
+    steps,
+    guarded,
+    eventsSql,
+    joins,
+    valueSql,
+    attribution,
+    breakdown,
+    perPerson,
+    windowSeconds,
+  } = await funnelPlanOf(ctx, query, params)
   const queryParams = { window: windowSeconds }
   const resolvedDateRange = { date_from: isoInZone(range.from), date_to: isoInZone(range.to) }
 
@@ -204,16 +240,7 @@ export async function runFunnels(ctx: QueryContext, query: FunnelsQuery): Promis
   // PostHog keeps the values that reached furthest (the most persons at the last step, then at
   // the one before, ...) and puts the others in one Other row. The persons are walked once: each
   // person's row carries its value's counts (window functions), which rank the values.
-  let byValue = `SELECT breakdown_value AS value, level, times FROM per_person`
-  if (breakdown !== null) {
-    const limit = params.add('UInt32', query.breakdownFilter?.breakdown_limit ?? DEFAULT_BREAKDOWN_LIMIT)
-    const reached = steps.map((_, i) => `countIf(level >= ${i + 1}) OVER (PARTITION BY breakdown_value) AS reached_${i}`).join(', ')
-    const furthestFirst = steps.map((_, i) => `reached_${n - 1 - i} DESC`).join(', ')
-    byValue = `SELECT if(rank <= ${limit}, breakdown_value, '${FUNNEL_OTHER}') AS value, level, times FROM (
-        SELECT level, times, breakdown_value, dense_rank() OVER (ORDER BY ${furthestFirst}, breakdown_value) AS rank
-        FROM (SELECT level, times, breakdown_value, ${reached} FROM per_person)
-      )`
-  }
+  const byValue = valuesRankedSql(query, n, breakdown !== null, params)
   const sql = `WITH per_person AS (${perPerson})
     SELECT value, ${stepColumns} FROM (${byValue}) GROUP BY value`
   const rows = await select<Record<string, number | string | null>>(ctx, sql, { ...params.values, ...queryParams })
@@ -252,6 +279,26 @@ export async function runFunnels(ctx: QueryContext, query: FunnelsQuery): Promis
   return { results: ordered.map(stepsOf), resolvedDateRange }
 }
 
+/**
+ * The persons of `per_person` with the breakdown value they count under (`value`): PostHog keeps
+ * the values that reached furthest (the most persons at the last step, then at the one before, ...)
+ * and puts the others in one Other row. The persons are walked once: each person's row carries its
+ * value's counts (window functions), which rank the values.
+ */
+export function valuesRankedSql(query: FunnelsQuery, n: number, brokenDown: boolean, params: SqlParams): string {
+  if (!brokenDown) return `SELECT actor, breakdown_value AS value, level, times FROM per_person`
+  const limit = params.add('UInt32', query.breakdownFilter?.breakdown_limit ?? DEFAULT_BREAKDOWN_LIMIT)
+  const reached = Array.from(
+    { length: n },
+    (_, i) => `countIf(level >= ${i + 1}) OVER (PARTITION BY breakdown_value) AS reached_${i}`,
+  ).join(', ')
+  const furthestFirst = Array.from({ length: n }, (_, i) => `reached_${n - 1 - i} DESC`).join(', ')
+  return `SELECT actor, if(rank <= ${limit}, breakdown_value, '${FUNNEL_OTHER}') AS value, level, times FROM (
+      SELECT actor, level, times, breakdown_value, dense_rank() OVER (ORDER BY ${furthestFirst}, breakdown_value) AS rank
+      FROM (SELECT actor, level, times, breakdown_value, ${reached} FROM per_person)
+    )`
+}
+
 /** A person's value under first or last touch attribution: of its earliest or latest event with one ('' when none has). */
 function touchedValueSql(valueSql: string, attribution: Attribution): string {
   const pick = attribution.kind === 'last_touch' ? 'argMaxIf' : 'argMinIf'
@@ -288,11 +335,11 @@ function chainedPersonsSql(options: {
   const chains = `arrayMap(t0 -> arrayConcat([t0], ${chainSql(1, n, same)}), ${latestStarts})`
   const firstOnly = `arrayConcat([s0[1]], arrayWithConstant(${n - 1}, 0.))`
   const earliestOfGroup = `arrayFirst(t -> ${inGroup('t', 'arrayLast(x -> x < walked[2], s1)', 'walked[2]')} AND t + {window:Float64} >= walked[walked_level], s0)`
-  return `SELECT arrayCount(x -> x > 0, best) AS level, best AS times, breakdown_value FROM (
-      SELECT if(empty(walked) OR walked_level <= 1, ${firstOnly}, arrayConcat([${earliestOfGroup}], arrayPopFront(walked))) AS best,
+  return `SELECT actor, arrayCount(x -> x > 0, best) AS level, best AS times, breakdown_value FROM (
+      SELECT actor, if(empty(walked) OR walked_level <= 1, ${firstOnly}, arrayConcat([${earliestOfGroup}], arrayPopFront(walked))) AS best,
         breakdown_value
       FROM (
-        SELECT arraySort(c -> (-arrayCount(x -> x > 0, c), c[1]), ${chains}) [1] AS walked,
+        SELECT actor, arraySort(c -> (-arrayCount(x -> x > 0, c), c[1]), ${chains}) [1] AS walked,
           arrayCount(x -> x > 0, walked) AS walked_level, s0, s1, breakdown_value
         FROM (
           SELECT ${ACTOR} AS actor,
@@ -369,7 +416,7 @@ function personEventsSql(
         ${joins.join(' ')}
         GROUP BY ${groupBy}
         HAVING countIf(${starts}) > 0`
-  const rows = attribution.kind === 'step' ? `SELECT raw, arrayJoin(step_values) AS breakdown_value FROM (${perPerson})` : perPerson
+  const rows = attribution.kind === 'step' ? `SELECT actor, raw, arrayJoin(step_values) AS breakdown_value FROM (${perPerson})` : perPerson
   return { rows, events }
 }
 
@@ -390,8 +437,8 @@ function walkedPersonsSql(options: WalkInputs & { n: number }): string {
           attributedStep: options.attribution.kind === 'step' ? options.attribution.step : undefined,
         })
       : orderedAttemptSql({ events, steps: n, windowSeconds: '{window:Float64}', strict: order === 'strict' })
-  return `SELECT tupleElement(attempt, 1) AS level, tupleElement(attempt, 3) AS times, breakdown_value FROM (
-      SELECT ${attempt} AS attempt, breakdown_value
+  return `SELECT actor, tupleElement(attempt, 1) AS level, tupleElement(attempt, 3) AS times, breakdown_value FROM (
+      SELECT actor, ${attempt} AS attempt, breakdown_value
       FROM (${rows})
     )
     WHERE level > 0 AND tupleElement(attempt, 2) = 0`
