@@ -292,6 +292,27 @@ describe('the persons of a point of a trend are those the point counts', () => {
     }
   })
 
+  it.each([
+    ['first-time users', { math: 'first_time_for_user' }, {}],
+    ['the cumulative display of unique users', { math: 'dau' }, { display: 'ActionsLineGraphCumulative' }],
+    ['the cumulative display of events', {}, { display: 'ActionsLineGraphCumulative' }],
+  ])('%s: each point lists as many persons as it counts', async (_name, math, trendsFilter) => {
+    await ready()
+    const trend = {
+      kind: 'TrendsQuery',
+      dateRange: { date_from: FROM, date_to: TO },
+      series: [{ kind: 'EventsNode', event: 'signup', ...math }],
+      trendsFilter,
+    }
+    const [row] = (await project.query(trend)).body.results
+    expect(row.data.some((v: number) => v > 0)).toBe(true)
+    for (const [i, day] of row.days.entries()) {
+      const { names, counts } = await actorsOf(project, { kind: 'InsightActorsQuery', day, source: trend })
+      const counted = 'math' in math ? names.length : counts.reduce((a, b) => a + b, 0)
+      expect(counted, day).toBe(row.data[i])
+    }
+  })
+
   it('a total value (BoldNumber): the persons of the whole range', async () => {
     await ready()
     const trend = {
