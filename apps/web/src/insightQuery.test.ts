@@ -5,6 +5,7 @@ import {
   parseQueryParam,
   queryOf,
   sourceOfInsight,
+  undrawnInsight,
   withDateRange,
   withPropertyFilter,
   type BuilderForm,
@@ -244,5 +245,17 @@ describe("a dashboard's property filter", () => {
       values: [group, { type: 'AND', values: [filter] }],
     })
     expect(withPropertyFilter(trend, undefined, 'pro')).toBe(trend)
+  })
+})
+
+describe('undrawnInsight', () => {
+  it('sends a SQL insight to its rows and names any other kind the console does not draw', () => {
+    expect(undrawnInsight({ kind: 'DataTableNode', source: { kind: 'HogQLQuery', query: 'select 1' } })).toBe(
+      'A SQL insight: open it to see its rows.',
+    )
+    expect(undrawnInsight({ kind: 'InsightVizNode', source: { kind: 'PathsQuery' } })).toBe(
+      'A Paths insight, which the console does not draw: its answer is at the query API.',
+    )
+    expect(undrawnInsight(null)).toBe('A SQL insight: open it to see its rows.')
   })
 })

@@ -333,6 +333,14 @@ export function sourceOfInsight(query: Record<string, unknown> | null): InsightS
   return isRecord(inner) && KINDS.some(([k]) => k === inner.kind) ? (inner as InsightSource) : undefined
 }
 
+/** What the console says of an insight it does not draw: a SQL one opens to its rows; another kind (paths) is named. */
+export function undrawnInsight(query: Record<string, unknown> | null): string {
+  const inner = query?.kind === 'InsightVizNode' || query?.kind === 'DataTableNode' ? query.source : query
+  const kind = inner && typeof inner === 'object' && 'kind' in inner ? String(inner.kind) : undefined
+  if (kind === undefined || kind === 'HogQLQuery') return 'A SQL insight: open it to see its rows.'
+  return `A ${kind.replace(/Query$/, '')} insight, which the console does not draw: its answer is at the query API.`
+}
+
 /**
  * The query with a dashboard's property filter (an event property equal to a value) ANDed to its
  * own filters, as a dashboard's property filter applies to each of its insights.

@@ -7,7 +7,7 @@ import { DataTable } from '../components/DataTable'
 import { SearchForm } from '../components/SearchForm'
 import { ErrorNotice, ListStates, Loading, Refusal } from '../components/States'
 import { useDashboards, useInsightResult } from '../insightHooks'
-import { sourceOfInsight, withDateRange, withPropertyFilter } from '../insightQuery'
+import { sourceOfInsight, undrawnInsight, withDateRange, withPropertyFilter } from '../insightQuery'
 import { PropertyFilterForm } from '../components/PropertyFilterForm'
 import { layoutsInOrder, moveTile } from '../tileLayout'
 
@@ -328,7 +328,7 @@ function TileResult({
   const saved = sourceOfInsight(query)
   const source = saved && withPropertyFilter(withDateRange(saved, filters.dateFrom), filters.property, filters.value)
   const result = useInsightResult(projectId, source, refresh)
-  if (!source) return <p className="muted">A SQL insight: open it to see its rows.</p>
+  if (!source) return <p className="muted">{undrawnInsight(query)}</p>
   if (result.isPending) return <Loading what={title} />
   if (result.isError) return <ErrorNotice error={result.error} retry={() => void result.refetch()} />
   return <InsightResult source={source} results={result.data.results} title={title} />

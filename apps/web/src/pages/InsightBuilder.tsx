@@ -7,7 +7,15 @@ import { InsightResult } from '../components/InsightResult'
 import { ErrorNotice, Loading, Refusal } from '../components/States'
 import { useMe } from '../hooks'
 import { useDashboards, useInsightByShortId, useInsightResult } from '../insightHooks'
-import { formOf, parseQueryParam, queryOf, sourceOfInsight, type BuilderForm as Form, type InsightSource } from '../insightQuery'
+import {
+  formOf,
+  parseQueryParam,
+  queryOf,
+  sourceOfInsight,
+  undrawnInsight,
+  type BuilderForm as Form,
+  type InsightSource,
+} from '../insightQuery'
 
 type InsightWrite = Parameters<typeof trpc.insights.create.mutate>[0]
 
@@ -41,7 +49,7 @@ export function SavedInsight(): React.JSX.Element {
   if (insight.isError) return <ErrorNotice error={insight.error} retry={() => void insight.refetch()} />
   const saved = sourceOfInsight(insight.data.query)
   const source = parseQueryParam(q) ?? saved
-  if (!source) return <ErrorNotice error={new Error('This insight is a SQL query, which this page does not draw.')} />
+  if (!source) return <p className="notice">{undrawnInsight(insight.data.query)}</p>
   const edited = source !== saved && JSON.stringify(source) !== JSON.stringify(saved)
   return (
     <Builder
