@@ -523,6 +523,30 @@ const WEB_STATS_TABLE: FieldCase[] = [
   { path: 'offset', sample: 1, expect: 'applied' },
 ]
 
+const TREND_POINT = {
+  kind: 'InsightActorsQuery',
+  day: '2024-01-02',
+  source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'pageview' }], dateRange: RANGE },
+}
+
+const ACTORS_QUERY: FieldCase[] = [
+  { path: 'version', sample: 2, expect: 'client' },
+  { path: 'tags', sample: { scene: 'Persons' }, expect: 'client' },
+  { path: 'response', sample: { results: [] }, expect: 'client' },
+  { path: 'modifiers', sample: { personsArgMaxVersion: 'v2' }, expect: 'refused', attr: 'modifiers__personsArgMaxVersion' },
+  { path: 'select', sample: ['created_at'], expect: 'applied' },
+  { path: 'search', sample: 'p1', expect: 'applied' },
+  { path: 'orderBy', sample: ['id DESC'], expect: 'applied' },
+  { path: 'limit', sample: 1, expect: 'applied' },
+  { path: 'offset', sample: 1, expect: 'applied' },
+  { path: 'properties', sample: [{ key: 'email', value: 'x', operator: 'exact', type: 'person' }], expect: 'refused' },
+  { path: 'fixedProperties', sample: [{ key: 'email', value: 'x', operator: 'exact', type: 'person' }], expect: 'refused' },
+  { path: 'source', sample: TREND_POINT, expect: 'applied' },
+  { path: 'source.day', sample: '2024-01-03', expect: 'applied', given: { source: TREND_POINT } },
+  { path: 'source.includeRecordings', sample: true, expect: 'refused', given: { source: TREND_POINT } },
+  { path: 'source.interval', sample: 0, expect: 'refused', given: { source: TREND_POINT } },
+]
+
 /** Each kind with a query every field is tried on. */
 const KINDS: Array<{ kind: string; base: Record<string, unknown>; fields: FieldCase[] }> = [
   { kind: 'TrendsQuery', base: { series: [{ kind: 'EventsNode', event: 'pageview' }], dateRange: RANGE }, fields: TRENDS },
@@ -558,6 +582,7 @@ const KINDS: Array<{ kind: string; base: Record<string, unknown>; fields: FieldC
   },
   { kind: 'WebOverviewQuery', base: { dateRange: RANGE, properties: [] }, fields: webAnalyticsBase(true) },
   { kind: 'WebStatsTableQuery', base: { dateRange: RANGE, properties: [], breakdownBy: 'Page' }, fields: WEB_STATS_TABLE },
+  { kind: 'ActorsQuery', base: { select: ['id'], orderBy: ['id ASC'] }, fields: ACTORS_QUERY },
 ]
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)

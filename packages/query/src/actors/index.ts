@@ -95,8 +95,8 @@ export async function runActors(ctx: QueryContext, query: ActorsQuery): Promise<
       hasMore: rows.length > limit,
       limit,
       offset,
-      // Rows are joined with the persons they name, so every person of a page is found.
-      missing_actors_count: query.source || columns.includes('person') || columns.includes('actor') ? 0 : null,
+      // Rows are joined with the persons they name, so every person of a page is found; counted, as PostHog's, only with a person column.
+      missing_actors_count: columns.includes('person') || columns.includes('actor') ? 0 : null,
     },
   }
 }
