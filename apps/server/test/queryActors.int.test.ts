@@ -124,6 +124,11 @@ function insightTestEvents(): SentEvent[] {
 }
 
 const RANGE_2020 = { date_from: '2020-01-09', date_to: '2020-01-19' }
+const RETENTION = {
+  kind: 'RetentionQuery',
+  dateRange: RANGE_2020,
+  retentionFilter: { targetEntity: { id: '$pageview', type: 'events' }, returningEntity: { id: '$pageview', type: 'events' } },
+}
 const PAGEVIEWS = [{ kind: 'EventsNode', event: '$pageview', math: 'total' }]
 
 /** The persons modal's query: the names of the persons behind a point. */
@@ -462,6 +467,42 @@ describe('the persons of a funnel step are those the step counts', () => {
   })
 })
 
+describe('the persons of a retention cohort are those it counts', () => {
+  it.each([[false], [true]])('each cell (cumulative: %s) lists as many persons as it counts', async (cumulative) => {
+    await ready()
+    const retention = {
+      kind: 'RetentionQuery',
+      dateRange: { date_from: FROM, date_to: TO },
+      retentionFilter: {
+        targetEntity: { id: 'signup', type: 'events' },
+        returningEntity: { id: 'pageview', type: 'events' },
+        period: 'Day',
+        totalIntervals: 5,
+        cumulative,
+      },
+    }
+    const answer = await project.query(retention)
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+    let returned = 0
+    for (const [interval, row] of answer.body.results.entries()) {
+      const res = await project.query({
+        kind: 'ActorsQuery',
+        select: ['person', 'appearances'],
+        source: { kind: 'InsightActorsQuery', interval, source: retention },
+        limit: 1000,
+      })
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      expect(res.body.results.length, row.label).toBe(row.values[0].count)
+      for (const [offset, value] of row.values.entries()) {
+        const persons = res.body.results.filter((r: any) => r[1].includes(offset)).length
+        expect(persons, `${row.label} ${value.label}`).toBe(value.count)
+        if (offset > 0) returned += persons
+      }
+    }
+    expect(returned).toBeGreaterThan(0)
+  })
+})
+
 describe('ActorsQuery refusals', () => {
   it.each([
     ['a column it does not answer', { select: ['count()'] }, 'query__select__0'],
@@ -486,8 +527,10 @@ describe('InsightActorsQuery refusals', () => {
     ['a breakdown value of a trend not broken down', { day: '2020-01-09', breakdown: 'Chrome' }, 'query__source__breakdown'],
     ['the previous period of a trend not compared', { day: '2020-01-09', compare: 'previous' }, 'query__source__compare'],
     ['a series the trend does not have', { day: '2020-01-09', series: 3 }, 'query__source__series'],
-    ['a retention cohort', { interval: 0 }, 'query__source__interval'],
+    ['a retention cohort of a trend', { interval: 0 }, 'query__source__interval'],
     ['a lifecycle status of a trend', { day: '2020-01-09', status: 'new' }, 'query__source__status'],
+    ['a retention without its cohort', { source: RETENTION }, 'query__source__interval'],
+    ['a cohort the retention does not have', { interval: 30, source: RETENTION }, 'query__source__interval'],
     [
       'a series of a lifecycle',
       { day: '2020-01-09', series: 1, source: { kind: 'LifecycleQuery', dateRange: RANGE_2020, series: PAGEVIEWS } },

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { kindNotServed, modifiersSchema, nodeFields, clientSide, unsupported } from './fields'
 import { funnelsQuerySchema } from './funnels'
 import { LIFECYCLE_STATUSES, lifecycleQuerySchema } from './lifecycle'
+import { retentionQuerySchema } from './retention'
 import { STICKINESS_OPERATORS, stickinessQuerySchema } from './stickiness'
 import { trendsQuerySchema } from './trends'
 
@@ -27,6 +28,7 @@ export const ACTOR_COLUMNS = [
   'person.$delete',
   'event_count',
   'event_distinct_ids',
+  'appearances',
 ] as const
 
 const columnSchema = z
@@ -63,15 +65,17 @@ const dayField = z.union([z.string().trim().min(1).max(64), z.number().int().min
 const compareField = z.enum(['current', 'previous']).nullish()
 const seriesField = z.number().int().min(0).max(100).nullish()
 
-/** PostHog's InsightActorsQuery: the point of a trend (day, series, breakdown, compare), a lifecycle bar (day, status) or a stickiness bar (day). */
+/** PostHog's InsightActorsQuery: the point of a trend (day, series, breakdown, compare), a lifecycle bar (day, status), a stickiness bar (day) or a retention cohort (interval). */
 export const insightActorsQuerySchema = z.looseObject({
   kind: z.literal('InsightActorsQuery'),
   ...actorsSourceBase,
-  source: z.discriminatedUnion('kind', [trendsQuerySchema, lifecycleQuerySchema, stickinessQuerySchema], { error: kindNotServed }),
+  source: z.discriminatedUnion('kind', [trendsQuerySchema, lifecycleQuerySchema, stickinessQuerySchema, retentionQuerySchema], {
+    error: kindNotServed,
+  }),
   day: dayField,
   status: z.enum(LIFECYCLE_STATUSES).nullish(),
-  /** A retention cohort's row: retention is not served as actors. */
-  interval: unsupported('interval'),
+  /** A retention cohort's row (0 is the first). */
+  interval: z.number().int().min(0).max(100_000).nullish(),
   series: seriesField,
   breakdown: z.union([z.string().max(400), z.number(), z.array(z.union([z.string().max(400), z.number()])).max(3)]).nullish(),
   compare: compareField,

@@ -31,6 +31,7 @@ const TYPES: Record<string, string> = {
   'person.$delete': 'UInt8',
   event_count: 'UInt64',
   event_distinct_ids: 'Array(String)',
+  appearances: 'Array(UInt32)',
 }
 
 interface PersonRow {
@@ -40,6 +41,7 @@ interface PersonRow {
   is_identified: number | string
   event_count?: number | string
   event_distinct_ids?: string[]
+  appearances?: Array<number | string>
 }
 
 /**
@@ -58,6 +60,9 @@ export async function runActors(ctx: QueryContext, query: ActorsQuery): Promise<
   for (const [i, column] of columns.entries()) {
     if ((column === 'event_count' || column === 'event_distinct_ids') && !point?.columns.includes(column)) {
       throw problems.validation(`query__select__${i}`, `The column ${column} is only answered for the points of a trend.`)
+    }
+    if (column === 'appearances' && !point?.columns.includes(column)) {
+      throw problems.validation(`query__select__${i}`, 'The column appearances is only answered for a retention cohort.')
     }
   }
 
@@ -185,6 +190,8 @@ function cell(column: string, row: PersonRow, distinctIds: Map<string, string[]>
       return num(row.event_count)
     case 'event_distinct_ids':
       return row.event_distinct_ids ?? []
+    case 'appearances':
+      return (row.appearances ?? []).map(num)
     default: {
       const key = PERSON_PROPERTY_COLUMN.exec(column)?.[1]
       const value = key === undefined ? undefined : parseProperties(row.properties)[key]

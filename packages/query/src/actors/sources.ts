@@ -1,8 +1,16 @@
 import type { SqlParams } from '@burrow/clickhouse'
-import { problems, type ActorsSource, type FunnelsActorsQuery, type LifecycleQuery, type StickinessQuery } from '@burrow/contracts'
+import {
+  problems,
+  type ActorsSource,
+  type FunnelsActorsQuery,
+  type LifecycleQuery,
+  type RetentionQuery,
+  type StickinessQuery,
+} from '@burrow/contracts'
 import type { QueryContext } from '../context'
 import { funnelPlanOf, valuesRankedSql } from '../funnels'
 import { lifecycleOf } from '../lifecycle'
+import { retentionOf } from '../retention'
 import { queryFiltersOf, selectionOf } from '../series'
 import { stickinessPeriodsOf, stickyActorsSql } from '../stickiness'
 import { trendsActorsSql } from '../trends/actors'
@@ -13,7 +21,7 @@ import { trendsActorsSql } from '../trends/actors'
  */
 export interface PointActors {
   sql: string
-  columns: Array<'event_count' | 'event_distinct_ids'>
+  columns: Array<'event_count' | 'event_distinct_ids' | 'appearances'>
 }
 
 const ATTR = 'query__source'
@@ -23,13 +31,14 @@ const POINT_FIELDS: Record<string, string[]> = {
   TrendsQuery: ['day', 'series', 'breakdown', 'compare'],
   LifecycleQuery: ['day', 'status'],
   StickinessQuery: ['day', 'series', 'compare'],
+  RetentionQuery: ['interval'],
 }
 
 /** The statement of the persons behind the point `source` names. */
 export async function insightActorsSql(ctx: QueryContext, source: ActorsSource, params: SqlParams): Promise<PointActors> {
   if (source.kind === 'InsightActorsQuery') {
     const read = POINT_FIELDS[source.source.kind] ?? []
-    for (const field of ['day', 'status', 'series', 'breakdown', 'compare'] as const) {
+    for (const field of ['day', 'status', 'series', 'breakdown', 'compare', 'interval'] as const) {
       const value = source[field]
       if (value !== undefined && value !== null && !read.includes(field)) {
         throw problems.validation(`${ATTR}__${field}`, `${field} does not name a point of a ${source.source.kind}.`)
@@ -45,6 +54,9 @@ export async function insightActorsSql(ctx: QueryContext, source: ActorsSource, 
   if (source.kind === 'StickinessActorsQuery' || (source.kind === 'InsightActorsQuery' && source.source.kind === 'StickinessQuery')) {
     const operator = source.kind === 'StickinessActorsQuery' ? source.operator : undefined
     return { sql: await stickinessActorsSql(ctx, source.source as StickinessQuery, { ...source, operator }, params), columns: [] }
+  }
+  if (source.kind === 'InsightActorsQuery' && source.source.kind === 'RetentionQuery') {
+    return { sql: await retentionActorsSql(ctx, source.source, source.interval, params), columns: ['appearances'] }
   }
   if (source.kind === 'FunnelsActorsQuery') return { sql: await funnelActorsSql(ctx, source, params), columns: [] }
   throw problems.validation(`${ATTR}__source__kind`, `The persons of a ${source.source.kind} are not supported yet.`)
@@ -148,4 +160,22 @@ async function funnelActorsSql(ctx: QueryContext, source: FunnelsActorsQuery, pa
   }
   return `WITH per_person AS (${plan.perPerson})
     SELECT DISTINCT actor AS actor_id FROM (${valuesRankedSql(query, n, plan.breakdown !== null, params)}) WHERE ${conditions.join(' AND ')}`
+}
+
+/**
+ * The persons of a retention cohort (row `interval`, from 0), as PostHog's retention actors query
+ * finds them, each with `appearances`: the periods from the cohort's (0 is the cohort's own) the
+ * person counts in.
+ */
+async function retentionActorsSql(
+  ctx: QueryContext,
+  query: RetentionQuery,
+  interval: number | null | undefined,
+  params: SqlParams,
+): Promise<string> {
+  if (interval === undefined || interval === null) throw problems.validation(`${ATTR}__interval`, 'Say which cohort: interval.')
+  const { pairsSql, starts } = await retentionOf(ctx, query, params)
+  if (interval >= starts.length) throw problems.validation(`${ATTR}__interval`, `The retention has ${starts.length} cohorts.`)
+  return `SELECT actor AS actor_id, arraySort(groupArray(offset)) AS appearances FROM (${pairsSql})
+    WHERE cohort = ${params.add('UInt32', interval + 1)} GROUP BY actor`
 }

@@ -42,12 +42,6 @@ const FUNNEL_OTHER = 'Other'
  */
 export type Attribution = { kind: 'first_touch' | 'last_touch' | 'all_events' } | { kind: 'step'; step: number }
 
-/**
- * PostHog's FunnelsQuery: how many persons reached each step and how long each step took, in
- * order (`ordered`), with no other event of the person between steps (`strict`) or in any order
- * (`unordered`), less the persons an exclusion drops; or, as `time_to_convert`, a histogram of
- * the time from one step to another.
- */
 /** A funnel's range and steps, and its statement of each person's furthest attempt (`perPerson`: actor, level, times, breakdown_value). */
 export async function funnelPlanOf(ctx: QueryContext, query: FunnelsQuery, params: SqlParams) {
   const interval = validateFunnel(query)
@@ -146,6 +140,12 @@ export async function funnelPlanOf(ctx: QueryContext, query: FunnelsQuery, param
   }
 }
 
+/**
+ * PostHog's FunnelsQuery: how many persons reached each step and how long each step took, in
+ * order (`ordered`), with no other event of the person between steps (`strict`) or in any order
+ * (`unordered`), less the persons an exclusion drops; or, as `time_to_convert`, a histogram of
+ * the time from one step to another.
+ */
 export async function runFunnels(ctx: QueryContext, query: FunnelsQuery): Promise<RunnerOutput> {
   const params = new SqlParams()
   const {

@@ -65,14 +65,10 @@ function periodSql(options: {
 }
 
 /**
- * PostHog's RetentionQuery: a cohort per period of the persons who did the target event in it
- * (recurring) or did it for the first time ever in it (first time), and for each of the
- * `totalIntervals` periods from it how many of them did the returning event (at least
- * `minimumOccurrences` times in that period); with `cumulative`, a person counts in every period
- * up to the last one it came back in. Values start with the cohort itself, and every row has
- * `totalIntervals` of them, zero past the last period of the range (PostHog's matrix).
+ * A retention's cohorts (`starts`) and its statement of each person's cells: rows of (actor,
+ * cohort (1-based, 0 for none), offset) for every period from the cohort's the person counts in.
  */
-export async function runRetention(ctx: QueryContext, query: RetentionQuery): Promise<RunnerOutput> {
+export async function retentionOf(ctx: QueryContext, query: RetentionQuery, params: SqlParams) {
   const filter = query.retentionFilter
   const periodName = filter.period ?? 'Day'
   const interval = INTERVAL_OF[periodName]
@@ -106,7 +102,6 @@ export async function runRetention(ctx: QueryContext, query: RetentionQuery): Pr
   const rows = starts.length
 
   const filters = await queryFiltersOf(ctx, query)
-  const params = new SqlParams()
   const zoneParam = params.add('String', zone)
   const condition = async (entity: RetentionEntity | null | undefined, attr: string) => {
     const event = eventOf(entity)
@@ -143,8 +138,7 @@ export async function runRetention(ctx: QueryContext, query: RetentionQuery): Pr
   // The periods after the cohort's it came back in, as offsets from it, within totalIntervals.
   const offsets = `arrayConcat([0], arrayMap(r -> r - cohort, arrayFilter(r -> r > cohort AND r - cohort < ${total}, returns)))`
   const counted = filter.cumulative ? `range(0, arrayMax(${offsets}) + 1)` : offsets
-  const sql = `SELECT cohort, offset, count() AS persons FROM (
-      SELECT arrayJoin(cohorts) AS cohort, arrayJoin(${counted}) AS offset
+  const pairsSql = `SELECT actor, arrayJoin(cohorts) AS cohort, arrayJoin(${counted}) AS offset
       FROM (
         SELECT ${ACTOR} AS actor,
           ${cohorts} AS cohorts,
@@ -152,10 +146,22 @@ export async function runRetention(ctx: QueryContext, query: RetentionQuery): Pr
           ${returns} AS returns
         FROM (${eventsWithActorSql(`timestamp, (${target}) AS is_target, (${returning}) AS is_returning`, where.join(' AND '))}) AS e
         GROUP BY actor
-      )
-    )
-    WHERE cohort > 0
-    GROUP BY cohort, offset`
+      )`
+  return { pairsSql, starts, total, periodName, rangeEnd }
+}
+
+/**
+ * PostHog's RetentionQuery: a cohort per period of the persons who did the target event in it
+ * (recurring) or did it for the first time ever in it (first time), and for each of the
+ * `totalIntervals` periods from it how many of them did the returning event (at least
+ * `minimumOccurrences` times in that period); with `cumulative`, a person counts in every period
+ * up to the last one it came back in. Values start with the cohort itself, and every row has
+ * `totalIntervals` of them, zero past the last period of the range (PostHog's matrix).
+ */
+export async function runRetention(ctx: QueryContext, query: RetentionQuery): Promise<RunnerOutput> {
+  const params = new SqlParams()
+  const { pairsSql, starts, total, periodName, rangeEnd } = await retentionOf(ctx, query, params)
+  const sql = `SELECT cohort, offset, count() AS persons FROM (${pairsSql}) WHERE cohort > 0 GROUP BY cohort, offset`
   const rowsOut = await select<{ cohort: number | string; offset: number | string; persons: number | string }>(ctx, sql, params.values)
   const counts = new Map(rowsOut.map((r) => [`${num(r.cohort)}:${num(r.offset)}`, num(r.persons)]))
   const results = starts.map((start, i) => ({
