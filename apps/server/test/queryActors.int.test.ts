@@ -380,6 +380,21 @@ describe('the persons of a lifecycle bar and a stickiness bar are those the bar 
       )
     }
   })
+
+  it('cumulative stickiness: each bar lists the persons active on that many days or more, as many as it counts', async () => {
+    await ready()
+    const stickiness = {
+      kind: 'StickinessQuery',
+      dateRange: { date_from: FROM, date_to: TO },
+      series: [{ kind: 'EventsNode', event: 'signup' }],
+      stickinessFilter: { computedAs: 'cumulative' },
+    }
+    const [row] = (await project.query(stickiness)).body.results
+    for (const [i, days] of row.days.entries()) {
+      const { names } = await actorsOf(project, { kind: 'InsightActorsQuery', day: days, source: stickiness })
+      expect(names.length, `${days} days or more`).toBe(row.data[i])
+    }
+  })
 })
 
 /** PostHog's _create_sample_data_multiple_dropoffs: 5 persons do all three steps, 10 stop at the second, 20 at the first. */

@@ -125,7 +125,9 @@ async function stickinessActorsSql(
   if (point.day !== undefined && point.day !== null) {
     const day = Number(point.day)
     if (!Number.isInteger(day) || day < 1) throw problems.validation(`${ATTR}__day`, 'day is the number of intervals: 1 or more.')
-    where = `WHERE num_intervals ${OPERATORS[point.operator ?? 'exact']} ${params.add('UInt64', day)}`
+    // A cumulative bar counts the persons active in that many intervals or more.
+    const operator = point.operator ?? (query.stickinessFilter?.computedAs === 'cumulative' ? 'gte' : 'exact')
+    where = `WHERE num_intervals ${OPERATORS[operator]} ${params.add('UInt64', day)}`
   }
   return `SELECT actor AS actor_id FROM (${actors}) ${where}`
 }
