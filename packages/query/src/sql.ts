@@ -14,6 +14,12 @@ const QUERY_WAS_CANCELLED = 394
  */
 const WALL_CLOCK_GRACE_MS = 1_000
 
+/** The memory one statement may take: the embedded engine shares the service's process, which must outlive a greedy query. */
+const MAX_MEMORY_BYTES = 4 * 1024 ** 3
+
+/** ClickHouse's MEMORY_LIMIT_EXCEEDED: the statement needed more than MAX_MEMORY_BYTES. */
+const MEMORY_LIMIT_EXCEEDED = 241
+
 /**
  * PostHog's answer to a query that hit its time limit (ClickHouse's TIMEOUT_EXCEEDED: a 400
  * `timeout_exceeded` with this first sentence), with what to do about it.
@@ -23,6 +29,15 @@ export function queryTimedOut(cause?: unknown): ApiProblem {
     'timeout_exceeded',
     'Query has hit the max execution time before completing. Try a shorter date range, fewer series or a breakdown with fewer values.',
     cause === undefined ? {} : { cause },
+  )
+}
+
+/** A statement that needed more memory than MAX_MEMORY_BYTES, as a 400 saying what to change. */
+function tooMuchMemory(cause: unknown): ApiProblem {
+  return new ApiProblem(
+    'invalid_input',
+    'The query could not be run: the query needs more memory than it is allowed. Try a shorter date range, fewer series or a breakdown with fewer values.',
+    { attr: null, cause },
   )
 }
 
@@ -38,7 +53,7 @@ export function statementBudgetMs(ctx: QueryContext): number {
 }
 
 /**
- * The read options that bound a statement in time: ClickHouse's own limit in the statement's
+ * The read options that bound a statement in time and memory: ClickHouse's own limits in the statement's
  * SETTINGS (`settings`; in the statement, so that it holds on the embedded engine, whose settings
  * would outlive it), and the service's wall clock (`timeoutMs`), which kills the statement
  * if the engine's limit does not hold.
@@ -46,7 +61,7 @@ export function statementBudgetMs(ctx: QueryContext): number {
 export function statementLimits(ctx: QueryContext): { settings: string; timeoutMs: number } {
   const budgetMs = statementBudgetMs(ctx)
   return {
-    settings: `max_execution_time = ${Math.max(1, Math.ceil(budgetMs / 1000))}, timeout_overflow_mode = 'throw'`,
+    settings: `max_execution_time = ${Math.max(1, Math.ceil(budgetMs / 1000))}, timeout_overflow_mode = 'throw', max_memory_usage = ${MAX_MEMORY_BYTES}`,
     timeoutMs: budgetMs + WALL_CLOCK_GRACE_MS,
   }
 }
@@ -78,7 +93,9 @@ export async function select<T>(ctx: QueryContext, sql: string, params: Record<s
   } catch (err: unknown) {
     if (ctx.signal?.aborted) throw new QueryCancelled()
     if (isQueryTimeout(err)) throw queryTimedOut(err)
-    if (clickHouseErrorCode(err) === QUERY_WAS_CANCELLED) throw new QueryCancelled()
+    const code = clickHouseErrorCode(err)
+    if (code === QUERY_WAS_CANCELLED) throw new QueryCancelled()
+    if (code === MEMORY_LIMIT_EXCEEDED) throw tooMuchMemory(err)
     throw err
   }
 }

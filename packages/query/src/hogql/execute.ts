@@ -52,15 +52,11 @@ const USER_ERRORS: Record<number, string> = {
   427: 'a regular expression is invalid',
   491: 'a regular expression is invalid',
 }
-/** The memory one query may take: the embedded engine shares the service's process, which must outlive a greedy query. */
-const MAX_MEMORY_BYTES = 4 * 1024 ** 3
-
-/** Read-only, time-bounded settings of every statement a HogQL query runs. */
+/** Read-only settings of every statement a HogQL query runs, with the time and memory bounds of `timeLimit` (statementLimits). */
 function settingsClause(timeLimit: string): string {
   return [
     'readonly = 2',
     timeLimit,
-    `max_memory_usage = ${MAX_MEMORY_BYTES}`,
     'output_format_json_quote_64bit_integers = 0',
     // The events table's person join reads a missing match as empty, ClickHouse's default.
     'join_use_nulls = 0',
