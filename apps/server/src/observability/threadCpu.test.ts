@@ -3,12 +3,12 @@ import { Registry } from 'prom-client'
 import { afterEach, describe, expect, it } from 'vitest'
 import { monitorThreadCpu } from './threadCpu'
 
-/** Holds this thread until it has run `ms` of CPU. */
-function spin(ms: number): void {
+/** Holds this thread until the process has run `ms` of CPU; answers the process's CPU milliseconds meanwhile. */
+function spin(ms: number): number {
   const start = process.cpuUsage()
   for (;;) {
     const used = process.cpuUsage(start)
-    if (used.user + used.system >= ms * 1000) return
+    if (used.user + used.system >= ms * 1000) return (used.user + used.system) / 1000
   }
 }
 
@@ -39,10 +39,12 @@ describe('monitorThreadCpu', () => {
     // Starting a worker costs this thread a little; the worker's 150 ms are not counted.
     expect(afterWorker - start).toBeLessThan(60)
 
-    spin(100)
+    // The process's count also holds its other threads (GC, compiler), which run more when
+    // the machine is busy, so this thread's part is most of it, never more than all of it.
+    const processMs = spin(100)
     const afterSpin = await cpuMs(registry)
-    expect(afterSpin - afterWorker).toBeGreaterThanOrEqual(90)
-    expect(afterSpin - afterWorker).toBeLessThan(400)
+    expect(afterSpin - afterWorker).toBeGreaterThanOrEqual(50)
+    expect(afterSpin - afterWorker).toBeLessThanOrEqual(processMs + 10)
   })
 
   it('unregisters on stop', async () => {
