@@ -3,7 +3,7 @@ import type { QueryContext } from '../context'
 import { and, type AstNode, type SelectQueryNode } from './ast'
 import { dateToHogQL } from './dates'
 import { executePrinted } from './execute'
-import { isAggregateFunction } from './functions'
+import { hasAggregation } from './functions'
 import { hogqlString, hogqlValue } from './hogqlText'
 import { parseHogQL } from './parser'
 import { replacePlaceholders, valueToAst } from './placeholders'
@@ -20,16 +20,6 @@ const FUTURE_MARGIN_MS = 5_000
 
 /** A column as written, without a trailing `-- comment` (PostHog's column labels). */
 const bare = (column: string) => column.split('--')[0]!.trim()
-
-function hasAggregation(node: unknown): boolean {
-  if (Array.isArray(node)) return node.some(hasAggregation)
-  if (node === null || typeof node !== 'object') return false
-  const n = node as AstNode
-  // An aggregate inside a subquery belongs to the subquery.
-  if (n.node === 'SelectQuery' || n.node === 'SelectSetQuery') return false
-  if (n.node === 'Call' && isAggregateFunction(String(n.name))) return true
-  return Object.entries(n).some(([k, v]) => k !== 'start' && k !== 'end' && hasAggregation(v))
-}
 
 /** The conditions of the query's filters (beyond `where`), as HogQL text. */
 function filterConditions(ctx: QueryContext, query: EventsQuery): string[] {

@@ -1,3 +1,5 @@
+import type { AstNode } from './ast'
+
 /**
  * The functions a HogQL query may call, by HogQL name, with the ClickHouse function each prints as
  * and how many arguments it takes. Anything not listed is refused: nothing here reads outside the
@@ -282,3 +284,14 @@ export function findFunction(name: string): { spec: FunctionSpec; kind: Function
 
 /** Whether a name is an aggregate function (for EventsQuery's grouping). */
 export const isAggregateFunction = (name: string): boolean => lookup(AGGREGATE, name) !== undefined
+
+/** Whether an expression aggregates (an aggregate call outside any subquery of its own). */
+export function hasAggregation(node: unknown): boolean {
+  if (Array.isArray(node)) return node.some(hasAggregation)
+  if (node === null || typeof node !== 'object') return false
+  const n = node as AstNode
+  // An aggregate inside a subquery belongs to the subquery.
+  if (n.node === 'SelectQuery' || n.node === 'SelectSetQuery') return false
+  if (n.node === 'Call' && isAggregateFunction(String(n.name))) return true
+  return Object.entries(n).some(([k, v]) => k !== 'start' && k !== 'end' && hasAggregation(v))
+}

@@ -203,6 +203,24 @@ describe('HogQLQuery', () => {
     ])
   })
 
+  it('reads a property used as a number as one, in arithmetic and in sums, and selected as it is otherwise', async () => {
+    const answer = await hogql(
+      TEAM_A,
+      "SELECT sum(properties.amount), avg(properties.amount * 2), max(properties.amount), sumIf(properties.amount, properties.plan = 'pro') FROM events",
+    )
+    const amounts = ofTeam(TEAM_A).flatMap((e) => (typeof e.properties.amount === 'number' ? [e.properties.amount] : []))
+    const pro = ofTeam(TEAM_A).filter((e) => e.properties.plan === 'pro')
+    expect(answer.results).toEqual([
+      [
+        amounts.reduce((a, b) => a + b, 0),
+        (2 * amounts.reduce((a, b) => a + b, 0)) / amounts.length,
+        // max of text, as PostHog's max of an untyped property: '25.5' > '10' > '0'
+        '25.5',
+        pro.reduce((s, e) => s + Number(e.properties.amount), 0),
+      ],
+    ])
+  })
+
   it("answers times in the project's timezone, with its offset", async () => {
     const answer = await hogql(TEAM_A, "SELECT timestamp, toStartOfDay(timestamp) FROM events WHERE event = 'late'")
     // The day started in winter time (UTC-5); the event happened in summer time (UTC-4).

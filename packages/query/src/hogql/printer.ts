@@ -7,6 +7,23 @@ import { PERSON_FIELDS, TABLES, type TableField, type TableNeeds, type VirtualTa
 export const DEFAULT_LIMIT = 100
 export const MAX_LIMIT = 50_000
 
+/** How a key of JSON text is printed to start (see jsonPath). */
+const JSON_READ = 'if(JSONType('
+
+/** The aggregates of numbers (ClickHouse's names): a JSON property given to one is read as a number. */
+const NUMERIC_AGGREGATES = new Set([
+  'sum',
+  'avg',
+  'median',
+  'quantile',
+  'quantiles',
+  'quantileExact',
+  'stddevPop',
+  'stddevSamp',
+  'varPop',
+  'varSamp',
+])
+
 /** How deep expressions and subqueries may nest before the query is refused (the printer recurses). */
 const MAX_DEPTH = 256
 /** How many expressions one query may print to: a named subquery is printed at each use, so uses of uses multiply. */
@@ -18,6 +35,8 @@ export interface PrintOptions {
   timezone: string
   /** The source text, to name unaliased columns as they were written. */
   source?: string
+  /** Names the printed parameters start with, so that several printed expressions can share one statement. */
+  paramPrefix?: string
 }
 
 export interface PrintedQuery {
@@ -32,7 +51,14 @@ export interface PrintedQuery {
 
 /** A table in a FROM clause, under the name the query calls it by. */
 type Source =
-  | { kind: 'table'; table: VirtualTable; alias: string; needs: TableNeeds }
+  | {
+      kind: 'table'
+      table: VirtualTable
+      alias: string
+      needs: TableNeeds
+      /** How a column of the table is read, when the table is a runner's own subquery rather than one printed here. */
+      columnSql?: (column: string) => string
+    }
   | { kind: 'subquery'; alias: string; columns: Array<string | null> }
 
 interface Scope {
@@ -131,7 +157,7 @@ class HogQLPrinter {
   }
 
   private param(type: string, value: unknown): string {
-    const name = `hogql_val_${this.next++}`
+    const name = `${this.options.paramPrefix ?? 'hogql_val_'}${this.next++}`
     this.params[name] = value
     return `{${name}:${type}}`
   }
@@ -151,6 +177,18 @@ class HogQLPrinter {
     const paging = `LIMIT ${limit + 1}${offset > 0 ? ` OFFSET ${offset}` : ''}`
     const sql = isSelect(withoutPaging) ? `${printed.sql} ${paging}` : `SELECT * FROM (${printed.sql}) ${paging}`
     return { sql, params: this.params, columns: printed.columns.map((c, i) => c ?? `column_${i}`), limit, offset }
+  }
+
+  /** One expression over the rows of `table`, each column read as `columnSql` says; answers which person joins it read. */
+  printExpression(
+    ast: AstNode,
+    table: VirtualTable,
+    columnSql: (column: string) => string,
+  ): { sql: string; params: Record<string, unknown>; needs: TableNeeds } {
+    const needs: TableNeeds = { personId: false, person: false }
+    const source: Source = { kind: 'table', table, alias: table.name, needs, columnSql }
+    const scope: Scope = { sources: new Map([[table.name, source]]), aliases: new Set(), lambdaArgs: new Set(), ctes: new Map() }
+    return { sql: this.expr(ast, scope), params: this.params, needs }
   }
 
   private integer(node: AstNode, what: string): number {
@@ -409,7 +447,7 @@ class HogQLPrinter {
     const [name, ...path] = rest as [string, ...string[]]
     const def: TableField | undefined = Object.hasOwn(source.table.fields, name) ? source.table.fields[name] : undefined
     if (!def) throw refused(`Unable to resolve field: ${chain.join('.')}`)
-    const qualified = (column: string) => `${identifier(source.alias)}.${identifier(column)}`
+    const qualified = source.columnSql ?? ((column: string) => `${identifier(source.alias)}.${identifier(column)}`)
     if (def.kind === 'person') {
       const [personField, ...personPath] = path
       const personDef = personField !== undefined && Object.hasOwn(PERSON_FIELDS, personField) ? PERSON_FIELDS[personField] : undefined
@@ -436,7 +474,7 @@ class HogQLPrinter {
    */
   private jsonPath(column: string, path: string[]): string {
     const keys = path.map((k) => this.param('String', k)).join(', ')
-    return `if(JSONType(${column}, ${keys}) = 'String', JSONExtractString(${column}, ${keys}), nullIf(nullIf(JSONExtractRaw(${column}, ${keys}), ''), 'null'))`
+    return `${JSON_READ}${column}, ${keys}) = 'String', JSONExtractString(${column}, ${keys}), nullIf(nullIf(JSONExtractRaw(${column}, ${keys}), ''), 'null'))`
   }
 
   // ---- expressions -------------------------------------------------------------------------
@@ -471,7 +509,7 @@ class HogQLPrinter {
       case 'ArithmeticOperation': {
         const fn = ARITHMETIC[node.op as string]
         if (!fn) throw refused(`Unsupported operator: ${String(node.op)}.`)
-        return `${fn}(${this.expr(node.left as AstNode, scope)}, ${this.expr(node.right as AstNode, scope)})`
+        return `${fn}(${this.numeric(node.left as AstNode, scope)}, ${this.numeric(node.right as AstNode, scope)})`
       }
       case 'CompareOperation':
         return this.comparison(node, scope)
@@ -598,7 +636,9 @@ class HogQLPrinter {
     let ch = found.spec.clickhouse
     // count(*) counts rows, as count() does.
     const countAll = ch === 'count' && args.length === 1 && isField(args[0]!) && args[0].chain.length === 1 && args[0].chain[0] === '*'
-    const printedArgs = countAll ? [] : args.map((a) => this.expr(a, scope))
+    // Of an aggregate of numbers, the value (the first argument; an If form's last one is its condition).
+    const numericFirst = NUMERIC_AGGREGATES.has(ch) || (ch.endsWith('If') && NUMERIC_AGGREGATES.has(ch.slice(0, -2)))
+    const printedArgs = countAll ? [] : args.map((a, i) => (numericFirst && i === 0 ? this.numeric(a, scope) : this.expr(a, scope)))
     if (filter) {
       // count() FILTER (WHERE x) is countIf(x): the condition becomes the last argument of the If form.
       if (found.kind !== 'aggregate' || ch.endsWith('If')) throw refused(`FILTER applies to aggregate functions, not ${name}.`)
@@ -615,6 +655,15 @@ class HogQLPrinter {
       throw refused(`The parameters of ${name}(...)(...) must be numbers.`)
     }
     return String(node.value)
+  }
+
+  /**
+   * An operand that must be a number. A property read from JSON is text; PostHog reads a property
+   * its definitions call numeric as a number (`toFloat`), and here every property used as a number is.
+   */
+  private numeric(node: AstNode, scope: Scope): string {
+    const printed = this.expr(node, scope)
+    return isField(node) && printed.startsWith(JSON_READ) ? `toFloat64OrNull(${printed})` : printed
   }
 
   private windowFunction(node: AstNode, scope: Scope): string {
@@ -656,4 +705,18 @@ class HogQLPrinter {
 /** Prints a parsed top-level query for one project. */
 export function printHogQL(ast: AstNode, options: PrintOptions & { defaultLimit?: number }): PrintedQuery {
   return new HogQLPrinter(options).printQuery(ast, options.defaultLimit !== undefined ? { defaultLimit: options.defaultLimit } : {})
+}
+
+/**
+ * Prints one parsed expression over an event (`properties.$browser`, `person.properties.email`)
+ * for a runner's own statement over the events: each field of the events table is read as
+ * `columnSql` says, subqueries in it are guarded by the project as every query's are, and its
+ * parameters are named with `options.paramPrefix`.
+ */
+export function printEventExpression(
+  ast: AstNode,
+  options: PrintOptions,
+  columnSql: (column: string) => string,
+): { sql: string; params: Record<string, unknown>; needs: TableNeeds } {
+  return new HogQLPrinter(options).printExpression(ast, TABLES.get('events')!, columnSql)
 }
