@@ -235,7 +235,11 @@ describe('the persons of a point of a trend are those the point counts', () => {
     }
   })
 
-  it('total: the persons’ event counts add up to the point, for each breakdown value and Other', async () => {
+  it.each([
+    ['a property', { breakdown: 'plan' }],
+    // PostHog's test_trends_breakdown_hogql_persons
+    ['a HogQL expression', { breakdown_type: 'hogql', breakdown: 'properties.plan' }],
+  ])('total: the persons’ event counts add up to the point, for each value of %s and Other', async (_by, breakdownFilter) => {
     await ready()
     const trend = {
       kind: 'TrendsQuery',
@@ -244,7 +248,7 @@ describe('the persons of a point of a trend are those the point counts', () => {
         { kind: 'EventsNode', event: 'signup' },
         { kind: 'EventsNode', event: 'pageview' },
       ],
-      breakdownFilter: { breakdown: 'plan', breakdown_limit: 2 },
+      breakdownFilter: { ...breakdownFilter, breakdown_limit: 2 },
     }
     const answer = await project.query(trend)
     expect(answer.body.results.some((r: any) => r.breakdown_value === '$$_posthog_breakdown_other_$$')).toBe(true)

@@ -589,6 +589,61 @@ describe('trends/test/test_trends_query_runner.py', () => {
       expect(refused.body.attr, formula).toBe('query__trendsFilter__formula')
     }
   })
+
+  const pageviewsBy = (breakdownFilter: Record<string, unknown>, series = [{ kind: 'EventsNode', event: '$pageview' }]) =>
+    trendsProject().then((p) =>
+      p.query({
+        kind: 'TrendsQuery',
+        series,
+        dateRange: { date_from: '2020-01-09', date_to: '2020-01-20' },
+        interval: 'day',
+        breakdownFilter,
+      }),
+    )
+
+  it('test_trends_breakdowns_hogql: broken down by an expression over each event', async () => {
+    const res = await pageviewsBy({ breakdown_type: 'hogql', breakdown: 'properties.$browser' })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(pick(res.body.results, ['breakdown_value', 'label', 'count'])).toEqual([
+      { breakdown_value: 'Chrome', label: 'Chrome', count: 6 },
+      { breakdown_value: 'Firefox', label: 'Firefox', count: 2 },
+      { breakdown_value: 'Edge', label: 'Edge', count: 1 },
+      { breakdown_value: 'Safari', label: 'Safari', count: 1 },
+    ])
+  })
+
+  it('test_trends_breakdowns_multiple_hogql: each series broken down by the expression, labelled with its event', async () => {
+    const res = await pageviewsBy({ breakdown_type: 'hogql', breakdown: 'properties.$browser' }, [
+      { kind: 'EventsNode', event: '$pageview' },
+      { kind: 'EventsNode', event: '$pageleave' },
+    ])
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(pick(res.body.results, ['label', 'count'])).toEqual([
+      { label: '$pageview - Chrome', count: 6 },
+      { label: '$pageview - Firefox', count: 2 },
+      { label: '$pageview - Edge', count: 1 },
+      { label: '$pageview - Safari', count: 1 },
+      { label: '$pageleave - Chrome', count: 3 },
+      { label: '$pageleave - Edge', count: 1 },
+      { label: '$pageleave - Firefox', count: 1 },
+      { label: '$pageleave - Safari', count: 1 },
+    ])
+  })
+
+  it('test_trends_aggregation_hogql: each day the HogQL aggregate of its events', async () => {
+    const res = await trendsProject().then((p) =>
+      p.query({
+        kind: 'TrendsQuery',
+        series: [{ kind: 'EventsNode', event: '$pageview', math: 'hogql', math_hogql: 'sum(properties.prop)' }],
+        dateRange: { date_from: '2020-01-09', date_to: '2020-01-20' },
+        interval: 'day',
+      }),
+    )
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.results).toHaveLength(1)
+    expect(res.body.results[0].data).toEqual([20, 0, 10, 60, 10, 0, 50, 0, 10, 0, 10, 0])
+    expect(res.body.results[0].action.math_hogql).toBe('sum(properties.prop)')
+  })
 })
 
 /** test_trends.py's `_create_events`: one person with two distinct ids signing up, at midnight (UTC). */

@@ -124,7 +124,14 @@ function seriesNode(kind: 'trends' | 'funnels' | 'lifecycle' | 'stickiness'): Fi
     { path: 'series.0.math_multiplier', sample: 2, expect: 'refused' },
     { path: 'series.0.math_property_type', sample: 'person_properties', expect: 'refused' },
     { path: 'series.0.math_property_revenue_currency', sample: { static: 'USD' }, expect: 'refused' },
-    { path: 'series.0.math_hogql', sample: 'count()', expect: 'refused' },
+    trends
+      ? {
+          path: 'series.0.math_hogql',
+          sample: 'sum(properties.amount)',
+          expect: 'applied',
+          given: { series: [{ kind: 'EventsNode', event: 'purchase', math: 'hogql', math_hogql: 'count()' }] },
+        }
+      : { path: 'series.0.math_hogql', sample: 'count()', expect: 'refused' },
     {
       path: 'series.0.math_group_type_index',
       sample: 0,
@@ -164,6 +171,13 @@ function breakdownFilter(kind: 'trends' | 'funnels'): FieldCase[] {
     // Persons take $browser from their events; plan is on events only.
     { path: 'breakdownFilter.breakdown_type', sample: 'person', expect: 'applied', given: { breakdownFilter: { breakdown: 'plan' } } },
     { path: 'breakdownFilter.breakdown_type', sample: 'cohort', expect: 'refused', given: by },
+    // Read as a property's name, the expression names none; as HogQL, it is each event's browser.
+    {
+      path: 'breakdownFilter.breakdown_type',
+      sample: 'hogql',
+      expect: kind === 'trends' ? 'applied' : 'refused',
+      given: { breakdownFilter: { breakdown: "concat(properties.$browser, '!')" } },
+    },
     { path: 'breakdownFilter.breakdown_limit', sample: 1, expect: 'applied', given: by },
     {
       path: 'breakdownFilter.breakdown_hide_other_aggregation',

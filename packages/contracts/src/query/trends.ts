@@ -31,13 +31,22 @@ const displaySchema = z
     ctx.addIssue({ code: 'custom', message: `The display ${display} is not supported.` })
   })
 
+/** A HogQL expression of a breakdown or a math: long enough for a multiIf over many cases. */
+const MAX_EXPRESSION_LENGTH = 4_000
+
 /** A trend's series: also counting the groups of one type (`unique_group` with `math_group_type_index`). */
 const trendsSeriesSchema = eventsNodeSchema
   .extend({
-    math: z.enum([...SERIES_MATHS, 'unique_group']).nullish(),
+    math: z.enum([...SERIES_MATHS, 'unique_group', 'hogql']).nullish(),
     math_group_type_index: z.number().int().min(0).max(4).nullish(),
+    /** With `math: hogql`: a HogQL aggregate over the series' events, as `sum(properties.price)`. */
+    math_hogql: z.string().min(1).max(MAX_EXPRESSION_LENGTH).nullish(),
   })
   .superRefine((node, ctx) => {
+    if (node.math === 'hogql' && !node.math_hogql)
+      ctx.addIssue({ code: 'custom', path: ['math_hogql'], message: 'math hogql aggregates with an expression: give math_hogql.' })
+    if (node.math_hogql && node.math !== 'hogql')
+      ctx.addIssue({ code: 'custom', path: ['math_hogql'], message: 'math_hogql is read with math hogql only.' })
     const typed = node.math_group_type_index !== undefined && node.math_group_type_index !== null
     if (node.math === 'unique_group' && !typed)
       ctx.addIssue({
@@ -54,6 +63,9 @@ const trendsSeriesSchema = eventsNodeSchema
       })
   })
 
+/** What a trend breaks down by: an event's or person's property, or a HogQL expression over the event. */
+const trendsBreakdownTypeSchema = z.enum(['event', 'person', 'hogql'])
+
 /** A histogram of more bins is no longer readable as a chart; each bin is one branch of the bucketing. */
 const MAX_HISTOGRAM_BINS = 100
 /** PostHog's own limit on properties broken down by at once. */
@@ -61,6 +73,8 @@ const MAX_BREAKDOWNS = 3
 
 /** A trend's breakdown: as every kind takes it, and into bins of a numeric property (PostHog's histogram breakdown). */
 const trendsBreakdownFilterSchema = breakdownFilterSchema.extend({
+  breakdown_type: trendsBreakdownTypeSchema.nullish(),
+  breakdown: z.union([z.string().min(1).max(MAX_EXPRESSION_LENGTH), z.number()]).nullish(),
   breakdown_histogram_bin_count: z.number().int().min(1).max(MAX_HISTOGRAM_BINS).nullish(),
   /** URLs without their trailing `/`, `?` and `#` (an empty one is `/`), so that one page is one value. */
   breakdown_normalize_url: z.boolean().nullish(),
@@ -68,8 +82,8 @@ const trendsBreakdownFilterSchema = breakdownFilterSchema.extend({
   breakdowns: z
     .array(
       z.looseObject({
-        property: z.union([z.string().min(1).max(400), z.number()]),
-        type: z.enum(['event', 'person']).nullish(),
+        property: z.union([z.string().min(1).max(MAX_EXPRESSION_LENGTH), z.number()]),
+        type: trendsBreakdownTypeSchema.nullish(),
         histogram_bin_count: unsupported('histogram_bin_count'),
         normalize_url: z.boolean().nullish(),
         group_type_index: unsupported('group_type_index'),

@@ -2,6 +2,7 @@ import { SqlParams } from '@burrow/clickhouse'
 import type { Interval, SeriesMath as CommonMath } from '@burrow/contracts'
 import type { DateTime } from 'luxon'
 import { bucketKeyOfStartSql, bucketStartSql, utcText } from '../dates'
+import { EVENT_EXPRESSION_COLUMNS, type EventExpression } from '../eventExpression'
 import {
   ACTOR_SQL,
   BREAKDOWN_NULL,
@@ -22,7 +23,7 @@ export interface SeriesStatement {
 
 /** How many days back a rolling active-users math looks. */
 /** A trend's maths: every kind's, and the distinct groups of one type (`unique_group`). */
-export type SeriesMath = CommonMath | 'unique_group'
+export type SeriesMath = CommonMath | 'unique_group' | 'hogql'
 
 export const ACTIVE_WINDOW_DAYS: Partial<Record<SeriesMath, number>> = { weekly_active: 7, monthly_active: 30 }
 
@@ -47,8 +48,12 @@ function perActorSql(math: SeriesMath): string | undefined {
   return `ifNull(${q === undefined ? stat : `quantile(${q})`}(toFloat64(total)), 0)`
 }
 
-function aggregateSql(math: SeriesMath, mathProperty: string | null | undefined, params: SqlParams): string {
+function aggregateSql(shape: SeriesShape, params: SqlParams): string {
+  const { math, mathProperty } = shape
   switch (math) {
+    case 'hogql':
+      // Whatever the expression answers, as a number: PostHog charts numbers, and shows 0 for none.
+      return `ifNotFinite(coalesce(toFloat64OrNull(toString(${shape.mathExpression!.sql})), 0), 0)`
     case 'total':
       return 'count()'
     case 'unique_group':
@@ -73,7 +78,9 @@ function aggregateSql(math: SeriesMath, mathProperty: string | null | undefined,
 /** One property a series is broken down by. */
 export interface BreakdownPart {
   property: string
-  type: 'event' | 'person'
+  type: 'event' | 'person' | 'hogql'
+  /** A `hogql` breakdown's expression, printed. */
+  expression?: EventExpression
   /** PostHog's URL normalisation: the value without its trailing `/`, `?` and `#`, `/` when nothing is left. */
   normalizeUrl?: boolean
 }
@@ -103,17 +110,31 @@ export interface SeriesShape {
   groupIndex?: number | undefined
   /** A histogram breakdown: the bins' bounds, as `histogramBoundsStatement` answered them. */
   histogramBounds?: number[]
+  /** With `hogql`: the aggregate expression each bucket's value is. */
+  mathExpression?: EventExpression | undefined
 }
 
 /** PostHog's first-time maths: each person once, at their first event of the series (or first matching one). */
 const FIRST_TIME_MATHS: readonly SeriesMath[] = ['first_time_for_user', 'first_matching_event_for_user']
 
+/** The HogQL expressions a series prints: its math's and its breakdown's. */
+function expressionsOf(shape: SeriesShape): EventExpression[] {
+  const parts = (shape.breakdown ?? []).flatMap((part) => (part.expression ? [part.expression] : []))
+  return shape.mathExpression ? [shape.mathExpression, ...parts] : parts
+}
+
 function needsPersons(shape: SeriesShape): boolean {
   return (
     ['dau', 'weekly_active', 'monthly_active', ...FIRST_TIME_MATHS].includes(shape.math) ||
     perActorSql(shape.math) !== undefined ||
-    (shape.breakdown ?? []).some((part) => part.type === 'person')
+    (shape.breakdown ?? []).some((part) => part.type === 'person') ||
+    expressionsOf(shape).some((e) => e.needsPersonId || e.needsPerson)
   )
+}
+
+/** Whether a series reads the properties of each event's person (`pp`). */
+function needsPersonProperties(shape: SeriesShape): boolean {
+  return (shape.breakdown ?? []).some((part) => part.type === 'person') || expressionsOf(shape).some((e) => e.needsPerson)
 }
 
 /**
@@ -131,19 +152,23 @@ export function seriesSource(
   const firstTime = FIRST_TIME_MATHS.includes(shape.math)
   const grouped = shape.groupIndex !== undefined
   const groupColumn = grouped ? `, \`$group_${Math.trunc(shape.groupIndex!)}\` AS group_key` : ''
+  const expressions = expressionsOf(shape)
+  for (const expression of expressions) Object.assign(params.values, expression.params)
   const events = eventsSql(
     params,
     shape.selection,
     from,
     shape.toExclusive,
     shape.columns,
-    groupColumn,
+    `${groupColumn}${expressions.length ? EVENT_EXPRESSION_COLUMNS : ''}`,
     firstTime ? { matchesAs: 'matches' } : {},
   )
   const joins = withPersons || needsPersons(shape) ? [personJoinSql()] : []
   const parts = shape.breakdown ?? []
-  if (parts.some((part) => part.type === 'person')) joins.push(personPropertiesJoinSql(ACTOR_SQL))
+  if (needsPersonProperties(shape)) joins.push(personPropertiesJoinSql(ACTOR_SQL))
   const valueOf = (part: BreakdownPart) => {
+    // As PostHog breaks down by an expression: its value as text, '' and null being no value.
+    if (part.expression) return `ifNull(nullIf(toString(${part.expression.sql}), ''), '${BREAKDOWN_NULL}')`
     const column = part.type === 'person' ? 'pp.properties' : 'e.properties'
     if (shape.histogramBounds) return histogramBinSql(numericPropertySql(column, part.property, params), shape.histogramBounds, params)
     const value =
@@ -259,7 +284,7 @@ export function seriesStatement(shape: SeriesShape): SeriesStatement {
         SELECT ${start} AS bucket_start, ${breakdown} AS breakdown_value, ${ACTOR_SQL} AS actor, count() AS total
         FROM ${source} GROUP BY bucket_start, breakdown_value, actor
       ) GROUP BY bucket_start, breakdown_value`
-        : `SELECT ${start} AS bucket_start, ${breakdown} AS breakdown_value, ${aggregateSql(shape.math, shape.mathProperty, params)} AS value
+        : `SELECT ${start} AS bucket_start, ${breakdown} AS breakdown_value, ${aggregateSql(shape, params)} AS value
         FROM ${source} GROUP BY bucket_start, breakdown_value`
   const sql = `SELECT ${key} AS bucket, breakdown_value, value FROM (${grouped})`
   return { sql, params: params.values }

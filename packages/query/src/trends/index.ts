@@ -4,6 +4,7 @@ import type { Interval, TrendsQuery } from '@burrow/contracts'
 import { problems, PROPERTY_MATHS, TOTAL_VALUE_DISPLAYS } from '@burrow/contracts'
 import type { DateTime } from 'luxon'
 import type { QueryContext } from '../context'
+import { eventExpressionOf } from '../eventExpression'
 import { dayKey, dayLabel, isoInZone, previousPeriod, resolveRange, type ResolvedRange } from '../dates'
 import { BREAKDOWN_OTHER, type PropertyColumns } from '../events'
 import type { RunnerOutput } from '../runnerOutput'
@@ -40,6 +41,8 @@ export interface TrendsPlan {
   limit: number
   histogramBins: number | undefined
   cumulative: boolean
+  /** Each series' place in the query, to name it in a refusal. */
+  seriesIndex: ReadonlyMap<TrendsQuery['series'][number], number>
 }
 
 /** The parts of a trend every series shares, its options checked. */
@@ -56,11 +59,17 @@ export async function trendsPlanOf(ctx: QueryContext, query: TrendsQuery): Promi
     periods[0]!.compareLabel = 'current'
     periods.push({ range: previousPeriod(current, query.compareFilter.compare_to ?? undefined), compareLabel: 'previous' })
   }
-  const parts = breakdownPartsOf(query)
+  const parts = await breakdownPartsOf(ctx, query)
   const breakdown = parts ? query.breakdownFilter! : undefined
   // Several properties answer their values as a list, also when `breakdowns` names one, as PostHog does.
   const asList = Boolean(query.breakdownFilter?.breakdowns?.length)
   const histogramBins = breakdown?.breakdown_histogram_bin_count ?? undefined
+  if (histogramBins !== undefined && parts?.some((part) => part.type === 'hogql')) {
+    throw problems.validation(
+      'query__breakdownFilter__breakdown_histogram_bin_count',
+      'breakdown_histogram_bin_count bins a numeric property; a HogQL breakdown is not binned.',
+    )
+  }
   if (asList && histogramBins !== undefined) {
     throw problems.validation(
       'query__breakdownFilter__breakdown_histogram_bin_count',
@@ -86,6 +95,7 @@ export async function trendsPlanOf(ctx: QueryContext, query: TrendsQuery): Promi
     limit: breakdown?.breakdown_limit ?? DEFAULT_BREAKDOWN_LIMIT,
     histogramBins,
     cumulative: query.trendsFilter?.display === 'ActionsLineGraphCumulative',
+    seriesIndex: new Map(query.series.map((node, i) => [node, i])),
   }
 }
 
@@ -117,6 +127,14 @@ export async function seriesShapeOf(
     firstBucketOnly: plan.cumulative && (math === 'dau' || math === 'unique_group'),
     groupIndex: math === 'unique_group' ? (node.math_group_type_index ?? undefined) : undefined,
     ...(bucketEnds ? { bucketEnds } : {}),
+  }
+  if (math === 'hogql') {
+    shape.mathExpression = await eventExpressionOf(ctx, node.math_hogql ?? '', {
+      attr: `query__series__${plan.seriesIndex.get(node) ?? 0}__math_hogql`,
+      what: 'math_hogql',
+      aggregate: true,
+      prefix: 'hogql_math_',
+    })
   }
   if (plan.histogramBins !== undefined) {
     const bounds = histogramBoundsStatement(shape, plan.histogramBins, plan.limit)
@@ -225,15 +243,42 @@ export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<
   }
 }
 
-/** The properties a trend is broken down by: `breakdowns` when given (PostHog reads them first), else `breakdown`. */
-function breakdownPartsOf(query: TrendsQuery): BreakdownPart[] | undefined {
+/**
+ * What a trend is broken down by: `breakdowns` when given (PostHog reads them first), else
+ * `breakdown`; a `hogql` one is an expression over each event, parsed and printed here.
+ */
+async function breakdownPartsOf(ctx: QueryContext, query: TrendsQuery): Promise<BreakdownPart[] | undefined> {
   const filter = query.breakdownFilter
-  if (filter?.breakdowns?.length)
-    return filter.breakdowns.map((b) => ({ property: String(b.property), type: b.type ?? 'event', normalizeUrl: b.normalize_url === true }))
-  if (filter?.breakdown === undefined || filter.breakdown === null) return undefined
-  return [
-    { property: String(filter.breakdown), type: filter.breakdown_type ?? 'event', normalizeUrl: filter.breakdown_normalize_url === true },
-  ]
+  const given = filter?.breakdowns?.length
+    ? filter.breakdowns.map((b, i) => ({
+        property: String(b.property),
+        type: b.type ?? 'event',
+        normalizeUrl: b.normalize_url === true,
+        attr: `query__breakdownFilter__breakdowns__${i}__property`,
+      }))
+    : filter?.breakdown === undefined || filter.breakdown === null
+      ? undefined
+      : [
+          {
+            property: String(filter.breakdown),
+            type: filter.breakdown_type ?? 'event',
+            normalizeUrl: filter.breakdown_normalize_url === true,
+            attr: 'query__breakdownFilter__breakdown',
+          },
+        ]
+  if (!given) return undefined
+  return Promise.all(
+    given.map(async ({ attr, ...part }, i): Promise<BreakdownPart> => {
+      if (part.type !== 'hogql') return part
+      const expression = await eventExpressionOf(ctx, part.property, {
+        attr,
+        what: 'breakdown',
+        aggregate: false,
+        prefix: `hogql_breakdown_${i}_`,
+      })
+      return { ...part, expression }
+    }),
+  )
 }
 
 /**
@@ -311,7 +356,7 @@ function seriesRow(input: SeriesRowInput): Record<string, unknown> {
       custom_name: node.custom_name ?? null,
       math: node.math ?? 'total',
       math_property: node.math_property ?? null,
-      math_hogql: null,
+      math_hogql: node.math_hogql ?? null,
       // The group type counted; a type beside another math counts nothing, and is not echoed as if it did.
       math_group_type_index: node.math === 'unique_group' ? (node.math_group_type_index ?? null) : null,
       properties: {},
