@@ -5,6 +5,7 @@ import type { ScopeObject } from '@burrow/contracts'
  * the service's own list: one it adds or renames fails the type check here until it is listed.
  */
 const SCOPES: Record<ScopeObject, string> = {
+  action: 'Actions',
   cohort: 'Cohorts',
   dashboard: 'Dashboards',
   early_access_feature: 'Early access features',

@@ -1,5 +1,6 @@
 import type { AnyTRPCProcedure } from '@trpc/server'
 import { organizationInvitesRouter, organizationMembersRouter, personalApiKeysRouter } from './routers/access'
+import { actionsRouter } from './routers/actions'
 import { cohortsRouter } from './routers/cohorts'
 import { earlyAccessFeaturesRouter } from './routers/earlyAccessFeatures'
 import { eventDefinitionsRouter } from './routers/eventDefinitions'
@@ -32,6 +33,7 @@ export const appRouter = router({
   query: queryRouter,
   insights: insightsRouter,
   dashboards: dashboardsRouter,
+  actions: actionsRouter,
   personalApiKeys: personalApiKeysRouter,
   organizationMembers: organizationMembersRouter,
   organizationInvites: organizationInvitesRouter,

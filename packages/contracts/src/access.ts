@@ -6,6 +6,7 @@ import { userSummarySchema } from './users'
  * `query` covers the events endpoints). `personal_api_key` is the scope of the keys resource.
  */
 export const SCOPE_OBJECTS = [
+  'action',
   'cohort',
   'dashboard',
   'early_access_feature',

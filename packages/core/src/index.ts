@@ -51,3 +51,4 @@ export {
 } from './access/keyGuessGuard'
 export * as insights from './insights/insights'
 export * as dashboards from './insights/dashboards'
+export * as actions from './actions/actions'
