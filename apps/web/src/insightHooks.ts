@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query'
 import { trpc } from './api'
+import { actorsQueryOf, type ActorsPoint } from './insightActors'
 import type { InsightSource } from './insightQuery'
 
 type RunInput = Parameters<typeof trpc.query.run.mutate>[0]
@@ -15,6 +16,20 @@ export function useInsightResult(projectId: string, source: InsightSource | unde
     queryFn: ({ signal }) =>
       trpc.query.run.mutate(
         { project_id: projectId, query: source as RunInput['query'], refresh: refresh > 0 ? 'force_blocking' : 'blocking' },
+        { signal },
+      ),
+    retry: false,
+  })
+}
+
+/** A page of the persons behind a number of an insight (from `offset`), or nothing while no number is chosen. */
+export function useInsightActors(projectId: string, source: InsightSource, point: ActorsPoint | undefined, offset: number) {
+  return useQuery({
+    queryKey: ['actors', projectId, source, point, offset],
+    enabled: point !== undefined,
+    queryFn: ({ signal }) =>
+      trpc.query.run.mutate(
+        { project_id: projectId, query: actorsQueryOf(source, point!, offset) as RunInput['query'], refresh: 'blocking' },
         { signal },
       ),
     retry: false,

@@ -28,14 +28,21 @@ export function SeriesChart({
   series,
   kind,
   title,
+  onPoint,
 }: {
   labels: string[]
   series: ChartSeries[]
   kind: 'line' | 'bar'
   title: string
+  /** A click on a point or bar: its series and bucket. */
+  onPoint?: ((series: number, bucket: number) => void) | undefined
 }) {
   const ref = useRef<HTMLDivElement>(null)
   const theme = useThemeVersion()
+  // Read at the click, so that a new handler does not draw the chart again.
+  const pointRef = useRef(onPoint)
+  pointRef.current = onPoint
+  const clickable = onPoint !== undefined
   useEffect(() => {
     const el = ref.current
     if (!el) return
@@ -80,16 +87,44 @@ export function SeriesChart({
     }
     const data: uPlot.AlignedData = [labels.map((_, i) => i), ...series.map((s) => s.data)]
     const plot = new uPlot(opts, data, el)
+    // The point under the cursor: in its bucket, the bar the cursor is over, or the line nearest it.
+    const click = () => {
+      const bucket = plot.cursor.idx
+      if (bucket === null || bucket === undefined || !pointRef.current) return
+      let chosen = -1
+      if (kind === 'bar') {
+        const x = plot.posToVal(plot.cursor.left ?? 0, 'x')
+        const k = Math.floor((x - (bucket - GROUP / 2)) / slice)
+        if (k >= 0 && k < series.length) chosen = k
+      } else {
+        const y = plot.posToVal(plot.cursor.top ?? 0, 'y')
+        let nearest = Infinity
+        series.forEach((s, k) => {
+          const distance = Math.abs((s.data[bucket] ?? 0) - y)
+          if (distance < nearest) [nearest, chosen] = [distance, k]
+        })
+      }
+      if (chosen >= 0) pointRef.current(chosen, bucket)
+    }
+    if (clickable) {
+      plot.over.style.cursor = 'pointer'
+      plot.over.addEventListener('click', click)
+    }
     const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(el.clientWidth, 300), height: 300 }))
     resize.observe(el)
     return () => {
       resize.disconnect()
       plot.destroy()
     }
-  }, [labels, series, kind, theme])
+  }, [labels, series, kind, theme, clickable])
+  const persons = clickable ? ', where each number opens its persons' : ''
   return (
     <figure className="chart">
-      <div ref={ref} role="img" aria-label={`${title}: a ${kind === 'bar' ? 'bar' : 'line'} chart; the same numbers are in its table`} />
+      <div
+        ref={ref}
+        role="img"
+        aria-label={`${title}: a ${kind === 'bar' ? 'bar' : 'line'} chart; the same numbers are in its table${persons}`}
+      />
       <figcaption>
         <ul className="legend">
           {series.map((s, i) => (
@@ -121,17 +156,19 @@ function useThemeVersion(): number {
   return version
 }
 
-/** Series as a table: a row per bucket, a column per series. */
+/** Series as a table: a row per bucket, a column per series; with `onPoint`, each number is a button. */
 export function SeriesTable({
   labels,
   series,
   title,
   firstColumn,
+  onPoint,
 }: {
   labels: string[]
   series: ChartSeries[]
   title: string
   firstColumn: string
+  onPoint?: ((series: number, bucket: number) => void) | undefined
 }) {
   return (
     <div className="table-wrap">
@@ -151,13 +188,31 @@ export function SeriesTable({
             <tr key={row}>
               <th scope="row">{label}</th>
               {series.map((s, i) => (
-                <td key={i}>{formatValue(s.data[row] ?? 0)}</td>
+                <td key={i}>
+                  {onPoint ? (
+                    <PointButton value={s.data[row] ?? 0} of={`${s.label}, ${label}`} onClick={() => onPoint(i, row)} />
+                  ) : (
+                    formatValue(s.data[row] ?? 0)
+                  )}
+                </td>
               ))}
             </tr>
           ))}
         </tbody>
       </table>
     </div>
+  )
+}
+
+/**
+ * A number that opens its persons: it reads as the number, and says whose it is to a screen
+ * reader (its name starts with the number, as the eye reads it).
+ */
+export function PointButton({ value, of, onClick }: { value: number; of: string; onClick: () => void }) {
+  return (
+    <button type="button" className="link" aria-label={`${formatValue(value)}: the persons of ${of}`} onClick={onClick}>
+      {formatValue(value)}
+    </button>
   )
 }
 
@@ -168,12 +223,14 @@ export function ChartOrTable({
   kind,
   title,
   firstColumn,
+  onPoint,
 }: {
   labels: string[]
   series: ChartSeries[]
   kind: 'line' | 'bar'
   title: string
   firstColumn: string
+  onPoint?: ((series: number, bucket: number) => void) | undefined
 }) {
   const [asTable, setAsTable] = useState(false)
   return (
@@ -184,9 +241,9 @@ export function ChartOrTable({
         </button>
       </div>
       {asTable ? (
-        <SeriesTable labels={labels} series={series} title={title} firstColumn={firstColumn} />
+        <SeriesTable labels={labels} series={series} title={title} firstColumn={firstColumn} onPoint={onPoint} />
       ) : (
-        <SeriesChart labels={labels} series={series} kind={kind} title={title} />
+        <SeriesChart labels={labels} series={series} kind={kind} title={title} onPoint={onPoint} />
       )}
     </div>
   )

@@ -1,5 +1,6 @@
+import { pointOfRow, whyNoActors, type ChosenPoint } from '../insightActors'
 import type { InsightSource } from '../insightQuery'
-import { ChartOrTable, colourOf, formatValue, type ChartSeries } from './Chart'
+import { ChartOrTable, colourOf, formatValue, PointButton, type ChartSeries } from './Chart'
 
 type Row = Record<string, unknown>
 const rows = (results: unknown): Row[] =>
@@ -13,15 +14,47 @@ function seriesLabel(row: Row): string {
   return row.compare_label === 'previous' ? `${label} (previous period)` : label
 }
 
-/** The answer of `/query/` for an insight kind, drawn as PostHog draws it, each with its table. */
-export function InsightResult({ source, results, title }: { source: InsightSource; results: unknown; title: string }) {
+type OnPoint = ((chosen: ChosenPoint) => void) | undefined
+
+/**
+ * The answer of `/query/` for an insight kind, drawn as PostHog draws it, each with its table.
+ * With `onPoint`, each number of a table (and each point of a chart) opens its persons.
+ */
+export function InsightResult({
+  source,
+  results,
+  title,
+  onPoint: wanted,
+}: {
+  source: InsightSource
+  results: unknown
+  title: string
+  onPoint?: OnPoint
+}) {
+  const why = wanted ? whyNoActors(source) : undefined
+  const onPoint = why ? undefined : wanted
+  return (
+    <>
+      <Drawn source={source} results={results} title={title} onPoint={onPoint} />
+      {why && <p className="muted">{why}</p>}
+    </>
+  )
+}
+
+function Drawn({ source, results, title, onPoint }: { source: InsightSource; results: unknown; title: string; onPoint: OnPoint }) {
   const list = rows(results)
-  if (source.kind === 'FunnelsQuery') return <Funnel results={results} title={title} />
-  if (source.kind === 'RetentionQuery') return <Retention rows={list} title={title} />
+  if (source.kind === 'FunnelsQuery') return <Funnel results={results} title={title} onPoint={onPoint} />
+  if (source.kind === 'RetentionQuery') return <Retention rows={list} title={title} onPoint={onPoint} />
   if (list.length === 0) return <p className="muted">No data in this date range.</p>
   const display = (source.trendsFilter as { display?: string } | undefined)?.display
   if (source.kind === 'TrendsQuery' && (display === 'BoldNumber' || display === 'ActionsTable' || display === 'ActionsPie')) {
-    return <Totals rows={list} title={title} asNumber={display === 'BoldNumber'} asPie={display === 'ActionsPie'} />
+    const onTotal = onPoint
+      ? (i: number, value: number) => {
+          const chosen = pointOfRow(source, list[i]!, undefined, value)
+          if (chosen) onPoint(chosen)
+        }
+      : undefined
+    return <Totals rows={list} title={title} asNumber={display === 'BoldNumber'} asPie={display === 'ActionsPie'} onTotal={onTotal} />
   }
   const first = list.find((r) => Array.isArray(r.labels)) ?? list[0]!
   const labels = Array.isArray(first.labels) ? first.labels.map(text) : []
@@ -30,6 +63,12 @@ export function InsightResult({ source, results, title }: { source: InsightSourc
     data: nums(row.data),
   }))
   const kind = source.kind === 'TrendsQuery' && display !== 'ActionsBar' ? 'line' : 'bar'
+  const pointAt = onPoint
+    ? (s: number, bucket: number) => {
+        const chosen = pointOfRow(source, list[s]!, bucket, series[s]?.data[bucket] ?? 0)
+        if (chosen) onPoint(chosen)
+      }
+    : undefined
   return (
     <ChartOrTable
       labels={labels}
@@ -37,12 +76,25 @@ export function InsightResult({ source, results, title }: { source: InsightSourc
       kind={kind}
       title={title}
       firstColumn={source.kind === 'StickinessQuery' ? 'Active for' : 'Date'}
+      onPoint={pointAt}
     />
   )
 }
 
 /** Each series' total over the range: one big number each, or a table (under a pie of the totals' shares). */
-function Totals({ rows: list, title, asNumber, asPie = false }: { rows: Row[]; title: string; asNumber: boolean; asPie?: boolean }) {
+function Totals({
+  rows: list,
+  title,
+  asNumber,
+  asPie = false,
+  onTotal,
+}: {
+  rows: Row[]
+  title: string
+  asNumber: boolean
+  asPie?: boolean
+  onTotal: ((row: number, value: number) => void) | undefined
+}) {
   const totals = list.map((row) => ({
     label: seriesLabel(row),
     value: typeof row.aggregated_value === 'number' ? row.aggregated_value : nums(row.data).reduce((a, b) => a + b, 0),
@@ -53,7 +105,7 @@ function Totals({ rows: list, title, asNumber, asPie = false }: { rows: Row[]; t
         {totals.map((t, i) => (
           <div key={i}>
             <dt>{t.label}</dt>
-            <dd>{formatValue(t.value)}</dd>
+            <dd>{onTotal ? <PointButton value={t.value} of={t.label} onClick={() => onTotal(i, t.value)} /> : formatValue(t.value)}</dd>
           </div>
         ))}
       </dl>
@@ -72,7 +124,7 @@ function Totals({ rows: list, title, asNumber, asPie = false }: { rows: Row[]; t
           {totals.map((t, i) => (
             <tr key={i}>
               <th scope="row">{t.label}</th>
-              <td>{formatValue(t.value)}</td>
+              <td>{onTotal ? <PointButton value={t.value} of={t.label} onClick={() => onTotal(i, t.value)} /> : formatValue(t.value)}</td>
             </tr>
           ))}
         </tbody>
@@ -119,10 +171,11 @@ function Pie({ title, slices }: { title: string; slices: { label: string; value:
 interface Step {
   name: string
   count: number
+  breakdown: unknown
 }
 
 /** A funnel's steps (one list, or a list per breakdown value), as bars of each step's count and conversion. */
-function Funnel({ results, title }: { results: unknown; title: string }) {
+function Funnel({ results, title, onPoint }: { results: unknown; title: string; onPoint: OnPoint }) {
   const raw = Array.isArray(results) ? results : []
   const groups: { label: string; steps: Step[] }[] = (raw.length > 0 && Array.isArray(raw[0]) ? (raw as unknown[][]) : [raw]).map(
     (group) => {
@@ -133,6 +186,7 @@ function Funnel({ results, title }: { results: unknown; title: string }) {
         steps: steps.map((s) => ({
           name: text(s.custom_name) || text(s.name) || 'All events',
           count: typeof s.count === 'number' ? s.count : 0,
+          breakdown: s.breakdown_value,
         })),
       }
     },
@@ -166,6 +220,7 @@ function Funnel({ results, title }: { results: unknown; title: string }) {
                     <th scope="col">Persons</th>
                     <th scope="col">Conversion from the first step</th>
                     <th scope="col">From the step before</th>
+                    {onPoint && <th scope="col">Dropped off</th>}
                   </tr>
                 </thead>
                 <tbody>
@@ -174,9 +229,32 @@ function Funnel({ results, title }: { results: unknown; title: string }) {
                       <th scope="row">
                         {i + 1}. {step.name}
                       </th>
-                      <td>{step.count}</td>
+                      <td>
+                        {onPoint ? (
+                          <PointButton
+                            value={step.count}
+                            of={stepName(group.label, i, step.name)}
+                            onClick={() => onPoint(funnelPoint(step, i, group.label, false, step.count))}
+                          />
+                        ) : (
+                          step.count
+                        )}
+                      </td>
                       <td>{percent(step.count, first).toFixed(1)}%</td>
                       <td>{i === 0 ? '—' : `${percent(step.count, group.steps[i - 1]!.count).toFixed(1)}%`}</td>
+                      {onPoint && (
+                        <td>
+                          {i === 0 ? (
+                            '—'
+                          ) : (
+                            <PointButton
+                              value={group.steps[i - 1]!.count - step.count}
+                              of={`those who dropped off before ${stepName(group.label, i, step.name)}`}
+                              onClick={() => onPoint(funnelPoint(step, i, group.label, true, group.steps[i - 1]!.count - step.count))}
+                            />
+                          )}
+                        </td>
+                      )}
                     </tr>
                   ))}
                 </tbody>
@@ -189,8 +267,24 @@ function Funnel({ results, title }: { results: unknown; title: string }) {
   )
 }
 
+const stepName = (group: string, i: number, name: string) => `step ${i + 1}, ${name}${group ? `, ${group}` : ''}`
+
+/** The persons of a funnel's step `i` (from 0): those who reached it, or who dropped off before it. */
+function funnelPoint(step: Step, i: number, group: string, droppedOff: boolean, persons: number): ChosenPoint {
+  return {
+    point: {
+      kind: 'FunnelsQuery',
+      step: i + 1,
+      droppedOff,
+      ...(step.breakdown !== undefined && step.breakdown !== null ? { breakdown: step.breakdown } : {}),
+    },
+    title: droppedOff ? `dropped off before ${stepName(group, i, step.name)}` : stepName(group, i, step.name),
+    persons,
+  }
+}
+
 /** Retention's cohorts: a row per starting period, the persons who came back in each period after. */
-function Retention({ rows: list, title }: { rows: Row[]; title: string }) {
+function Retention({ rows: list, title, onPoint }: { rows: Row[]; title: string; onPoint: OnPoint }) {
   if (list.length === 0) return <p className="muted">No data in this date range.</p>
   const periods = rows(list[0]!.values).map((v) => text(v.label))
   return (
@@ -210,12 +304,23 @@ function Retention({ rows: list, title }: { rows: Row[]; title: string }) {
           {list.map((row, r) => {
             const values = rows(row.values).map((v) => (typeof v.count === 'number' ? v.count : 0))
             const size = values[0] ?? 0
+            const cohort = text(row.date).slice(0, 10) || text(row.label)
             return (
               <tr key={r}>
-                <th scope="row">{text(row.date).slice(0, 10) || text(row.label)}</th>
+                <th scope="row">{cohort}</th>
                 {values.map((count, i) => (
                   <td key={i}>
-                    {count}
+                    {onPoint && i === 0 ? (
+                      <PointButton
+                        value={count}
+                        of={`the cohort of ${cohort}`}
+                        onClick={() =>
+                          onPoint({ point: { kind: 'RetentionQuery', interval: r }, title: `the cohort of ${cohort}`, persons: count })
+                        }
+                      />
+                    ) : (
+                      count
+                    )}
                     {size > 0 && i > 0 && <span className="muted"> ({((count / size) * 100).toFixed(0)}%)</span>}
                   </td>
                 ))}

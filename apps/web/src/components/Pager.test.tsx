@@ -5,7 +5,7 @@ import { Pager } from './Pager'
 
 afterEach(cleanup)
 
-function pager(props: { offset: number; shown: number; count: number }) {
+function pager(props: { offset: number; shown: number; count?: number; more?: boolean }) {
   const moves: number[] = []
   render(<Pager what="people" limit={100} onOffset={(offset) => moves.push(offset)} {...props} />)
   return moves
@@ -38,5 +38,16 @@ describe('Pager', () => {
     expect(screen.getByRole('status').textContent).toBe('None of 345 here')
     fireEvent.click(screen.getByRole('button', { name: 'Previous 100' }))
     expect(moves).toEqual([300])
+  })
+
+  it('pages a list of unknown length by whether more rows follow', () => {
+    const moves = pager({ offset: 100, shown: 100, more: true })
+    expect(screen.getByRole('status').textContent).toBe('101–200')
+    fireEvent.click(screen.getByRole('button', { name: 'Next 100' }))
+    fireEvent.click(screen.getByRole('button', { name: 'Previous 100' }))
+    expect(moves).toEqual([200, 0])
+    cleanup()
+    pager({ offset: 200, shown: 3, more: false })
+    expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Next 100' }).disabled).toBe(true)
   })
 })

@@ -3,9 +3,11 @@ import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router'
 import { useState } from 'react'
 import { trpc } from '../api'
 import { BuilderForm } from '../components/BuilderForm'
+import { ActorsDialog } from '../components/InsightActors'
 import { InsightResult } from '../components/InsightResult'
 import { ErrorNotice, Loading, Refusal } from '../components/States'
 import { useMe } from '../hooks'
+import type { ChosenPoint } from '../insightActors'
 import { useDashboards, useInsightByShortId, useInsightResult } from '../insightHooks'
 import {
   formOf,
@@ -88,6 +90,7 @@ function Builder({
   const refresh = refreshed.key === sourceKey ? refreshed.count : 0
   const result = useInsightResult(projectId, source, refresh)
   const form: Form = formOf(source)
+  const [chosen, setChosen] = useState<ChosenPoint>()
   return (
     <>
       <div className="row spread">
@@ -115,9 +118,10 @@ function Builder({
         ) : result.isError ? (
           <ErrorNotice error={result.error} retry={() => void result.refetch()} />
         ) : (
-          <InsightResult source={source} results={result.data.results} title={title} />
+          <InsightResult source={source} results={result.data.results} title={title} onPoint={setChosen} />
         )}
       </section>
+      <ActorsDialog projectId={projectId} source={source} chosen={chosen} onClose={() => setChosen(undefined)} />
       <div className="toolbar">{actions}</div>
     </>
   )
