@@ -256,3 +256,22 @@ export async function freshAnswerOf(service: TestService, account: TestAccount, 
   if (status !== 200) throw new Error(`/query/ answered ${status}: ${JSON.stringify(body)}`)
   return body as { results: any }
 }
+
+/** A cohort created through the API, once its first calculation has finished: its id and member count. */
+export async function calculatedCohort(
+  service: TestService,
+  account: TestAccount,
+  body: Record<string, unknown>,
+): Promise<{ id: number; count: number }> {
+  const path = `/api/projects/${account.projectId}/cohorts/`
+  const created = await service.api(account, path, { method: 'POST', body: JSON.stringify(body) })
+  if (created.status !== 201) throw new Error(`creating a cohort answered ${created.status}: ${await created.text()}`)
+  const { id } = (await created.json()) as { id: number }
+  return waitFor(
+    async () => {
+      const cohort = (await (await service.api(account, `${path}${id}/`)).json()) as Record<string, any>
+      return !cohort.is_calculating && cohort.last_calculation ? { id, count: Number(cohort.count) } : undefined
+    },
+    { what: `a calculation of cohort ${id}`, timeoutMs: 30_000, intervalMs: 100 },
+  )
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { useCaseProjects, type CaseProject, type SentEvent } from './queryFixture'
+import { calculatedCohort, useCaseProjects, type CaseProject, type SentEvent } from './queryFixture'
 
 /**
  * Cases from PostHog's own insight tests (posthog/hogql_queries/insights/**\/test/*.py), each named
@@ -627,6 +627,29 @@ describe('trends/test/test_trends_query_runner.py', () => {
       { label: '$pageleave - Edge', count: 1 },
       { label: '$pageleave - Firefox', count: 1 },
       { label: '$pageleave - Safari', count: 1 },
+    ])
+  })
+
+  it('test_trends_breakdowns_cohort: one row for the cohort, labelled with its name', async () => {
+    // _create_test_events names each person after their distinct id.
+    const named = await projectWith(
+      trendsTestEvents().map((e) => ({ ...e, properties: { ...e.properties, $set: { name: e.distinct_id } } })),
+    )
+    const cohort = await calculatedCohort(cases.service, named.account, {
+      name: 'cohort',
+      groups: [{ properties: [{ key: 'name', value: 'p1', type: 'person' }] }],
+    })
+    expect(cohort.count).toBe(1)
+    const res = await named.query({
+      kind: 'TrendsQuery',
+      series: [{ kind: 'EventsNode', event: '$pageview' }],
+      dateRange: { date_from: '2020-01-09', date_to: '2020-01-20' },
+      interval: 'day',
+      breakdownFilter: { breakdown_type: 'cohort', breakdown: [cohort.id] },
+    })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(pick(res.body.results, ['label', 'breakdown_value', 'count', 'data'])).toEqual([
+      { label: 'cohort', breakdown_value: cohort.id, count: 6, data: [0, 0, 1, 1, 1, 0, 1, 0, 1, 0, 1, 0] },
     ])
   })
 

@@ -170,7 +170,10 @@ function breakdownFilter(kind: 'trends' | 'funnels'): FieldCase[] {
     { path: 'breakdownFilter.breakdown', sample: ['$browser'], expect: kind === 'funnels' ? 'applied' : 'refused' },
     // Persons take $browser from their events; plan is on events only.
     { path: 'breakdownFilter.breakdown_type', sample: 'person', expect: 'applied', given: { breakdownFilter: { breakdown: 'plan' } } },
-    { path: 'breakdownFilter.breakdown_type', sample: 'cohort', expect: 'refused', given: by },
+    // Read as a property, `all` names none; as cohorts, it is every person ("all users").
+    kind === 'trends'
+      ? { path: 'breakdownFilter.breakdown_type', sample: 'cohort', expect: 'applied', given: { breakdownFilter: { breakdown: 'all' } } }
+      : { path: 'breakdownFilter.breakdown_type', sample: 'cohort', expect: 'refused', given: by },
     // Read as a property's name, the expression names none; as HogQL, it is each event's browser.
     {
       path: 'breakdownFilter.breakdown_type',

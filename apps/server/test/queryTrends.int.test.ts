@@ -9,6 +9,7 @@ import {
   personOf,
   sendAll,
   TZ,
+  calculatedCohort,
   type SentEvent,
   useQueryProject,
 } from './queryFixture'
@@ -467,6 +468,95 @@ describe('TrendsQuery with HogQL expressions', () => {
     expect(res.body).toMatchObject({ type: 'validation_error', attr })
     // The parser may list the keywords it expected; never the statement that would have run.
     expect(JSON.stringify(res.body)).not.toMatch(/JSONExtract|team_id|Code: \d+/)
+  })
+})
+
+describe('TrendsQuery broken down by cohort', () => {
+  const tierCohort = (tier: string) =>
+    calculatedCohort(project.service, project.account, {
+      name: `Tier ${tier}`,
+      groups: [{ properties: [{ key: 'tier', value: tier, type: 'person' }] }],
+    })
+
+  it('answers one row per cohort as the trend filtered by it, labelled by name and valued by id, and all users', async () => {
+    const [gold, silver] = [await tierCohort('gold'), await tierCohort('silver')]
+    const series = [{ kind: 'EventsNode', event: 'pageview', math: 'dau' }]
+    const body = await trends({ series, breakdownFilter: { breakdown_type: 'cohort', breakdown: [gold.id, silver.id, 'all'] } })
+    const rows = new Map(body.results.map((r: any) => [r.breakdown_value, r]))
+    expect([...rows.keys()].sort()).toEqual([gold.id, silver.id, 'all'].sort())
+    for (const [cohort, name] of [
+      [gold, 'Tier gold'],
+      [silver, 'Tier silver'],
+    ] as const) {
+      const filtered = await trends({ series, properties: [{ key: 'id', value: cohort.id, type: 'cohort' }] })
+      expect((rows.get(cohort.id) as any).data, name).toEqual(filtered.results[0].data)
+      expect((rows.get(cohort.id) as any).label).toBe(name)
+    }
+    const unbroken = await trends({ series })
+    expect((rows.get('all') as any).data).toEqual(unbroken.results[0].data)
+    expect((rows.get('all') as any).label).toBe('all users')
+
+    // The persons behind a cohort's point are that cohort's persons with events that day.
+    const row = rows.get(gold.id) as any
+    const day = row.days[row.data.findIndex((n: number) => n > 0)]
+    const actors = await project.query({
+      query: {
+        kind: 'ActorsQuery',
+        source: {
+          kind: 'InsightActorsQuery',
+          day,
+          breakdown: gold.id,
+          source: {
+            kind: 'TrendsQuery',
+            dateRange: { date_from: FROM, date_to: TO },
+            series,
+            breakdownFilter: { breakdown_type: 'cohort', breakdown: [gold.id, 'all'] },
+          },
+        },
+      },
+    })
+    expect(actors.status, JSON.stringify(actors.body)).toBe(200)
+    expect(actors.body.results).toHaveLength(row.data[row.days.indexOf(day)])
+  })
+
+  it.each([
+    ['a cohort that does not exist', { breakdown_type: 'cohort', breakdown: [987654321] }, 'query__breakdownFilter__breakdown'],
+    ['a list of properties', { breakdown: ['plan', 'tier'] }, 'query__breakdownFilter__breakdown'],
+    ['a cohort named by text', { breakdown_type: 'cohort', breakdown: 'gold' }, 'query__breakdownFilter__breakdown'],
+    [
+      'too many cohorts',
+      { breakdown_type: 'cohort', breakdown: Array.from({ length: 26 }, (_, i) => i + 1) },
+      'query__breakdownFilter__breakdown',
+    ],
+    [
+      'a histogram of cohorts',
+      { breakdown_type: 'cohort', breakdown: ['all'], breakdown_histogram_bin_count: 2 },
+      'query__breakdownFilter__breakdown_histogram_bin_count',
+    ],
+  ])('refuses %s with a 400 naming the field', async (_name, breakdownFilter, attr) => {
+    const res = await project.query({
+      query: {
+        kind: 'TrendsQuery',
+        dateRange: { date_from: FROM, date_to: TO },
+        series: [{ kind: 'EventsNode', event: 'pageview' }],
+        breakdownFilter,
+      },
+    })
+    expect(res.status, JSON.stringify(res.body)).toBe(400)
+    expect(res.body).toMatchObject({ type: 'validation_error', attr })
+  })
+
+  it('refuses a first-time math broken down by cohort, naming the series', async () => {
+    const res = await project.query({
+      query: {
+        kind: 'TrendsQuery',
+        dateRange: { date_from: FROM, date_to: TO },
+        series: [{ kind: 'EventsNode', event: 'pageview', math: 'first_time_for_user' }],
+        breakdownFilter: { breakdown_type: 'cohort', breakdown: ['all'] },
+      },
+    })
+    expect(res.status, JSON.stringify(res.body)).toBe(400)
+    expect(res.body).toMatchObject({ attr: 'query__series__0__math' })
   })
 })
 

@@ -38,4 +38,9 @@ export interface QueryContext {
    * which owns the project's cohorts.
    */
   properties(raw: unknown, attr: string): Promise<PropertyExpression | undefined>
+  /**
+   * The project's cohorts of `ids` that exist, each with its name and its membership as a
+   * condition pinned to its current calculation (for a cohort breakdown). Supplied by the caller.
+   */
+  cohorts?(ids: readonly number[]): Promise<Array<{ id: number; name: string; members: PropertyExpression }>>
 }

@@ -66,33 +66,59 @@ const trendsSeriesSchema = eventsNodeSchema
 /** What a trend breaks down by: an event's or person's property, or a HogQL expression over the event. */
 const trendsBreakdownTypeSchema = z.enum(['event', 'person', 'hogql'])
 
+/** Each cohort of a cohort breakdown is one more membership test per event. */
+export const MAX_BREAKDOWN_COHORTS = 25
+
+/** A cohort breakdown's cohorts: their ids, and `all` for every person (PostHog's "all users"). */
+const cohortBreakdownSchema = z
+  .array(z.union([z.number(), z.string().max(400)]))
+  .min(1)
+  .max(MAX_BREAKDOWN_COHORTS, `At most ${MAX_BREAKDOWN_COHORTS} cohorts can be broken down by.`)
+
 /** A histogram of more bins is no longer readable as a chart; each bin is one branch of the bucketing. */
 const MAX_HISTOGRAM_BINS = 100
 /** PostHog's own limit on properties broken down by at once. */
 const MAX_BREAKDOWNS = 3
 
 /** A trend's breakdown: as every kind takes it, and into bins of a numeric property (PostHog's histogram breakdown). */
-const trendsBreakdownFilterSchema = breakdownFilterSchema.extend({
-  breakdown_type: trendsBreakdownTypeSchema.nullish(),
-  breakdown: z.union([z.string().min(1).max(MAX_EXPRESSION_LENGTH), z.number()]).nullish(),
-  breakdown_histogram_bin_count: z.number().int().min(1).max(MAX_HISTOGRAM_BINS).nullish(),
-  /** URLs without their trailing `/`, `?` and `#` (an empty one is `/`), so that one page is one value. */
-  breakdown_normalize_url: z.boolean().nullish(),
-  /** Several properties at once (PostHog's multiple breakdowns); each row's value is the list of their values. */
-  breakdowns: z
-    .array(
-      z.looseObject({
-        property: z.union([z.string().min(1).max(MAX_EXPRESSION_LENGTH), z.number()]),
-        type: trendsBreakdownTypeSchema.nullish(),
-        histogram_bin_count: unsupported('histogram_bin_count'),
-        normalize_url: z.boolean().nullish(),
-        group_type_index: unsupported('group_type_index'),
-        breakdown_bins: unsupported('breakdown_bins', [[]]),
-      }),
-    )
-    .max(MAX_BREAKDOWNS, `At most ${MAX_BREAKDOWNS} breakdowns are supported, as in PostHog.`)
-    .nullish(),
-})
+const trendsBreakdownFilterSchema = breakdownFilterSchema
+  .extend({
+    breakdown_type: z.enum([...trendsBreakdownTypeSchema.options, 'cohort']).nullish(),
+    /** A property, a HogQL expression, or with `cohort` the cohorts (a list, or one id or `all`). */
+    breakdown: z.union([z.string().min(1).max(MAX_EXPRESSION_LENGTH), z.number(), cohortBreakdownSchema]).nullish(),
+    breakdown_histogram_bin_count: z.number().int().min(1).max(MAX_HISTOGRAM_BINS).nullish(),
+    /** URLs without their trailing `/`, `?` and `#` (an empty one is `/`), so that one page is one value. */
+    breakdown_normalize_url: z.boolean().nullish(),
+    /** Several properties at once (PostHog's multiple breakdowns); each row's value is the list of their values. */
+    breakdowns: z
+      .array(
+        z.looseObject({
+          property: z.union([z.string().min(1).max(MAX_EXPRESSION_LENGTH), z.number()]),
+          type: trendsBreakdownTypeSchema.nullish(),
+          histogram_bin_count: unsupported('histogram_bin_count'),
+          normalize_url: z.boolean().nullish(),
+          group_type_index: unsupported('group_type_index'),
+          breakdown_bins: unsupported('breakdown_bins', [[]]),
+        }),
+      )
+      .max(MAX_BREAKDOWNS, `At most ${MAX_BREAKDOWNS} breakdowns are supported, as in PostHog.`)
+      .nullish(),
+  })
+  .superRefine((filter, ctx) => {
+    const listed = Array.isArray(filter.breakdown)
+    const cohorts = filter.breakdown_type === 'cohort'
+    if (listed && !cohorts)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['breakdown'],
+        message: 'A breakdown is one property or expression; a list names cohorts, with breakdown_type cohort.',
+      })
+    // The list is checked here, not item by item, so that the refusal names the breakdown.
+    const given = Array.isArray(filter.breakdown) ? filter.breakdown : [filter.breakdown]
+    const cohortValue = (v: unknown) => v === 'all' || (typeof v === 'number' && Number.isSafeInteger(v) && v > 0)
+    if (cohorts && !given.every(cohortValue))
+      ctx.addIssue({ code: 'custom', path: ['breakdown'], message: 'A cohort breakdown names cohorts by id, or all.' })
+  })
 
 /** Each formula is one more pass over the answered rows; a chart of more is not readable anyway. */
 const MAX_FORMULAS = 10

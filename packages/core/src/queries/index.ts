@@ -9,7 +9,7 @@ import {
   type RefreshMode,
 } from '@burrow/contracts'
 import { asTenant } from '@burrow/clickhouse'
-import type { ProjectRow } from '@burrow/postgres'
+import { cohorts as cohortRows, type ProjectRow } from '@burrow/postgres'
 import { QueryCancelled, runQuery, type QueryContext, type RunnerOutput } from '@burrow/query'
 import { pinCohortVersions } from '../cohorts/cohortDefinition'
 import type { CoreDeps } from '../deps'
@@ -87,6 +87,19 @@ function contextFor(deps: CoreDeps, project: ProjectRow, signal?: AbortSignal): 
         if (err instanceof ApiProblem && err.body.type === 'validation_error') err.body.attr = attr
         throw err
       }
+    },
+    async cohorts(ids) {
+      const rows = await cohortRows.findCohorts(deps.sql, project.id, ids)
+      const versions = await cohortRows.membersVersions(
+        deps.sql,
+        project.id,
+        rows.map((r) => r.id),
+      )
+      return rows.map((row) => ({
+        id: row.id,
+        name: row.name ?? '',
+        members: { type: 'cohort', cohortId: row.id, version: versions.get(row.id) ?? 0, negated: false },
+      }))
     },
   }
 }

@@ -1,8 +1,9 @@
-import { SqlParams } from '@burrow/clickhouse'
+import { eventPropertiesSql, SqlParams, type PropertyExpression } from '@burrow/clickhouse'
 import type { Interval, SeriesMath as CommonMath } from '@burrow/contracts'
 import type { DateTime } from 'luxon'
 import { bucketKeyOfStartSql, bucketStartSql, utcText } from '../dates'
 import { EVENT_EXPRESSION_COLUMNS, type EventExpression } from '../eventExpression'
+import { TEAM } from '../sql'
 import {
   ACTOR_SQL,
   BREAKDOWN_NULL,
@@ -78,9 +79,11 @@ function aggregateSql(shape: SeriesShape, params: SqlParams): string {
 /** One property a series is broken down by. */
 export interface BreakdownPart {
   property: string
-  type: 'event' | 'person' | 'hogql'
+  type: 'event' | 'person' | 'hogql' | 'cohort'
   /** A `hogql` breakdown's expression, printed. */
   expression?: EventExpression
+  /** A `cohort` breakdown's cohorts: each one's value (its id, or `all`) and, but for `all`, who its members are. */
+  cohorts?: Array<{ value: string; members?: PropertyExpression }>
   /** PostHog's URL normalisation: the value without its trailing `/`, `?` and `#`, `/` when nothing is left. */
   normalizeUrl?: boolean
 }
@@ -115,7 +118,7 @@ export interface SeriesShape {
 }
 
 /** PostHog's first-time maths: each person once, at their first event of the series (or first matching one). */
-const FIRST_TIME_MATHS: readonly SeriesMath[] = ['first_time_for_user', 'first_matching_event_for_user']
+export const FIRST_TIME_MATHS: readonly SeriesMath[] = ['first_time_for_user', 'first_matching_event_for_user']
 
 /** The HogQL expressions a series prints: its math's and its breakdown's. */
 function expressionsOf(shape: SeriesShape): EventExpression[] {
@@ -154,19 +157,31 @@ export function seriesSource(
   const groupColumn = grouped ? `, \`$group_${Math.trunc(shape.groupIndex!)}\` AS group_key` : ''
   const expressions = expressionsOf(shape)
   for (const expression of expressions) Object.assign(params.values, expression.params)
+  const parts = shape.breakdown ?? []
+  // Whether each event's person is in each cohort broken down by, tested where the events are read.
+  const cohorts = parts.find((part) => part.type === 'cohort')?.cohorts ?? []
+  const cohortColumns = cohorts
+    .map((c, i) => (c.members ? `, (${eventPropertiesSql(c.members, TEAM, params, shape.columns)}) AS cohort_member_${i}` : ''))
+    .join('')
   const events = eventsSql(
     params,
     shape.selection,
     from,
     shape.toExclusive,
     shape.columns,
-    `${groupColumn}${expressions.length ? EVENT_EXPRESSION_COLUMNS : ''}`,
+    `${groupColumn}${expressions.length ? EVENT_EXPRESSION_COLUMNS : ''}${cohortColumns}`,
     firstTime ? { matchesAs: 'matches' } : {},
   )
   const joins = withPersons || needsPersons(shape) ? [personJoinSql()] : []
-  const parts = shape.breakdown ?? []
   if (needsPersonProperties(shape)) joins.push(personPropertiesJoinSql(ACTOR_SQL))
   const valueOf = (part: BreakdownPart) => {
+    // An event counts once for each cohort its person is in (and for `all`), none when in none.
+    if (part.type === 'cohort') {
+      const values = cohorts.map((c, i) =>
+        c.members ? `if(e.cohort_member_${i}, ${params.add('String', c.value)}, '')` : params.add('String', c.value),
+      )
+      return `arrayJoin(arrayFilter(x -> x != '', [${values.join(', ')}]))`
+    }
     // As PostHog breaks down by an expression: its value as text, '' and null being no value.
     if (part.expression) return `ifNull(nullIf(toString(${part.expression.sql}), ''), '${BREAKDOWN_NULL}')`
     const column = part.type === 'person' ? 'pp.properties' : 'e.properties'

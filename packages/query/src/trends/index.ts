@@ -16,9 +16,13 @@ import {
   effectiveMath,
   histogramBoundsStatement,
   seriesStatement,
+  FIRST_TIME_MATHS,
   type BreakdownPart,
   type SeriesShape,
 } from './aggregation'
+
+/** A cohort breakdown, with how each of its values is shown: its label, and the value answered. */
+type CohortPart = BreakdownPart & { shown: ReadonlyMap<string, { label: string; value: string | number }> }
 import { applyFormula, parseFormula } from './formula'
 import { breakdownLabel, DEFAULT_BREAKDOWN_LIMIT, limitBreakdown, orderBreakdown, type ValueSeries } from './breakdownLimit'
 
@@ -41,6 +45,8 @@ export interface TrendsPlan {
   limit: number
   histogramBins: number | undefined
   cumulative: boolean
+  /** With a cohort breakdown: each value's label and answered value. */
+  cohortShown: CohortPart['shown'] | undefined
   /** Each series' place in the query, to name it in a refusal. */
   seriesIndex: ReadonlyMap<TrendsQuery['series'][number], number>
 }
@@ -64,11 +70,16 @@ export async function trendsPlanOf(ctx: QueryContext, query: TrendsQuery): Promi
   // Several properties answer their values as a list, also when `breakdowns` names one, as PostHog does.
   const asList = Boolean(query.breakdownFilter?.breakdowns?.length)
   const histogramBins = breakdown?.breakdown_histogram_bin_count ?? undefined
-  if (histogramBins !== undefined && parts?.some((part) => part.type === 'hogql')) {
+  if (histogramBins !== undefined && parts?.some((part) => part.type === 'hogql' || part.type === 'cohort')) {
     throw problems.validation(
       'query__breakdownFilter__breakdown_histogram_bin_count',
-      'breakdown_histogram_bin_count bins a numeric property; a HogQL breakdown is not binned.',
+      'breakdown_histogram_bin_count bins a numeric property; a HogQL or cohort breakdown is not binned.',
     )
+  }
+  const cohortPart = parts?.find((part): part is CohortPart => part.type === 'cohort')
+  const firstTime = query.series.findIndex((node) => (FIRST_TIME_MATHS as readonly string[]).includes(node.math ?? 'total'))
+  if (cohortPart && firstTime >= 0) {
+    throw problems.validation(`query__series__${firstTime}__math`, 'A first-time math broken down by cohort is not supported.')
   }
   if (asList && histogramBins !== undefined) {
     throw problems.validation(
@@ -92,7 +103,9 @@ export async function trendsPlanOf(ctx: QueryContext, query: TrendsQuery): Promi
     breakdown,
     asList,
     otherValue: (parts ?? []).map(() => BREAKDOWN_OTHER).join(BREAKDOWN_PART_SEPARATOR),
-    limit: breakdown?.breakdown_limit ?? DEFAULT_BREAKDOWN_LIMIT,
+    // Every cohort is shown, as PostHog shows them: none is summed into Other.
+    limit: cohortPart ? (cohortPart.cohorts?.length ?? 1) : (breakdown?.breakdown_limit ?? DEFAULT_BREAKDOWN_LIMIT),
+    cohortShown: cohortPart?.shown,
     histogramBins,
     cumulative: query.trendsFilter?.display === 'ActionsLineGraphCumulative',
     seriesIndex: new Map(query.series.map((node, i) => [node, i])),
@@ -229,6 +242,7 @@ export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<
             compareLabel: period.compareLabel,
             filter: legacyFilter(query, interval),
             weekStartDay: ctx.weekStartDay,
+            cohortShown: plan.cohortShown,
           }),
         )
       }
@@ -249,6 +263,7 @@ export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<
  */
 async function breakdownPartsOf(ctx: QueryContext, query: TrendsQuery): Promise<BreakdownPart[] | undefined> {
   const filter = query.breakdownFilter
+  if (filter?.breakdown_type === 'cohort' && !filter.breakdowns?.length) return [await cohortPartOf(ctx, filter)]
   const given = filter?.breakdowns?.length
     ? filter.breakdowns.map((b, i) => ({
         property: String(b.property),
@@ -279,6 +294,30 @@ async function breakdownPartsOf(ctx: QueryContext, query: TrendsQuery): Promise<
       return { ...part, expression }
     }),
   )
+}
+
+const COHORT_ATTR = 'query__breakdownFilter__breakdown'
+
+/** A cohort breakdown: the cohorts named (or `all`), each of this project, with their names as labels. */
+async function cohortPartOf(ctx: QueryContext, filter: NonNullable<TrendsQuery['breakdownFilter']>): Promise<CohortPart> {
+  const given = Array.isArray(filter.breakdown) ? filter.breakdown : [filter.breakdown]
+  if (given.some((v) => v !== 'all' && typeof v !== 'number'))
+    throw problems.validation(COHORT_ATTR, 'A cohort breakdown names cohorts by id, or all.')
+  const values = [...new Set(given as Array<number | 'all'>)]
+  const ids = values.filter((v): v is number => v !== 'all')
+  if (ids.length > 0 && !ctx.cohorts) throw problems.validation(COHORT_ATTR, 'Cohorts cannot be broken down by here.')
+  const found = new Map((ids.length ? await ctx.cohorts!(ids) : []).map((c) => [c.id, c]))
+  const missing = ids.find((id) => !found.has(id))
+  if (missing !== undefined) throw problems.validation(COHORT_ATTR, `Cohort ${missing} does not exist in this project.`)
+  return {
+    property: '',
+    type: 'cohort',
+    cohorts: values.map((v) => (v === 'all' ? { value: 'all' } : { value: String(v), members: found.get(v)!.members })),
+    // PostHog labels a cohort's rows by its name, and answers its id as the breakdown value; `all` is "all users".
+    shown: new Map(
+      values.map((v) => [String(v), v === 'all' ? { label: 'all users', value: 'all' } : { label: found.get(v)!.name, value: v }]),
+    ),
+  }
 }
 
 /**
@@ -333,6 +372,7 @@ interface SeriesRowInput {
   compareLabel: 'current' | 'previous' | undefined
   filter: Record<string, unknown>
   weekStartDay: 0 | 1
+  cohortShown?: CohortPart['shown'] | undefined
 }
 
 /** One row of the answer, with PostHog's fields. */
@@ -368,9 +408,10 @@ function seriesRow(input: SeriesRowInput): Record<string, unknown> {
     row.compare_label = input.compareLabel
   }
   if (input.breakdownValue !== undefined) {
-    const label = breakdownLabel(input.breakdownValue)
+    const cohort = input.cohortShown?.get(input.breakdownValue)
+    const label = cohort?.label ?? breakdownLabel(input.breakdownValue)
     row.label = input.seriesCount > 1 ? `${name} - ${label}` : label
-    row.breakdown_value = input.asList ? input.breakdownValue.split(BREAKDOWN_PART_SEPARATOR) : input.breakdownValue
+    row.breakdown_value = cohort ? cohort.value : input.asList ? input.breakdownValue.split(BREAKDOWN_PART_SEPARATOR) : input.breakdownValue
   }
   return row
 }
