@@ -175,6 +175,32 @@ describe("the insight builder's query", () => {
     })
   })
 
+  it('makes paths of the chosen event types, a start and an end point, and a step limit kept within 2 to 20', () => {
+    expect(
+      queryOf(
+        form({ kind: 'PathsQuery', pathEventTypes: ['$pageview', 'custom_event'], startPoint: ' /home ', stepLimit: 7, dateFrom: '-30d' }),
+      ),
+    ).toEqual({
+      kind: 'PathsQuery',
+      dateRange: { date_from: '-30d' },
+      pathsFilter: { includeEventTypes: ['$pageview', 'custom_event'], startPoint: '/home', stepLimit: 7 },
+    })
+    expect(queryOf(form({ kind: 'PathsQuery', endPoint: 'order placed', stepLimit: 50 })).pathsFilter).toEqual({
+      includeEventTypes: ['$pageview'],
+      endPoint: 'order placed',
+      stepLimit: 20,
+    })
+    // A cleared step limit asks PostHog's default; no event type chosen asks every event.
+    expect(queryOf(form({ kind: 'PathsQuery', pathEventTypes: [], stepLimit: 0 })).pathsFilter).toEqual({
+      includeEventTypes: [],
+      stepLimit: 5,
+    })
+    expect(formOf({ kind: 'PathsQuery', pathsFilter: { includeEventTypes: ['$screen', 'hogql'], stepLimit: 1 } })).toMatchObject({
+      pathEventTypes: ['$screen'],
+      stepLimit: 2,
+    })
+  })
+
   it('reads back every kind from its query, so a link (or a saved insight) redraws the same form', () => {
     const forms: BuilderForm[] = [
       form({
@@ -208,6 +234,7 @@ describe("the insight builder's query", () => {
       form({ breakdowns: [{ property: '$pathname', type: 'person' }], normalizeUrl: true, display: 'ActionsPie' }),
       form({ kind: 'RetentionQuery', startEvent: 'a', returnEvent: 'b', period: 'Month', totalIntervals: 3, dateFrom: '-90d' }),
       form({ kind: 'StickinessQuery', dateFrom: 'all', interval: 'week' }),
+      form({ kind: 'PathsQuery', pathEventTypes: ['$screen', 'custom_event'], startPoint: 'a', endPoint: '/b', stepLimit: 12 }),
     ]
     for (const f of forms) {
       const query = queryOf(f)
@@ -253,8 +280,8 @@ describe('undrawnInsight', () => {
     expect(undrawnInsight({ kind: 'DataTableNode', source: { kind: 'HogQLQuery', query: 'select 1' } })).toBe(
       'A SQL insight: open it to see its rows.',
     )
-    expect(undrawnInsight({ kind: 'InsightVizNode', source: { kind: 'PathsQuery' } })).toBe(
-      'A Paths insight, which the console does not draw: its answer is at the query API.',
+    expect(undrawnInsight({ kind: 'InsightVizNode', source: { kind: 'WebOverviewQuery' } })).toBe(
+      'A WebOverview insight, which the console does not draw: its answer is at the query API.',
     )
     expect(undrawnInsight(null)).toBe('A SQL insight: open it to see its rows.')
   })

@@ -9,6 +9,7 @@ export const KINDS = [
   ['RetentionQuery', 'Retention'],
   ['LifecycleQuery', 'Lifecycle'],
   ['StickinessQuery', 'Stickiness'],
+  ['PathsQuery', 'Paths'],
 ] as const
 export type Kind = (typeof KINDS)[number][0]
 
@@ -61,6 +62,16 @@ export const SMOOTHINGS = [
 /** Properties whose values are URLs, which a breakdown can normalize (as PostHog offers it for them). */
 const URL_PROPERTIES = ['$current_url', '$pathname']
 export const isUrlProperty = (property: string): boolean => URL_PROPERTIES.includes(property.trim())
+/** What a path is made of (PostHog's `includeEventTypes`); none chosen is every event. */
+export const PATH_EVENT_TYPES = [
+  ['$pageview', 'Page views'],
+  ['$screen', 'Screens'],
+  ['custom_event', 'Custom events'],
+] as const
+export type PathEventType = (typeof PATH_EVENT_TYPES)[number][0]
+/** The steps a path is followed for: the service's bounds, PostHog's default. */
+export const STEP_LIMIT = { min: 2, max: 20, default: 5 } as const
+const clampSteps = (n: number) => Math.min(STEP_LIMIT.max, Math.max(STEP_LIMIT.min, Math.trunc(n)))
 /** PostHog's default number of bins of a numeric breakdown. */
 export const DEFAULT_HISTOGRAM_BINS = 10
 
@@ -101,6 +112,11 @@ export interface BuilderForm {
   returnEvent: string
   period: (typeof PERIODS)[number]
   totalIntervals: number
+  pathEventTypes: PathEventType[]
+  /** Paths: the item every path starts (ends) at, a URL, screen or event name; empty for none. */
+  startPoint: string
+  endPoint: string
+  stepLimit: number
 }
 
 export const DEFAULT_FORM: BuilderForm = {
@@ -123,6 +139,10 @@ export const DEFAULT_FORM: BuilderForm = {
   returnEvent: '$pageview',
   period: 'Day',
   totalIntervals: 8,
+  pathEventTypes: ['$pageview'],
+  startPoint: '',
+  endPoint: '',
+  stepLimit: STEP_LIMIT.default,
 }
 
 /** An insight query kind as the service takes it: PostHog's shape, kept loose. */
@@ -240,6 +260,17 @@ export function queryOf(form: BuilderForm): InsightSource {
         dateRange,
         ...(form.compare ? { compareFilter: { compare: true } } : {}),
       }
+    case 'PathsQuery':
+      return {
+        kind: 'PathsQuery',
+        dateRange,
+        pathsFilter: {
+          includeEventTypes: form.pathEventTypes,
+          ...(form.startPoint.trim() ? { startPoint: form.startPoint.trim() } : {}),
+          ...(form.endPoint.trim() ? { endPoint: form.endPoint.trim() } : {}),
+          stepLimit: clampSteps(form.stepLimit || STEP_LIMIT.default),
+        },
+      }
   }
 }
 
@@ -291,6 +322,8 @@ export function formOf(source: unknown): BuilderForm {
   const trends = isRecord(source.trendsFilter) ? source.trendsFilter : {}
   const funnels = isRecord(source.funnelsFilter) ? source.funnelsFilter : {}
   const retention = isRecord(source.retentionFilter) ? source.retentionFilter : {}
+  const paths = isRecord(source.pathsFilter) ? source.pathsFilter : {}
+  const eventTypes = PATH_EVENT_TYPES.map(([t]) => t)
   const entityEvent = (e: unknown, fallback: string) => (isRecord(e) ? (typeof e.id === 'string' ? e.id : '') : fallback)
   return {
     kind,
@@ -318,6 +351,12 @@ export function formOf(source: unknown): BuilderForm {
     returnEvent: entityEvent(retention.returningEntity, DEFAULT_FORM.returnEvent),
     period: oneOf(PERIODS, retention.period, 'Day'),
     totalIntervals: typeof retention.totalIntervals === 'number' ? retention.totalIntervals : DEFAULT_FORM.totalIntervals,
+    pathEventTypes: Array.isArray(paths.includeEventTypes)
+      ? eventTypes.filter((t) => (paths.includeEventTypes as unknown[]).includes(t))
+      : DEFAULT_FORM.pathEventTypes,
+    startPoint: str(paths.startPoint, ''),
+    endPoint: str(paths.endPoint, ''),
+    stepLimit: typeof paths.stepLimit === 'number' ? clampSteps(paths.stepLimit) : DEFAULT_FORM.stepLimit,
   }
 }
 
@@ -333,7 +372,7 @@ export function sourceOfInsight(query: Record<string, unknown> | null): InsightS
   return isRecord(inner) && KINDS.some(([k]) => k === inner.kind) ? (inner as InsightSource) : undefined
 }
 
-/** What the console says of an insight it does not draw: a SQL one opens to its rows; another kind (paths) is named. */
+/** What the console says of an insight it does not draw: a SQL one opens to its rows; another kind is named. */
 export function undrawnInsight(query: Record<string, unknown> | null): string {
   const inner = query?.kind === 'InsightVizNode' || query?.kind === 'DataTableNode' ? query.source : query
   const kind = inner && typeof inner === 'object' && 'kind' in inner ? String(inner.kind) : undefined

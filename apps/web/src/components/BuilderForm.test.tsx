@@ -154,6 +154,31 @@ describe("the insight builder's form", () => {
     expect(lastQuery(onApply).breakdownFilter).toEqual({ breakdown_type: 'person', breakdown: 'plan' })
   })
 
+  it('builds paths of the ticked event types, a start point and a step limit, with no series or interval', async () => {
+    const onApply = vi.fn<(next: Form) => void>()
+    render(<Page onApply={onApply} />)
+    const user = userEvent.setup()
+    await user.click(screen.getByRole('button', { name: 'Paths' }))
+    expect(screen.queryByLabelText('Series 1 event')).toBeNull()
+    expect(screen.queryByLabelText('Interval')).toBeNull()
+    expect(screen.getByLabelText<HTMLInputElement>('Page views').checked).toBe(true)
+    expect(screen.getByLabelText<HTMLInputElement>('Steps').value).toBe('5')
+    await user.click(screen.getByLabelText('Custom events'))
+    await user.type(screen.getByLabelText('Start point (URL, screen or event)'), '/home')
+    await user.clear(screen.getByLabelText('Steps'))
+    await user.type(screen.getByLabelText('Steps'), '8')
+    await user.click(screen.getByRole('button', { name: 'Apply' }))
+    expect(lastQuery(onApply)).toEqual({
+      kind: 'PathsQuery',
+      dateRange: { date_from: '-7d' },
+      pathsFilter: { includeEventTypes: ['$pageview', 'custom_event'], startPoint: '/home', stepLimit: 8 },
+    })
+    await user.click(screen.getByLabelText('Page views'))
+    await user.click(screen.getByLabelText('Custom events'))
+    expect(screen.getByText('None ticked: every event is a step.')).toBeTruthy()
+    expect(lastQuery(onApply).pathsFilter).toMatchObject({ includeEventTypes: [] })
+  })
+
   it("shows a saved query's breakdowns, bins and smoothing again", () => {
     const saved = {
       kind: 'TrendsQuery',

@@ -19,6 +19,7 @@ import {
   type BuilderForm as Form,
   type SeriesForm,
 } from '../insightQuery'
+import { PathsForm } from './PathsForm'
 import { SelectField } from './SelectField'
 
 const DATE_RANGES = [
@@ -72,7 +73,7 @@ export function BuilderForm({ form, eventNames, onApply }: { form: Form; eventNa
   }
   const withBreakdown = breakdownRows.filter((b) => b.property.trim()).length
   const stepWord = draft.kind === 'FunnelsQuery' ? 'Step' : 'Series'
-  const hasSeries = draft.kind !== 'RetentionQuery'
+  const hasSeries = draft.kind !== 'RetentionQuery' && draft.kind !== 'PathsQuery'
   const oneSeries = draft.kind === 'LifecycleQuery'
   const withMath = draft.kind === 'TrendsQuery'
 
@@ -163,6 +164,7 @@ export function BuilderForm({ form, eventNames, onApply }: { form: Form; eventNa
           )}
         </fieldset>
       )}
+      {draft.kind === 'PathsQuery' && <PathsForm draft={draft} choose={choose} type={type} apply={() => onApply(draft)} />}
       {draft.kind === 'RetentionQuery' && (
         <div className="toolbar">
           <label className="field">
@@ -194,7 +196,7 @@ export function BuilderForm({ form, eventNames, onApply }: { form: Form; eventNa
           otherLabel={(from) => `From ${from}`}
           onChange={(dateFrom) => choose({ dateFrom, dateTo: '' })}
         />
-        {draft.kind !== 'RetentionQuery' && draft.kind !== 'FunnelsQuery' && (
+        {draft.kind !== 'RetentionQuery' && draft.kind !== 'FunnelsQuery' && draft.kind !== 'PathsQuery' && (
           <SelectField label="Interval" value={draft.interval} options={INTERVALS} onChange={(interval) => choose({ interval })} />
         )}
         {draft.kind === 'TrendsQuery' && draft.interval === 'day' && (

@@ -1,6 +1,11 @@
+import { lazy, Suspense } from 'react'
 import { pointOfRow, whyNoActors, type ChosenPoint } from '../insightActors'
 import type { InsightSource } from '../insightQuery'
 import { ChartOrTable, colourOf, formatValue, PointButton, type ChartSeries } from './Chart'
+import { Loading } from './States'
+
+// Its own chunk: only a paths insight loads its drawing.
+const PathsChart = lazy(() => import('./PathsChart').then((m) => ({ default: m.PathsChart })))
 
 type Row = Record<string, unknown>
 const rows = (results: unknown): Row[] =>
@@ -45,6 +50,13 @@ function Drawn({ source, results, title, onPoint }: { source: InsightSource; res
   const list = rows(results)
   if (source.kind === 'FunnelsQuery') return <Funnel results={results} title={title} onPoint={onPoint} />
   if (source.kind === 'RetentionQuery') return <Retention rows={list} title={title} onPoint={onPoint} />
+  if (source.kind === 'PathsQuery') {
+    return (
+      <Suspense fallback={<Loading what="the paths chart" />}>
+        <PathsChart results={results} title={title} />
+      </Suspense>
+    )
+  }
   if (list.length === 0) return <p className="muted">No data in this date range.</p>
   const display = (source.trendsFilter as { display?: string } | undefined)?.display
   if (source.kind === 'TrendsQuery' && (display === 'BoldNumber' || display === 'ActionsTable' || display === 'ActionsPie')) {
