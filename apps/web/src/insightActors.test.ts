@@ -69,14 +69,15 @@ describe('the persons behind a number of an insight', () => {
       ],
     })
     expect(rows).toEqual([
-      { id: 'p1', name: 'ada@example.com', distinctId: 'ada', count: 3 },
-      { id: 'p2', name: 'bob', distinctId: 'bob', count: 1 },
+      { id: 'p1', name: 'ada@example.com', distinctId: 'ada', count: '3' },
+      { id: 'p2', name: 'bob', distinctId: 'bob', count: '1' },
     ])
-    expect(actorRowsOf({ columns: ['person', 'appearances'], results: [[person('p3', {}, ['cy']), [0, 2]]] })[0]?.count).toBe(2)
+    expect(actorRowsOf({ columns: ['person', 'appearances'], results: [[person('p3', {}, ['cy']), [0, 2]]] })[0]?.count).toBe('0, 2')
   })
 
-  it('says why a formula’s numbers have no persons', () => {
+  it('says why a formula’s and a path’s numbers have no persons', () => {
     expect(whyNoActors({ ...TREND, trendsFilter: { formula: 'A/B' } })).toMatch(/formula/)
+    expect(whyNoActors({ kind: 'PathsQuery' })).toMatch(/path/)
     expect(whyNoActors(TREND)).toBeUndefined()
   })
 })

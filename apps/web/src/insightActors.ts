@@ -28,8 +28,8 @@ export interface ActorRow {
   id: string
   name: string
   distinctId: string
-  /** A trend's point: the person's events it counts; a retention cohort: the periods they came in. */
-  count?: number
+  /** A trend's point: the person's events it counts; a retention cohort: the periods they came in, from 0 (the cohort's own). */
+  count?: string
 }
 
 /** Persons shown on one page of the dialog. */
@@ -49,9 +49,11 @@ export const isTotalDisplay = (source: InsightSource): boolean =>
 
 /**
  * Why the numbers of an insight have no persons to list, or undefined when they do: the persons
- * of a formula's and of a histogram bin's numbers are not served (as in PostHog's modal).
+ * of a formula's and of a histogram bin's numbers are not served (as in PostHog's modal), nor yet
+ * those of a path.
  */
 export function whyNoActors(source: InsightSource): string | undefined {
+  if (source.kind === 'PathsQuery') return 'The persons behind a path’s links are not listed: the query API does not serve them yet.'
   const trends = isRecord(source.trendsFilter) ? source.trendsFilter : {}
   if (source.kind === 'TrendsQuery' && typeof trends.formula === 'string' && trends.formula.trim() !== '') {
     return 'The persons behind a formula’s numbers are not listed: take the formula off to see each series’ persons.'
@@ -143,7 +145,7 @@ export function actorRowsOf(answer: { columns?: unknown; results?: unknown }): A
         id: text(person.id),
         name: displayNameOf(person),
         distinctId: text(firstOf(person.distinct_ids)),
-        ...(typeof count === 'number' ? { count } : Array.isArray(count) ? { count: count.length } : {}),
+        ...(typeof count === 'number' ? { count: String(count) } : Array.isArray(count) ? { count: count.map(text).join(', ') } : {}),
       },
     ]
   })

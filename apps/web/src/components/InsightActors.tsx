@@ -14,19 +14,25 @@ import { Empty, ErrorNotice, Loading } from './States'
  */
 export function ActorsDialog({
   projectId,
-  source,
-  chosen,
+  opened,
   onClose,
 }: {
   projectId: string
-  source: InsightSource
-  chosen: ChosenPoint | undefined
+  /** The insight's query and its chosen number; undefined while none is chosen. */
+  opened: { source: InsightSource; chosen: ChosenPoint } | undefined
   onClose: () => void
 }) {
   return (
-    <Dialog open={chosen !== undefined} title={chosen ? `Persons: ${chosen.title}` : 'Persons'} onClose={onClose}>
+    <Dialog open={opened !== undefined} title={opened ? `Persons: ${opened.chosen.title}` : 'Persons'} onClose={onClose}>
       {/* A new number starts again from its first page. */}
-      {chosen && <ActorsList key={JSON.stringify(chosen.point)} projectId={projectId} source={source} chosen={chosen} />}
+      {opened && (
+        <ActorsList
+          key={JSON.stringify([opened.source, opened.chosen.point])}
+          projectId={projectId}
+          source={opened.source}
+          chosen={opened.chosen}
+        />
+      )}
     </Dialog>
   )
 }
@@ -42,7 +48,8 @@ function ActorsList({ projectId, source, chosen }: { projectId: string; source: 
   // The number's own count pages the list when the answer agrees with it (a person merged since may not).
   const known = chosen.persons !== undefined && offset + rows.length < chosen.persons === more
   if (rows.length === 0 && offset === 0) return <Empty>No persons behind this number.</Empty>
-  const countHeader = chosen.point.kind === 'TrendsQuery' ? 'Events' : chosen.point.kind === 'RetentionQuery' ? 'Periods' : undefined
+  const countHeader =
+    chosen.point.kind === 'TrendsQuery' ? 'Events' : chosen.point.kind === 'RetentionQuery' ? 'Came in periods' : undefined
   return (
     <div className="stack">
       {chosen.persons !== undefined && (

@@ -2,12 +2,14 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router'
 import { useState } from 'react'
 import { trpc } from '../api'
+import { ActorsDialog } from '../components/InsightActors'
 import { InsightResult } from '../components/InsightResult'
 import { DataTable } from '../components/DataTable'
 import { SearchForm } from '../components/SearchForm'
 import { ErrorNotice, ListStates, Loading, Refusal } from '../components/States'
+import type { ChosenPoint } from '../insightActors'
 import { useDashboards, useInsightResult } from '../insightHooks'
-import { sourceOfInsight, undrawnInsight, withDateRange, withPropertyFilter } from '../insightQuery'
+import { sourceOfInsight, undrawnInsight, withDateRange, withPropertyFilter, type InsightSource } from '../insightQuery'
 import { PropertyFilterForm } from '../components/PropertyFilterForm'
 import { layoutsInOrder, moveTile } from '../tileLayout'
 
@@ -109,6 +111,8 @@ export function DashboardPage(): React.JSX.Element {
   const navigate = useNavigate({ from: '/project/$projectId/dashboards/$id' })
   const queryClient = useQueryClient()
   const [refresh, setRefresh] = useState(0)
+  // One dialog for the page: the persons behind a number of any tile.
+  const [persons, setPersons] = useState<Opened>()
   const dashboard = useQuery({
     queryKey: ['dashboard', projectId, id],
     queryFn: ({ signal }) => trpc.dashboards.get.query({ project_id: projectId, id }, { signal }),
@@ -212,14 +216,22 @@ export function DashboardPage(): React.JSX.Element {
                 )
               }
               onRemove={() => change.mutate([{ id: tile.id, deleted: true }])}
+              onPoint={(source, chosen) => setPersons({ source, chosen })}
             />
           ))}
         </div>
       )}
       {change.isError && <Refusal error={change.error} />}
       <TextCardForm projectId={projectId} id={id} onAdded={() => void dashboard.refetch()} />
+      <ActorsDialog projectId={projectId} opened={persons} onClose={() => setPersons(undefined)} />
     </>
   )
+}
+
+/** A tile's query and the number of it whose persons are shown. */
+interface Opened {
+  source: InsightSource
+  chosen: ChosenPoint
 }
 
 /** Where a tile stands among the dashboard's, for moving it. */
@@ -241,6 +253,7 @@ function TileCard({
   place,
   onMove,
   onRemove,
+  onPoint,
 }: {
   projectId: string
   tile: Tile
@@ -249,6 +262,7 @@ function TileCard({
   place: Place
   onMove: (from: number, to: number) => void
   onRemove: () => void
+  onPoint: (source: InsightSource, chosen: ChosenPoint) => void
 }) {
   const insight = tile.insight
   if (!tile.text && !insight) return null
@@ -307,7 +321,7 @@ function TileCard({
         </h2>
         {controls}
       </div>
-      <TileResult projectId={projectId} query={insight!.query} filters={filters} refresh={refresh} title={name} />
+      <TileResult projectId={projectId} query={insight!.query} filters={filters} refresh={refresh} title={name} onPoint={onPoint} />
     </article>
   )
 }
@@ -318,12 +332,14 @@ function TileResult({
   filters,
   refresh,
   title,
+  onPoint,
 }: {
   projectId: string
   query: Record<string, unknown> | null
   filters: DashboardFilters
   refresh: number
   title: string
+  onPoint: (source: InsightSource, chosen: ChosenPoint) => void
 }) {
   const saved = sourceOfInsight(query)
   const source = saved && withPropertyFilter(withDateRange(saved, filters.dateFrom), filters.property, filters.value)
@@ -331,7 +347,8 @@ function TileResult({
   if (!source) return <p className="muted">{undrawnInsight(query)}</p>
   if (result.isPending) return <Loading what={title} />
   if (result.isError) return <ErrorNotice error={result.error} retry={() => void result.refetch()} />
-  return <InsightResult source={source} results={result.data.results} title={title} />
+  // The tile's own query, with the dashboard's filters: its persons are those of the number shown.
+  return <InsightResult source={source} results={result.data.results} title={title} onPoint={(chosen) => onPoint(source, chosen)} />
 }
 
 /** What a dashboard's URL filters its tiles by: a date range, and an event property equal to a value. */

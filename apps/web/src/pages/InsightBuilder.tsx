@@ -121,7 +121,7 @@ function Builder({
           <InsightResult source={source} results={result.data.results} title={title} onPoint={setChosen} />
         )}
       </section>
-      <ActorsDialog projectId={projectId} source={source} chosen={chosen} onClose={() => setChosen(undefined)} />
+      <ActorsDialog projectId={projectId} opened={chosen && { source, chosen }} onClose={() => setChosen(undefined)} />
       <div className="toolbar">{actions}</div>
     </>
   )
