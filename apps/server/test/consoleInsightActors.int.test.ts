@@ -42,11 +42,12 @@ interface Person {
 
 /** The rows the dialog should list for an ActorsQuery: PostHog's display name (the email here), the first distinct id, and the count column's value. */
 async function expectedRows(query: Record<string, unknown>): Promise<string[][]> {
-  const results: [Person, number?][] = (await freshAnswerOf(service, account, query)).results
+  const results: [Person, (number | number[])?][] = (await freshAnswerOf(service, account, query)).results
   return results.map(([person, count]) => [
     person.properties.email ?? person.distinct_ids[0]!,
     person.distinct_ids[0]!,
-    ...(count === undefined ? [] : [String(count)]),
+    // A retention cohort's column is the periods each person came in.
+    ...(count === undefined ? [] : [Array.isArray(count) ? count.join(', ') : String(count)]),
   ])
 }
 
@@ -65,10 +66,17 @@ beforeAll(async () => {
         distinctId: person,
         event: 'page viewed',
         timestamp: new Date(now - (i + 1) * 60_000),
-        properties: identify(person),
+        properties: { ...identify(person), plan: person === 'ada' ? 'pro' : 'free' },
       })
     }
   }
+  // Cy's one page view, eight days ago, falls in the previous week.
+  client.capture({
+    distinctId: 'cy',
+    event: 'page viewed',
+    timestamp: new Date(now - 8 * 24 * HOUR),
+    properties: { ...identify('cy'), plan: 'pro' },
+  })
   for (const person of ['ada', 'bob', 'cy']) {
     client.capture({ distinctId: person, event: 'signed up', timestamp: new Date(now - 3 * HOUR), properties: identify(person) })
   }
@@ -77,13 +85,13 @@ beforeAll(async () => {
     client.capture({ distinctId: `reader-${i}`, event: 'newsletter opened', timestamp: new Date(now - 90_000) })
   }
   await client.shutdown()
-  const total = 4 + 3 + 2 + READERS
+  const total = 4 + 1 + 3 + 2 + READERS
   await waitFor(
     async () => {
       const { results } = await freshAnswerOf(service, account, {
         kind: 'TrendsQuery',
         series: ['page viewed', 'signed up', 'order placed', 'newsletter opened'].map((event) => ({ kind: 'EventsNode', event })),
-        dateRange: { date_from: '-1d' },
+        dateRange: { date_from: '-14d' },
         trendsFilter: { display: 'BoldNumber' },
       })
       return (results as { aggregated_value: number }[]).reduce((a, r) => a + r.aggregated_value, 0) === total ? true : undefined
@@ -133,6 +141,185 @@ describe('the persons behind a number of an insight', () => {
     await page.keyboard.press('Escape')
     await dialog.waitFor({ state: 'hidden' })
     expect(await cell.evaluate((el) => el === document.activeElement)).toBe(true)
+
+    // On the chart, a click on a point opens the same list: today's is the last, at the right edge.
+    await page.getByRole('button', { name: 'Show as table' }).click()
+    const over = page.locator('.chart .u-over')
+    const box = (await over.boundingBox())!
+    await over.click({ position: { x: box.width - 2, y: box.height / 2 } })
+    await dialog.getByRole('table', { name: table }).waitFor()
+    expect(await rowsOf(table)).toEqual(expected)
+    await dialog.getByRole('button', { name: 'Close' }).click()
+    await dialog.waitFor({ state: 'hidden' })
+  }, 60_000)
+
+  it('lists the persons of a breakdown value, in the period and the one before, and says when a day has none', async () => {
+    await page.goto(projectUrl('insights/new'))
+    await page.getByLabel('Series 1 event').fill('page viewed')
+    await page.getByLabel('Breakdown 1 property').fill('plan')
+    await page.getByLabel('Compare to previous period').check()
+    await page.getByRole('button', { name: 'Apply' }).click()
+    await page.waitForURL(/compareFilter.*breakdownFilter|breakdownFilter.*compareFilter/)
+    await page.getByRole('img', { name: /line chart/ }).waitFor()
+    await page.getByRole('button', { name: 'Show as table' }).click()
+    const trend = queryInUrl()
+    type Row = { label: string; days: string[]; labels: string[]; data: number[]; breakdown_value: string; compare_label: string }
+    const rows = (await freshAnswerOf(service, account, trend)).results as Row[]
+    expect(rows.map((r) => [r.breakdown_value, r.compare_label])).toContainEqual(['pro', 'current'])
+    const pro = rows.find((r) => r.breakdown_value === 'pro' && r.compare_label === 'current')!
+    const i = pro.data.findIndex((v) => v > 0)
+    await page.getByRole('button', { name: `${pro.data[i]}: the persons of ${pro.label}, ${pro.labels[i]}` }).press('Enter')
+    const title = `Persons: ${pro.label} on ${pro.days[i]}`
+    const dialog = page.getByRole('dialog', { name: title })
+    await dialog.getByRole('table', { name: title }).waitFor()
+    const expected = await expectedRows({
+      kind: 'ActorsQuery',
+      source: { kind: 'InsightActorsQuery', source: trend, series: 0, day: pro.days[i], breakdown: 'pro' },
+      select: ['person', 'event_count'],
+      orderBy: ['event_count DESC'],
+    })
+    expect(expected).toEqual([['ada@example.com', 'ada', '3']])
+    expect(await rowsOf(title)).toEqual(expected)
+    await page.keyboard.press('Escape')
+    await dialog.waitFor({ state: 'hidden' })
+
+    // The previous week's day: Cy's page view, in the row of the day a week later.
+    const before = rows.find((r) => r.breakdown_value === 'pro' && r.compare_label === 'previous')!
+    const k = before.data.findIndex((v) => v > 0)
+    await page.getByRole('button', { name: `1: the persons of ${before.label} (previous period), ${pro.labels[k]}` }).press('Enter')
+    const previousTitle = `Persons: ${before.label} on ${before.days[k]} (previous period)`
+    const previous = page.getByRole('dialog', { name: previousTitle })
+    await previous.getByRole('table', { name: previousTitle }).waitFor()
+    const lastWeek = await expectedRows({
+      kind: 'ActorsQuery',
+      source: { kind: 'InsightActorsQuery', source: trend, series: 0, day: before.days[k], breakdown: 'pro', compare: 'previous' },
+      select: ['person', 'event_count'],
+      orderBy: ['event_count DESC'],
+    })
+    expect(lastWeek).toEqual([['cy@example.com', 'cy', '1']])
+    expect(await rowsOf(previousTitle)).toEqual(lastWeek)
+    await page.keyboard.press('Escape')
+    await previous.waitFor({ state: 'hidden' })
+
+    // A day before, with no page view: the dialog says there is no one, as /query/ finds no one.
+    const j = pro.data.findIndex((v) => v === 0)
+    await page.getByRole('button', { name: `0: the persons of ${pro.label}, ${pro.labels[j]}` }).press('Enter')
+    const empty = page.getByRole('dialog', { name: `Persons: ${pro.label} on ${pro.days[j]}` })
+    await empty.getByText('No persons behind this number.').waitFor()
+    const none = await expectedRows({
+      kind: 'ActorsQuery',
+      source: { kind: 'InsightActorsQuery', source: trend, series: 0, day: pro.days[j], breakdown: 'pro' },
+      select: ['person', 'event_count'],
+    })
+    expect(none).toEqual([])
+    await checkPage('insight-actors-empty')
+    await page.keyboard.press('Escape')
+    await empty.waitFor({ state: 'hidden' })
+  }, 60_000)
+
+  it('lists the persons of a lifecycle bar, a stickiness bar and a retention cohort', async () => {
+    await page.goto(projectUrl('insights/new'))
+    const open = async (name: string, title: string, source: Record<string, unknown>, select = ['person']) => {
+      await page.getByRole('button', { name, exact: true }).press('Enter')
+      const dialog = page.getByRole('dialog', { name: title })
+      await dialog.getByRole('table', { name: title }).waitFor()
+      const expected = await expectedRows({ kind: 'ActorsQuery', source, select })
+      expect(await rowsOf(title)).toEqual(expected)
+      await page.keyboard.press('Escape')
+      await dialog.waitFor({ state: 'hidden' })
+      return expected.map((r) => r[0])
+    }
+
+    await page.getByRole('button', { name: 'Lifecycle' }).click()
+    await page.getByLabel('Series 1 event').fill('signed up')
+    await page.getByRole('button', { name: 'Apply' }).click()
+    await page.waitForURL(/LifecycleQuery.*signed/)
+    await page.getByRole('button', { name: 'Show as table' }).click()
+    const lifecycle = queryInUrl()
+    type Row = { status: string; label: string; days: string[]; labels: string[]; data: number[] }
+    const statuses = (await freshAnswerOf(service, account, lifecycle)).results as Row[]
+    // Today's sign-ups: Ada and Bob are new, Cy (first seen last week) is not.
+    const fresh = statuses.find((r) => r.status === 'new')!
+    const day = fresh.data.findIndex((v) => v > 0)
+    const newcomers = await open(`2: the persons of new, ${statuses[0]!.labels[day]}`, `Persons: new on ${fresh.days[day]}`, {
+      kind: 'InsightActorsQuery',
+      source: lifecycle,
+      day: fresh.days[day],
+      status: 'new',
+    })
+    expect(newcomers.sort()).toEqual(['ada@example.com', 'bob@example.com'])
+
+    await page.getByRole('button', { name: 'Stickiness' }).click()
+    await page.getByLabel('Series 1 event').fill('page viewed')
+    await page.getByRole('button', { name: 'Apply' }).click()
+    await page.waitForURL(/StickinessQuery.*page/)
+    await page.getByRole('button', { name: 'Show as table' }).click()
+    const stickiness = queryInUrl()
+    const [sticky] = (await freshAnswerOf(service, account, stickiness)).results as Row[]
+    const once = await open(`2: the persons of ${sticky!.label}, ${sticky!.labels[0]}`, `Persons: ${sticky!.label}, active in 1 interval`, {
+      kind: 'InsightActorsQuery',
+      source: stickiness,
+      series: 0,
+      day: 1,
+    })
+    expect(once.sort()).toEqual(['ada@example.com', 'bob@example.com'])
+
+    await page.getByRole('button', { name: 'Retention' }).click()
+    await page.getByLabel('Start event').fill('signed up')
+    await page.getByLabel('Return event').fill('order placed')
+    await page.getByRole('button', { name: 'Apply' }).click()
+    await page.waitForURL(/RetentionQuery.*signed/)
+    const retention = queryInUrl()
+    const cohorts = (await freshAnswerOf(service, account, retention)).results as { date: string; values: { count: number }[] }[]
+    const interval = cohorts.findIndex((c) => c.values[0]!.count > 0)
+    const cohort = cohorts[interval]!.date.slice(0, 10)
+    const members = await open(
+      `3: the persons of the cohort of ${cohort}`,
+      `Persons: the cohort of ${cohort}`,
+      { kind: 'InsightActorsQuery', source: retention, interval },
+      ['person', 'appearances'],
+    )
+    expect(members.sort()).toEqual(['ada@example.com', 'bob@example.com', 'cy@example.com'])
+    await checkPage('insight-actors-retention')
+  }, 60_000)
+
+  it('lists the persons behind a number of a dashboard’s tile', async () => {
+    const created = await service.api(account, `/api/projects/${account.projectId}/dashboards/`, {
+      method: 'POST',
+      body: JSON.stringify({ name: 'Reading' }),
+    })
+    expect(created.status).toBe(201)
+    const { id } = (await created.json()) as { id: number }
+    const trend = {
+      kind: 'TrendsQuery',
+      series: [{ kind: 'EventsNode', event: 'page viewed', name: 'page viewed' }],
+      dateRange: { date_from: '-7d' },
+    }
+    const insight = await service.api(account, `/api/projects/${account.projectId}/insights/`, {
+      method: 'POST',
+      body: JSON.stringify({ name: 'Page views', saved: true, dashboards: [id], query: { kind: 'InsightVizNode', source: trend } }),
+    })
+    expect(insight.status).toBe(201)
+    await page.goto(projectUrl(`dashboards/${id}`))
+    const tile = page.getByRole('article', { name: 'Page views' })
+    await tile.getByRole('img', { name: /line chart/ }).waitFor()
+    await tile.getByRole('button', { name: 'Show as table' }).click()
+    const [row] = (await freshAnswerOf(service, account, trend)).results as { days: string[]; labels: string[]; data: number[] }[]
+    const i = row!.data.findIndex((v) => v > 0)
+    await tile.getByRole('button', { name: `4: the persons of page viewed, ${row!.labels[i]}` }).press('Enter')
+    const title = `Persons: page viewed on ${row!.days[i]}`
+    const dialog = page.getByRole('dialog', { name: title })
+    await dialog.getByRole('table', { name: title }).waitFor()
+    const expected = await expectedRows({
+      kind: 'ActorsQuery',
+      source: { kind: 'InsightActorsQuery', source: trend, series: 0, day: row!.days[i] },
+      select: ['person', 'event_count'],
+      orderBy: ['event_count DESC'],
+    })
+    expect(await rowsOf(title)).toEqual(expected)
+    await checkPage('dashboard-actors')
+    await page.keyboard.press('Escape')
+    await dialog.waitFor({ state: 'hidden' })
   }, 60_000)
 
   it('lists a funnel step’s persons and those who dropped off before it', async () => {
