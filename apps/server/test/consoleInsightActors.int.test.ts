@@ -15,10 +15,11 @@ let service: TestService
 let account: TestAccount
 let page: Page
 let checkPage: (name: string) => Promise<void>
+let checkDarkAndNarrow: (name: string) => Promise<void>
 let projectUrl: (page: string) => string
 let signIn: () => Promise<void>
 useConsoleBrowser((h) => {
-  ;({ service, account, page, checkPage, projectUrl, signIn } = h)
+  ;({ service, account, page, checkPage, checkDarkAndNarrow, projectUrl, signIn } = h)
 })
 
 const HOUR = 3_600_000
@@ -136,6 +137,7 @@ describe('the persons behind a number of an insight', () => {
     const href = await dialog.getByRole('link', { name: 'ada@example.com' }).getAttribute('href')
     expect(href).toMatch(new RegExp(`/project/${account.projectId}/persons/[0-9a-f-]{36}$`))
     await checkPage('insight-actors-trend')
+    await checkDarkAndNarrow('insight-actors-trend-dark-narrow')
 
     // Escape closes it, and the number that opened it has the focus again.
     await page.keyboard.press('Escape')
@@ -351,6 +353,41 @@ describe('the persons behind a number of an insight', () => {
       await dialog.getByRole('button', { name: 'Close' }).click()
       await dialog.waitFor({ state: 'hidden' })
     }
+  }, 60_000)
+
+  it('shows the refusal of a number whose persons the service does not list, in its own words', async () => {
+    // A lifecycle of groups (as a link from PostHog may hold): the bars draw, their persons are refused.
+    const lifecycle = {
+      kind: 'LifecycleQuery',
+      series: [{ kind: 'EventsNode', event: 'signed up', name: 'signed up' }],
+      interval: 'day',
+      dateRange: { date_from: '-7d' },
+      aggregation_group_type_index: 0,
+    }
+    await page.goto(projectUrl(`insights/new?q=${encodeURIComponent(JSON.stringify(lifecycle))}`))
+    await page.getByRole('img', { name: /bar chart/ }).waitFor()
+    await page.getByRole('button', { name: 'Show as table' }).click()
+    const [row] = (await freshAnswerOf(service, account, lifecycle)).results as {
+      status: string
+      days: string[]
+      labels: string[]
+      data: number[]
+    }[]
+    await page.getByRole('button', { name: `${row!.data[0]}: the persons of ${row!.status}, ${row!.labels[0]}` }).press('Enter')
+    const refused = await service.api(account, `/api/projects/${account.projectId}/query/`, {
+      method: 'POST',
+      body: JSON.stringify({
+        query: { kind: 'ActorsQuery', source: { kind: 'InsightActorsQuery', source: lifecycle, day: row!.days[0], status: row!.status } },
+      }),
+    })
+    expect(refused.status).toBe(400)
+    const { detail } = (await refused.json()) as { detail: string }
+    const alert = page.getByRole('dialog').getByRole('alert')
+    await alert.waitFor()
+    expect(await alert.textContent()).toContain(detail)
+    await checkPage('insight-actors-refused')
+    await page.keyboard.press('Escape')
+    await page.getByRole('dialog').waitFor({ state: 'hidden' })
   }, 60_000)
 
   it('pages through more persons than a page holds', async () => {
