@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
-import { cleanup, render, screen, within } from '@testing-library/react'
+import { cleanup, fireEvent, render, screen, within } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
+import type { ChosenPoint } from '../insightActors'
 import { InsightResult } from './InsightResult'
 
 afterEach(cleanup)
@@ -92,5 +93,65 @@ describe('an insight drawn from its /query/ answer', () => {
   it('says so when the range holds no data', () => {
     render(<InsightResult source={{ kind: 'StickinessQuery' }} title="Sticky" results={[]} />)
     expect(screen.getByText('No data in this date range.')).toBeTruthy()
+  })
+
+  it('makes each number a button naming whose persons it opens: a funnel step, its drop-off and a total of the previous period', () => {
+    const chosen: ChosenPoint[] = []
+    const step = (name: string, count: number) => ({ name, custom_name: null, count, order: 0, breakdown_value: ['Chrome'] })
+    render(
+      <InsightResult
+        source={{ kind: 'FunnelsQuery' }}
+        title="Checkout"
+        results={[[step('signed up', 4), step('order placed', 1)]]}
+        onPoint={(c) => chosen.push(c)}
+      />,
+    )
+    const table = screen.getByRole('table', { name: 'Checkout steps: Chrome' })
+    expect(cells(table)[1]).toEqual(['2. order placed', '1', '25.0%', '25.0%', '3'])
+    fireEvent.click(
+      within(table).getByRole('button', { name: '3: the persons of those who dropped off before step 2, order placed, Chrome' }),
+    )
+    fireEvent.click(within(table).getByRole('button', { name: '4: the persons of step 1, signed up, Chrome' }))
+    expect(chosen).toEqual([
+      {
+        point: { kind: 'FunnelsQuery', step: 2, droppedOff: true, breakdown: ['Chrome'] },
+        title: 'dropped off before step 2, order placed, Chrome',
+        persons: 3,
+      },
+      {
+        point: { kind: 'FunnelsQuery', step: 1, droppedOff: false, breakdown: ['Chrome'] },
+        title: 'step 1, signed up, Chrome',
+        persons: 4,
+      },
+    ])
+
+    cleanup()
+    chosen.length = 0
+    const results = [{ label: 'order placed', aggregated_value: 7, data: [], compare_label: 'previous', action: { order: 0 } }]
+    render(
+      <InsightResult
+        source={{ kind: 'TrendsQuery', series: [{ event: 'order placed', math: 'dau' }], trendsFilter: { display: 'BoldNumber' } }}
+        title="Orders"
+        results={results}
+        onPoint={(c) => chosen.push(c)}
+      />,
+    )
+    fireEvent.click(screen.getByRole('button', { name: '7: the persons of order placed (previous period)' }))
+    expect(chosen).toEqual([
+      { point: { kind: 'TrendsQuery', series: 0, previous: true }, title: 'order placed (previous period)', persons: 7 },
+    ])
+  })
+
+  it('says why a formula’s numbers open no persons, and draws them as plain numbers', () => {
+    render(
+      <InsightResult
+        source={{ kind: 'TrendsQuery', trendsFilter: { display: 'ActionsTable', formula: 'A/B' } }}
+        title="Ratio"
+        results={[{ label: 'A/B', aggregated_value: 0.5, data: [] }]}
+        onPoint={() => undefined}
+      />,
+    )
+    expect(screen.queryAllByRole('button')).toEqual([])
+    expect(screen.getByText(/formula/)).toBeTruthy()
   })
 })
