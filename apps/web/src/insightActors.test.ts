@@ -59,6 +59,40 @@ describe('the persons behind a number of an insight', () => {
     })
   })
 
+  it('names a stickiness bar by its intervals, or more when cumulative, with as many persons as it counts', () => {
+    const stickiness: InsightSource = { kind: 'StickinessQuery', series: [{ kind: 'EventsNode', event: 'page viewed' }] }
+    const row = { action: { order: 0 }, label: 'page viewed', days: [1, 2, 3] }
+    expect(pointOfRow(stickiness, row, 1, 5)).toEqual({
+      point: { kind: 'StickinessQuery', series: 0, day: 2, previous: false },
+      title: 'page viewed, active in 2 intervals',
+      persons: 5,
+    })
+    const cumulative = { ...stickiness, stickinessFilter: { computedAs: 'cumulative' } }
+    expect(pointOfRow(cumulative, row, 0, 9)?.title).toBe('page viewed, active in 1 interval or more')
+    expect(actorsQueryOf(cumulative, pointOfRow(cumulative, row, 0, 9)!.point).source).toEqual({
+      kind: 'InsightActorsQuery',
+      source: cumulative,
+      series: 0,
+      day: 1,
+    })
+  })
+
+  it('names a lifecycle bar by its status and day, a dormant one as many persons as it counts below zero', () => {
+    const lifecycle: InsightSource = { kind: 'LifecycleQuery', series: [] }
+    const chosen = pointOfRow(lifecycle, { status: 'dormant', days: ['2026-11-28'] }, 0, -2)
+    expect(chosen).toEqual({
+      point: { kind: 'LifecycleQuery', day: '2026-11-28', status: 'dormant' },
+      title: 'dormant on 2026-11-28',
+      persons: 2,
+    })
+    expect(actorsQueryOf(lifecycle, chosen!.point).source).toEqual({
+      kind: 'InsightActorsQuery',
+      source: lifecycle,
+      day: '2026-11-28',
+      status: 'dormant',
+    })
+  })
+
   it('reads each person’s display name, first distinct id and count from the answer’s columns', () => {
     const person = (id: string, properties: Record<string, unknown>, distinct_ids: string[]) => ({ id, properties, distinct_ids })
     const rows = actorRowsOf({

@@ -201,9 +201,11 @@ export function pointOfRow(source: InsightSource, row: SeriesRow, index: number 
     case 'StickinessQuery': {
       const day = index === undefined ? undefined : days[index]
       if (typeof day !== 'number') return undefined
+      // A cumulative bar counts those active in that many intervals or more, and so lists them.
+      const orMore = isRecord(source.stickinessFilter) && source.stickinessFilter.computedAs === 'cumulative' ? ' or more' : ''
       return {
         point: { kind: 'StickinessQuery', series: order, day, previous },
-        title: `${label}, active in ${day} interval${day === 1 ? '' : 's'}${previous ? ' (previous period)' : ''}`,
+        title: `${label}, active in ${day} interval${day === 1 ? '' : 's'}${orMore}${previous ? ' (previous period)' : ''}`,
         persons: value,
       }
     }
