@@ -148,12 +148,18 @@ export function layoutPaths(edges: PathEdge[], options: LayoutOptions): PathsLay
   }
 }
 
-/** The centre line of a link's band: a curve from the right edge of one bar to the left edge of the next. */
+/**
+ * A link's band as a filled shape, from the right edge of one bar to the left edge of the next:
+ * its top edge curves across, its bottom edge curves back. Filled rather than a thick stroke, so
+ * that the band is what the pointer hovers, and a level band still has a height.
+ */
 export function linkPath(link: PathLink, nodeWidth: number): string {
   const x0 = link.from.x + nodeWidth
   const x1 = link.to.x
   const middle = (x0 + x1) / 2
-  return `M ${x0} ${link.sourceY} C ${middle} ${link.sourceY}, ${middle} ${link.targetY}, ${x1} ${link.targetY}`
+  const half = Math.max(0.5, link.width / 2)
+  const [s0, s1, t0, t1] = [link.sourceY - half, link.sourceY + half, link.targetY - half, link.targetY + half]
+  return `M ${x0} ${s0} C ${middle} ${s0}, ${middle} ${t0}, ${x1} ${t0} L ${x1} ${t1} C ${middle} ${t1}, ${middle} ${s1}, ${x0} ${s1} Z`
 }
 
 /** A time between two steps, as a person reads it: `45s`, `7m 5s`, `2h 10m`, `3d 4h`. */
@@ -174,12 +180,12 @@ export const itemLabel = (item: PathItem): string => `${item.step}. ${item.name}
 export const linkWords = (edge: PathEdge): string =>
   `${itemLabel(itemOf(edge.source))} → ${itemLabel(itemOf(edge.target))}: ${edge.value} ${edge.value === 1 ? 'person' : 'persons'}`
 
-/** How many items the most crowded step has, which sets how tall the drawing needs to be. */
-export function mostItemsInAStep(edges: PathEdge[]): number {
+/** How many steps the links span and how many items the most crowded has: what sizes the drawing. */
+export function shapeOf(edges: PathEdge[]): { steps: number; mostItems: number } {
   const perStep = new Map<number, number>()
   for (const id of new Set(edges.flatMap((e) => [e.source, e.target]))) {
     const { step } = itemOf(id)
     perStep.set(step, (perStep.get(step) ?? 0) + 1)
   }
-  return Math.max(0, ...perStep.values())
+  return { steps: perStep.size, mostItems: Math.max(0, ...perStep.values()) }
 }

@@ -52,6 +52,17 @@ describe('a paths insight', () => {
     ])
   })
 
+  it('cuts a long name to its end, where URLs of one site differ, the whole name in its title', () => {
+    const long = 'https://shop.example.com/products/garden/pricing'
+    const { container } = render(
+      <PathsChart results={[{ source: '1_/home', target: `2_${long}`, value: 1, average_conversion_time: 0 }]} title="Journeys" />,
+    )
+    const label = [...container.querySelectorAll('text')].find((t) => t.textContent?.includes('garden'))!
+    expect(label.querySelector('title')!.textContent).toBe(`2. ${long}`)
+    // Its title, then what it shows: the name's last 27 characters.
+    expect(label.textContent).toBe(`2. ${long}…com/products/garden/pricing 1`)
+  })
+
   it('says so when no one took a path', () => {
     render(<PathsChart results={[]} title="Journeys" />)
     expect(screen.getByText('No paths in this date range.')).toBeTruthy()

@@ -1,4 +1,4 @@
-import { useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import {
   bySessions,
   edgesOf,
@@ -8,22 +8,37 @@ import {
   layoutPaths,
   linkPath,
   linkWords,
-  mostItemsInAStep,
+  shapeOf,
   type PathEdge,
   type PathNode,
 } from '../pathsLayout'
 import { colourOf } from './Chart'
 import './PathsChart.css'
 
-const COLUMN_WIDTH = 220
+/** From one column's bars to the next: as wide as fits the space, within these. */
+const COLUMN_WIDTH = { min: 140, max: 220 }
 const NODE_WIDTH = 12
 const GAP = 24
 /** Room around the drawing for the labels of the top and bottom bars. */
 const PAD = 12
-/** Past this, a label is cut (its whole name is in its title and in the table). */
-const LABEL_CHARS = 26
+/** About how wide a character of a label is, to cut a label (its whole name is in its title and the table) before the next column. */
+const CHAR_WIDTH = 7
 
-const shortName = (name: string) => (name.length > LABEL_CHARS ? `${name.slice(0, LABEL_CHARS - 1)}…` : name)
+/** A name cut to its end, where URLs of one site differ (`…shop.test/pricing`). */
+const shortName = (name: string, chars: number) => (name.length > chars ? `…${name.slice(name.length - chars + 1)}` : name)
+
+/** The width an element is given, 0 until it is laid out (or where nothing lays it out). */
+function useWidth(ref: React.RefObject<HTMLElement | null>): number {
+  const [width, setWidth] = useState(0)
+  useEffect(() => {
+    const el = ref.current
+    if (!el) return
+    const observer = new ResizeObserver(() => setWidth(el.clientWidth))
+    observer.observe(el)
+    return () => observer.disconnect()
+  }, [ref])
+  return width
+}
 
 /**
  * A paths insight as PostHog draws it: a column per step, a bar per item sized by its sessions,
@@ -48,29 +63,35 @@ export function PathsChart({ results, title }: { results: unknown; title: string
 
 function PathsDrawing({ edges, title }: { edges: PathEdge[]; title: string }) {
   const [active, setActive] = useState<number>()
-  const height = Math.min(640, Math.max(160, mostItemsInAStep(edges) * 56))
-  const layout = layoutPaths(edges, { columnWidth: COLUMN_WIDTH, nodeWidth: NODE_WIDTH, height, gap: GAP })
-  const last = Math.max(...layout.nodes.map((n) => n.column))
+  const box = useRef<HTMLDivElement>(null)
+  const space = useWidth(box)
+  const { steps, mostItems } = shapeOf(edges)
+  // Each column and, past the last, its labels share the space; too narrow a space scrolls instead.
+  const fitted = space > 0 ? Math.floor((space - NODE_WIDTH - PAD) / steps) : COLUMN_WIDTH.max
+  const columnWidth = Math.min(COLUMN_WIDTH.max, Math.max(COLUMN_WIDTH.min, fitted))
+  const labelChars = Math.floor((columnWidth - NODE_WIDTH - 12) / CHAR_WIDTH)
+  const height = Math.min(640, Math.max(160, mostItems * 56))
+  const layout = layoutPaths(edges, { columnWidth, nodeWidth: NODE_WIDTH, height, gap: GAP })
+  const width = layout.width + columnWidth - NODE_WIDTH + PAD
   const reading = active === undefined ? undefined : layout.links[active]
   return (
     <figure className="chart">
       <p className="muted paths-reading">{reading ? linkWords(reading.edge) : 'Hover over or focus a link to read how many took it.'}</p>
-      <div className="paths-scroll">
+      <div className="paths-scroll" ref={box}>
         <svg
           className="paths-chart"
           role="group"
           aria-label={`${title}: a paths chart, a column per step; the same links are in its table`}
-          width={layout.width + 2 * PAD}
+          width={width}
           height={layout.height + 2 * PAD}
-          viewBox={`${-PAD} ${-PAD} ${layout.width + 2 * PAD} ${layout.height + 2 * PAD}`}
+          viewBox={`${-PAD} ${-PAD} ${width} ${layout.height + 2 * PAD}`}
         >
           {layout.links.map((link, i) => (
             <path
               key={i}
               className={i === active ? 'paths-link active' : 'paths-link'}
               d={linkPath(link, NODE_WIDTH)}
-              stroke={colourOf(link.from.column)}
-              strokeWidth={Math.max(1, link.width)}
+              fill={colourOf(link.from.column)}
               role="img"
               tabIndex={0}
               aria-label={linkWords(link.edge)}
@@ -81,7 +102,7 @@ function PathsDrawing({ edges, title }: { edges: PathEdge[]; title: string }) {
             />
           ))}
           {layout.nodes.map((node) => (
-            <Node key={node.id} node={node} labelLeft={node.column === last} />
+            <Node key={node.id} node={node} labelChars={labelChars} />
           ))}
         </svg>
       </div>
@@ -89,18 +110,13 @@ function PathsDrawing({ edges, title }: { edges: PathEdge[]; title: string }) {
   )
 }
 
-function Node({ node, labelLeft }: { node: PathNode; labelLeft: boolean }) {
+function Node({ node, labelChars }: { node: PathNode; labelChars: number }) {
   return (
     <g aria-hidden="true">
       <rect x={node.x} y={node.y} width={NODE_WIDTH} height={Math.max(1, node.height)} fill={colourOf(node.column)} rx={2} />
-      <text
-        x={labelLeft ? node.x - 6 : node.x + NODE_WIDTH + 6}
-        y={node.y + node.height / 2}
-        dominantBaseline="middle"
-        textAnchor={labelLeft ? 'end' : 'start'}
-      >
+      <text x={node.x + NODE_WIDTH + 6} y={node.y + node.height / 2} dominantBaseline="middle">
         <title>{itemLabel(node)}</title>
-        {shortName(node.name)}
+        {shortName(node.name, labelChars)}
         <tspan className="paths-count"> {node.value}</tspan>
       </text>
     </g>
@@ -110,7 +126,8 @@ function Node({ node, labelLeft }: { node: PathNode; labelLeft: boolean }) {
 /** The links as rows, most persons first: where from, where to, how many, how long it took on average. */
 function PathsTable({ edges, title }: { edges: PathEdge[]; title: string }) {
   return (
-    <div className="table-wrap">
+    // Focusable, so that a keyboard can scroll a table wider than a phone: its cells hold no button.
+    <div className="table-wrap" tabIndex={0} role="region" aria-label={`${title}: links`}>
       <table aria-label={title}>
         <thead>
           <tr>
