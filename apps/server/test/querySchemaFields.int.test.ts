@@ -104,6 +104,8 @@ function seriesNode(kind: 'trends' | 'funnels' | 'lifecycle' | 'stickiness'): Fi
   const stickiness = kind === 'stickiness'
   return [
     { path: 'series.0.kind', sample: 'DataWarehouseNode', expect: 'refused' },
+    // An ActionsNode names its action by id; this series names none (see queryActions for actions applied).
+    { path: 'series.0.kind', sample: 'ActionsNode', expect: 'refused', attr: 'series.0.id' },
     { path: 'series.0.version', sample: 1, expect: 'client' },
     { path: 'series.0.event', sample: 'signup', expect: 'applied' },
     { path: 'series.0.name', sample: 'Something else', expect: 'client' },
@@ -369,8 +371,9 @@ function entityFields(which: 'targetEntity' | 'returningEntity'): FieldCase[] {
   const given = { retentionFilter: { [which]: { id: 'pageview', type: 'events' } } }
   return [
     { path: `retentionFilter.${which}.id`, sample: 'signup', expect: 'applied' },
-    { path: `retentionFilter.${which}.type`, sample: 'actions', expect: 'refused' },
-    { path: `retentionFilter.${which}.kind`, sample: 'ActionsNode', expect: 'refused' },
+    // An action's entity names the action by its id: `pageview` names none (see queryActions for actions applied).
+    { path: `retentionFilter.${which}.type`, sample: 'actions', expect: 'refused', attr: `retentionFilter.${which}.id` },
+    { path: `retentionFilter.${which}.kind`, sample: 'ActionsNode', expect: 'refused', attr: `retentionFilter.${which}.id` },
     {
       path: `retentionFilter.${which}.properties`,
       sample: [{ key: '$browser', value: 'Chrome', operator: 'exact', type: 'event' }],

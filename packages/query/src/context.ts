@@ -43,4 +43,30 @@ export interface QueryContext {
    * condition pinned to its current calculation (for a cohort breakdown). Supplied by the caller.
    */
   cohorts?(ids: readonly number[]): Promise<Array<{ id: number; name: string; members: PropertyExpression }>>
+  /** The project's actions of `ids` that exist and are not deleted (for ActionsNode series). Supplied by the caller. */
+  actions?(ids: readonly number[]): Promise<StoredAction[]>
+}
+
+/** How a step's text, href or URL is compared (PostHog's ActionStepMatching). */
+export type StepMatching = 'contains' | 'regex' | 'exact'
+
+/** One step of an action as the caller stores it (PostHog's ActionStepJSON). */
+export interface StoredActionStep {
+  event: string | null
+  properties: unknown
+  selector: string | null
+  tag_name: string | null
+  text: string | null
+  text_matching: StepMatching | null
+  href: string | null
+  href_matching: StepMatching | null
+  url: string | null
+  url_matching: StepMatching | null
+}
+
+/** An action of the project, as the caller loads it for a query. */
+export interface StoredAction {
+  id: number
+  name: string
+  steps: StoredActionStep[]
 }

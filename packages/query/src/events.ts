@@ -7,14 +7,32 @@ import {
   type SqlParams,
 } from '@burrow/clickhouse'
 import type { DateTime } from 'luxon'
+import { actionConditionSql, type ActionSelection } from './actions'
 import { utcText } from './dates'
 import { TEAM } from './sql'
 
 /** Which events a series or a step reads: one event name (or all) and the filters that hold for it. */
 export interface EventSelection {
-  /** null: every event. */
+  /** null: every event (or, with `action`, every event the action matches). */
   event: string | null
   properties: PropertyExpression[]
+  /** An ActionsNode's action: the events matching one of its steps. */
+  action?: ActionSelection
+}
+
+/**
+ * Whether an event of the events table (columns unqualified) is one of the selection's: `which`,
+ * its name or action (what a series counts), and `filters`, its property filters.
+ */
+export function selectionConditionSql(
+  selection: EventSelection,
+  params: SqlParams,
+  columns: PropertyColumns,
+): { which: string[]; filters: string[] } {
+  const which: string[] = []
+  if (selection.event !== null) which.push(`event = ${params.add('String', selection.event)}`)
+  if (selection.action) which.push(actionConditionSql(selection.action, params, columns))
+  return { which, filters: selection.properties.map((expression) => eventPropertiesSql(expression, TEAM, params, columns)) }
 }
 
 /**
@@ -42,8 +60,8 @@ export function eventsSql(
 ): string {
   const since = `timestamp >= toDateTime64(${params.add('String', utcText(from))}, 6, 'UTC')`
   const clauses = [`team_id = ${TEAM}`, `timestamp < toDateTime64(${params.add('String', utcText(toExclusive))}, 6, 'UTC')`]
-  if (selection.event !== null) clauses.push(`event = ${params.add('String', selection.event)}`)
-  const filters = selection.properties.map((expression) => eventPropertiesSql(expression, TEAM, params, columns))
+  const { which, filters } = selectionConditionSql(selection, params, columns)
+  clauses.push(...which)
   let matches = ''
   // Every earlier event too, with whether it is in the range and matches the filters as a column of its own.
   if (options.matchesAs) {

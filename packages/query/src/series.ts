@@ -1,5 +1,6 @@
 import type { PropertyExpression } from '@burrow/clickhouse'
 import type { EventsNode } from '@burrow/contracts'
+import { actionSelectionOf } from './actions'
 import type { QueryContext } from './context'
 import type { RangeOptions } from './dates'
 import type { EventSelection } from './events'
@@ -20,16 +21,29 @@ export async function queryFiltersOf(
   return own ? { type: 'AND', values: [own, testAccounts] } : testAccounts
 }
 
-/** The filters of a query and of one of its nodes (those the user edits and the fixed ones), together. */
+/**
+ * The events a node reads (one event name, every event, or an ActionsNode's action) with the
+ * filters of the query and of the node (those the user edits and the fixed ones), together.
+ */
 export async function selectionOf(
   ctx: QueryContext,
-  node: Pick<EventsNode, 'event' | 'properties' | 'fixedProperties'>,
+  node: Pick<EventsNode, 'kind' | 'event' | 'id' | 'properties' | 'fixedProperties'>,
   queryFilters: PropertyExpression | undefined,
   attr: string,
+  /** Where the node is in the query, when `attr` does not say (`series__2`): a refused action names it. */
+  nodeAttr = attr,
 ): Promise<EventSelection> {
   const own = await ctx.properties(node.properties, attr)
   const fixed = await ctx.properties(node.fixedProperties, attr)
-  return { event: node.event ?? null, properties: [queryFilters, own, fixed].filter((e): e is PropertyExpression => e !== undefined) }
+  const properties = [queryFilters, own, fixed].filter((e): e is PropertyExpression => e !== undefined)
+  if (node.kind === 'ActionsNode') return { event: null, properties, action: await actionSelectionOf(ctx, node.id, nodeAttr) }
+  return { event: node.event ?? null, properties }
+}
+
+/** How PostHog names what a series counts in its answer: the event (null for every event), or the action. */
+export function entityOf(selection: EventSelection): { id: string | number | null; name: string | null; type: 'events' | 'actions' } {
+  if (selection.action) return { id: selection.action.id, name: selection.action.name, type: 'actions' }
+  return { id: selection.event, name: selection.event, type: 'events' }
 }
 
 /** The earliest event of the selections, for `date_from: all`. */

@@ -55,11 +55,14 @@ export type PropertyMath = (typeof PROPERTY_MATHS)[number]
 /** PostHog's property filters (a list or a group), checked where they are turned into conditions. */
 export const propertiesFieldSchema = z.unknown()
 
-/** One event (or every event, when `event` is null) as a series or a step. */
+/** One event (or every event, when `event` is null), or one action, as a series or a step. */
 export const eventsNodeSchema = z.looseObject({
-  kind: z.literal('EventsNode').default('EventsNode'),
+  /** `ActionsNode`: the events of one of the project's actions (`id`) instead of one event name. */
+  kind: z.enum(['EventsNode', 'ActionsNode']).default('EventsNode'),
   ...nodeFields,
   event: z.string().max(400).nullish(),
+  /** An ActionsNode's action. */
+  id: z.number().int().positive().nullish(),
   /** PostHog's runners label a series by its event, not by `name`. */
   name: clientSide,
   custom_name: z.string().max(400).nullish(),

@@ -2,11 +2,12 @@ import { z } from 'zod'
 import { dateRangeSchema, insightQueryBase, propertiesFieldSchema, unsupportedBreakdownFilter } from './common'
 import { clientSide, nodeFields, unsupported } from './fields'
 
-/** The event that starts or continues retention (PostHog's retention entity). */
+/** The event or action that starts or continues retention (PostHog's retention entity). */
 export const retentionEntitySchema = z.looseObject({
+  /** The event's name, or with type `actions` (kind `ActionsNode`) the action's id. */
   id: z.union([z.string().max(400), z.number()]).nullish(),
-  type: z.enum(['events']).nullish(),
-  kind: z.enum(['EventsNode']).nullish(),
+  type: z.enum(['events', 'actions']).nullish(),
+  kind: z.enum(['EventsNode', 'ActionsNode']).nullish(),
   properties: propertiesFieldSchema.optional(),
   name: clientSide,
   custom_name: clientSide,

@@ -9,7 +9,7 @@ import {
   type RefreshMode,
 } from '@burrow/contracts'
 import { asTenant } from '@burrow/clickhouse'
-import { cohorts as cohortRows, type ProjectRow } from '@burrow/postgres'
+import { actions as actionRows, cohorts as cohortRows, type ProjectRow } from '@burrow/postgres'
 import { QueryCancelled, runQuery, type QueryContext, type RunnerOutput } from '@burrow/query'
 import { pinCohortVersions } from '../cohorts/cohortDefinition'
 import type { CoreDeps } from '../deps'
@@ -87,6 +87,10 @@ function contextFor(deps: CoreDeps, project: ProjectRow, signal?: AbortSignal): 
         if (err instanceof ApiProblem && err.body.type === 'validation_error') err.body.attr = attr
         throw err
       }
+    },
+    async actions(ids) {
+      const rows = await Promise.all(ids.map((id) => actionRows.getAction(deps.sql, project.id, id)))
+      return rows.flatMap((row) => (row && !row.deleted ? [{ id: row.id, name: row.name ?? '', steps: row.steps }] : []))
     },
     async cohorts(ids) {
       const rows = await cohortRows.findCohorts(deps.sql, project.id, ids)

@@ -119,7 +119,7 @@ async function stickinessActorsSql(
     throw problems.validation(`${ATTR}__compare`, 'The stickiness is not compared to a previous period.')
   }
   const { range } = point.compare === 'previous' ? periods[1]! : periods[0]!
-  const selection = await selectionOf(ctx, node, await queryFiltersOf(ctx, query), 'series')
+  const selection = await selectionOf(ctx, node, await queryFiltersOf(ctx, query), 'series', `source__series__${seriesIndex}`)
   const actors = stickyActorsSql(ctx, query, node, selection, range, params)
   let where = ''
   if (point.day !== undefined && point.day !== null) {

@@ -2,10 +2,17 @@ import { eventPropertiesSql, materializedColumns, SqlParams } from '@burrow/clic
 import type { FunnelsQuery } from '@burrow/contracts'
 import type { QueryContext } from '../context'
 import { bucketKeySql, dayKey, dayLabel, isoInZone, resolveRange, utcText } from '../dates'
-import { breakdownValueSql, ownColumnSql, ownColumnsSelectSql, personPropertiesJoinSql, type EventSelection } from '../events'
+import {
+  breakdownValueSql,
+  ownColumnSql,
+  ownColumnsSelectSql,
+  personPropertiesJoinSql,
+  selectionConditionSql,
+  type EventSelection,
+} from '../events'
 import { DEFAULT_BREAKDOWN_LIMIT } from '../trends/breakdownLimit'
 import type { RunnerOutput } from '../runnerOutput'
-import { queryFiltersOf, rangeOptionsOf, selectionOf } from '../series'
+import { entityOf, queryFiltersOf, rangeOptionsOf, selectionOf } from '../series'
 import { num, select, TEAM } from '../sql'
 import { orderedAttemptSql, thinnedEventsSql, unorderedAttemptSql } from './attempts'
 import { ACTOR, eventsWithActorSql } from '../eventActors'
@@ -63,9 +70,8 @@ export async function funnelPlanOf(ctx: QueryContext, query: FunnelsQuery, param
 
   const columns = materializedColumns(ctx.ch)
   const conditionOf = (s: EventSelection) => {
-    const parts = [s.event === null ? '1' : `event = ${params.add('String', s.event)}`]
-    for (const p of s.properties) parts.push(eventPropertiesSql(p, TEAM, params, columns))
-    return parts.join(' AND ')
+    const { which, filters } = selectionConditionSql(s, params, columns)
+    return [...which, ...filters].join(' AND ') || '1'
   }
   const n = steps.length
   const flagNames = steps.map((_, i) => `step_${i}`)
@@ -252,13 +258,13 @@ export async function runFunnels(ctx: QueryContext, query: FunnelsQuery): Promis
         order === 'unordered'
           ? { action_id: null, name: UNORDERED_NAME(i), custom_name: null }
           : // PostHog names a step of every event null.
-            { action_id: node.event ?? null, name: node.event ?? null, custom_name: node.custom_name ?? null }
+            { action_id: entityOf(steps[i]!).id, name: entityOf(steps[i]!).name, custom_name: node.custom_name ?? null }
       return {
         ...named,
         order: i,
         people: [],
         count,
-        type: 'events',
+        type: entityOf(steps[i]!).type,
         average_conversion_time: time(`avg_${i}`),
         median_conversion_time: time(`median_${i}`),
         ...(breakdown === null ? {} : { breakdown: [String(row?.value)], breakdown_value: [String(row?.value)] }),

@@ -51,7 +51,8 @@ function propertyReprs(properties: unknown): string[] {
  * filter of the step also on the exclusion, so every excluded event would also be a step event.
  */
 function stepCoversExclusion(step: EventsNode, exclusion: Exclusion): boolean {
-  if ((step.event ?? null) !== (exclusion.event ?? null)) return false
+  if (step.kind !== exclusion.kind) return false
+  if (step.kind === 'ActionsNode' ? step.id !== exclusion.id : (step.event ?? null) !== (exclusion.event ?? null)) return false
   const left = propertyReprs(exclusion.properties)
   for (const repr of propertyReprs(step.properties)) {
     const at = left.indexOf(repr)

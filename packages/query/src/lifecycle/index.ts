@@ -5,7 +5,7 @@ import type { QueryContext } from '../context'
 import { bucketKeySql, dayKey, dayLabel, isoInZone, resolveRange, type ResolvedRange } from '../dates'
 import { ACTOR_SQL, eventsSql, personJoinSql } from '../events'
 import type { RunnerOutput } from '../runnerOutput'
-import { queryFiltersOf, rangeOptionsOf, selectionOf } from '../series'
+import { entityOf, queryFiltersOf, rangeOptionsOf, selectionOf } from '../series'
 import { num, select, TEAM } from '../sql'
 
 /** A lifecycle's range and the intervals it answers, and each actor's status in each period as rows of (actor, period, status). */
@@ -13,14 +13,21 @@ export async function lifecycleOf(
   ctx: QueryContext,
   query: LifecycleQuery,
   params: SqlParams,
-): Promise<{ statusesSql: string; range: ResolvedRange; buckets: DateTime[]; keys: string[]; interval: Interval }> {
+): Promise<{
+  statusesSql: string
+  range: ResolvedRange
+  buckets: DateTime[]
+  keys: string[]
+  interval: Interval
+  entity: ReturnType<typeof entityOf>
+}> {
   const interval = query.interval ?? 'day'
   const node = query.series[0]!
   const range = await resolveRange(query.dateRange, interval, rangeOptionsOf(ctx, [node.event ?? null]))
   // With explicitDate, PostHog answers only the intervals that start within the exact range.
   const buckets = query.dateRange?.explicitDate === true ? range.buckets.filter((b) => b >= range.from) : range.buckets
   const filters = await queryFiltersOf(ctx, query)
-  const selection = await selectionOf(ctx, node, filters, 'series')
+  const selection = await selectionOf(ctx, node, filters, 'series', 'series__0')
   const step = { [`${interval}s`]: 1 }
   const first = range.buckets[0]!
   const last = range.buckets.at(-1)!
@@ -62,7 +69,7 @@ export async function lifecycleOf(
       )
       GROUP BY actor
     )`
-  return { statusesSql, range, buckets, keys, interval }
+  return { statusesSql, range, buckets, keys, interval, entity: entityOf(selection) }
 }
 
 /**
@@ -74,7 +81,7 @@ export async function lifecycleOf(
  */
 export async function runLifecycle(ctx: QueryContext, query: LifecycleQuery): Promise<RunnerOutput> {
   const params = new SqlParams()
-  const { statusesSql, range, buckets, interval } = await lifecycleOf(ctx, query, params)
+  const { statusesSql, range, buckets, interval, entity } = await lifecycleOf(ctx, query, params)
   const node = query.series[0]!
   const sql = `SELECT period, status, count() AS actors FROM (${statusesSql}) WHERE period >= 2 GROUP BY period, status`
   const rows = await select<{ period: number | string; status: string; actors: number | string }>(ctx, sql, params.values)
@@ -87,7 +94,7 @@ export async function runLifecycle(ctx: QueryContext, query: LifecycleQuery): Pr
     if (!series || i < 0 || i >= buckets.length) continue
     series[i] = row.status === 'dormant' ? -num(row.actors) : num(row.actors)
   }
-  const name = node.event ?? 'All events'
+  const name = entity.name ?? 'All events'
   const days = buckets.map((b) => dayKey(b, interval))
   const labels = buckets.map((b) => dayLabel(b, interval, range, ctx.weekStartDay))
   // Every status is answered; toggledLifecycles only says which ones a chart shows.
@@ -95,9 +102,9 @@ export async function runLifecycle(ctx: QueryContext, query: LifecycleQuery): Pr
     const values = data.get(status)!
     return {
       action: {
-        id: node.event ?? null,
+        id: entity.id,
         name,
-        type: 'events',
+        type: entity.type,
         order: 0,
         math: 'total',
         ...(node.custom_name !== undefined && node.custom_name !== null ? { custom_name: node.custom_name } : {}),

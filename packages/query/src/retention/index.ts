@@ -1,6 +1,7 @@
 import { eventPropertiesSql, SqlParams } from '@burrow/clickhouse'
 import { problems, type Interval, type RetentionEntity, type RetentionQuery } from '@burrow/contracts'
 import { DateTime } from 'luxon'
+import { actionConditionSql, actionSelectionOf } from '../actions'
 import type { QueryContext } from '../context'
 import { bucketKeySql, bucketStartSql, dayKey, isoInZone, parseDate } from '../dates'
 import { ACTOR, eventsWithActorSql } from '../eventActors'
@@ -104,8 +105,14 @@ export async function retentionOf(ctx: QueryContext, query: RetentionQuery, para
   const filters = await queryFiltersOf(ctx, query)
   const zoneParam = params.add('String', zone)
   const condition = async (entity: RetentionEntity | null | undefined, attr: string) => {
-    const event = eventOf(entity)
+    const isAction = entity?.type === 'actions' || entity?.kind === 'ActionsNode'
+    const event = isAction ? null : eventOf(entity)
     const parts = [event === null ? '1' : `event = ${params.add('String', event)}`]
+    if (isAction) {
+      const id = typeof entity.id === 'number' ? entity.id : Number.parseInt(String(entity.id ?? ''), 10)
+      const action = await actionSelectionOf(ctx, Number.isSafeInteger(id) ? id : null, `retentionFilter__${attr}`)
+      parts.push(actionConditionSql(action, params, new Map()))
+    }
     const own = await ctx.properties(entity?.properties, attr)
     if (own) parts.push(eventPropertiesSql(own, TEAM, params))
     return parts.join(' AND ')

@@ -4,7 +4,7 @@ import type { QueryContext } from '../context'
 import { bucketStartSql, isoInZone, previousPeriod, resolveRange, utcText, type ResolvedRange } from '../dates'
 import { ACTOR_SQL, eventsSql, personJoinSql, type EventSelection } from '../events'
 import type { RunnerOutput } from '../runnerOutput'
-import { queryFiltersOf, rangeOptionsOf, selectionOf } from '../series'
+import { entityOf, queryFiltersOf, rangeOptionsOf, selectionOf } from '../series'
 import { num, select } from '../sql'
 
 type Period = { range: ResolvedRange; compareLabel?: 'current' | 'previous' }
@@ -79,7 +79,7 @@ export async function runStickiness(ctx: QueryContext, query: StickinessQuery): 
   const results: Array<Record<string, unknown>> = []
   // PostHog answers each series with its previous period right after it.
   for (const [order, node] of query.series.entries()) {
-    const selection = await selectionOf(ctx, node, filters, 'series')
+    const selection = await selectionOf(ctx, node, filters, 'series', `series__${order}`)
     for (const { range, compareLabel } of periods) {
       const length = Math.ceil(range.buckets.length / intervalCount)
       const perInterval = new Array<number>(length).fill(0)
@@ -90,7 +90,7 @@ export async function runStickiness(ctx: QueryContext, query: StickinessQuery): 
         const i = num(row.num_intervals) - 1
         if (i >= 0 && i < length) perInterval[i] = num(row.actors)
       }
-      results.push(stickinessRow({ node, order, interval, perInterval, cumulative, compareLabel }))
+      results.push(stickinessRow({ node, entity: entityOf(selection), order, interval, perInterval, cumulative, compareLabel }))
     }
   }
   return { results, resolvedDateRange: { date_from: isoInZone(current.from), date_to: isoInZone(current.to) } }
@@ -99,6 +99,7 @@ export async function runStickiness(ctx: QueryContext, query: StickinessQuery): 
 /** One series' row, with PostHog's fields. */
 function stickinessRow(input: {
   node: StickinessQuery['series'][number]
+  entity: ReturnType<typeof entityOf>
   order: number
   interval: string
   perInterval: number[]
@@ -106,7 +107,8 @@ function stickinessRow(input: {
   compareLabel: 'current' | 'previous' | undefined
 }): Record<string, unknown> {
   const { node, interval, perInterval, cumulative } = input
-  const event = node.event ?? null
+  const { entity } = input
+  const name = entity.name ?? 'All events'
   const days = perInterval.map((_, i) => i + 1)
   // Cumulative: the persons active in that many intervals or more; the count stays that of the persons.
   const data = cumulative ? perInterval.map((_, i) => perInterval.slice(i).reduce((a, b) => a + b, 0)) : perInterval
@@ -114,9 +116,9 @@ function stickinessRow(input: {
     count: perInterval.reduce((a, b) => a + b, 0),
     data,
     days,
-    label: event ?? 'All events',
+    label: name,
     labels: days.map((d) => `${d} ${interval}${d === 1 ? '' : 's'}${cumulative ? ' or more' : ''}`),
-    action: { order: input.order, type: 'events', name: event ?? 'All events', id: event, custom_name: node.custom_name ?? null },
+    action: { order: input.order, type: entity.type, name, id: entity.id, custom_name: node.custom_name ?? null },
   }
   if (input.compareLabel) {
     row.compare = true

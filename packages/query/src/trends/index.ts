@@ -8,7 +8,7 @@ import { eventExpressionOf } from '../eventExpression'
 import { dayKey, dayLabel, isoInZone, previousPeriod, resolveRange, type ResolvedRange } from '../dates'
 import { BREAKDOWN_OTHER, type PropertyColumns } from '../events'
 import type { RunnerOutput } from '../runnerOutput'
-import { queryFiltersOf, rangeOptionsOf, selectionOf } from '../series'
+import { entityOf, queryFiltersOf, rangeOptionsOf, selectionOf } from '../series'
 import { num, select } from '../sql'
 import {
   ACTIVE_WINDOW_DAYS,
@@ -120,7 +120,7 @@ export async function seriesShapeOf(
   range: ResolvedRange,
 ): Promise<SeriesShape> {
   const { interval, totalValue } = plan
-  const selection = await selectionOf(ctx, node, plan.filters, `series`)
+  const selection = await selectionOf(ctx, node, plan.filters, 'series', `series__${plan.seriesIndex.get(node) ?? 0}`)
   const math = effectiveMath(node.math ?? 'total', interval, totalValue)
   const toExclusive = range.to.plus({ milliseconds: 1 })
   const bucketEnds = ACTIVE_WINDOW_DAYS[math] === undefined ? undefined : totalValue ? [toExclusive] : bucketEndsOf(range, toExclusive)
@@ -243,6 +243,7 @@ export async function runTrends(ctx: QueryContext, query: TrendsQuery): Promise<
             filter: legacyFilter(query, interval),
             weekStartDay: ctx.weekStartDay,
             cohortShown: plan.cohortShown,
+            entity: entityOf(shape.selection),
           }),
         )
       }
@@ -373,13 +374,15 @@ interface SeriesRowInput {
   filter: Record<string, unknown>
   weekStartDay: 0 | 1
   cohortShown?: CohortPart['shown'] | undefined
+  /** What the series counts, as PostHog names it. */
+  entity: ReturnType<typeof entityOf>
 }
 
 /** One row of the answer, with PostHog's fields. */
 function seriesRow(input: SeriesRowInput): Record<string, unknown> {
   const { node, range, interval } = input
-  const event = node.event ?? null
-  const name = event ?? 'All events'
+  const entity = input.entity
+  const name = entity.name ?? 'All events'
   const row: Record<string, unknown> = {
     data: input.totalValue ? [] : input.data,
     labels: input.totalValue ? [] : range.buckets.map((b) => dayLabel(b, interval, range, input.weekStartDay)),
@@ -389,8 +392,8 @@ function seriesRow(input: SeriesRowInput): Record<string, unknown> {
     filter: input.filter,
     action: {
       days: input.keys,
-      id: event,
-      type: 'events',
+      id: entity.id,
+      type: entity.type,
       order: input.order,
       name,
       custom_name: node.custom_name ?? null,
