@@ -4,7 +4,9 @@
 // capture, then measures p50/p99 over repeated calls of the private API's reads, at 1 million
 // events (the latest page only, for the growth ratio) and at 10 million (every read), and the
 // analytics queries of `/query/` (a trend with a breakdown, a funnel, a retention, the web
-// overview and pages table, a HogQL aggregate), each computed afresh (`refresh: force_blocking`).
+// overview and pages table, stickiness, paths, a formula trend, a HogQL breakdown, an action, a
+// HogQL aggregate), each computed afresh (`refresh: force_blocking`); then, with the service
+// stopped, the same questions as plain ClickHouse statements, for each kind's ratio to the engine.
 // BENCH_EVENTS (default 10,000,000) and BENCH_CALLS (default 15 per read) change the scale;
 // BENCH_KEEP=1 keeps the seeded data and BENCH_REUSE=<dir> measures it again.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -215,6 +217,46 @@ async function measureQueries(service: Service): Promise<Figure[]> {
       }),
     ),
     await measure(
+      'stickiness: 30 days, daily',
+      query(service, { kind: 'StickinessQuery', series: [node('$pageview')], interval: 'day', dateRange: { date_from: '-30d' } }),
+    ),
+    await measure(
+      'paths: 7 days of pages, 5 steps',
+      query(service, {
+        kind: 'PathsQuery',
+        dateRange: { date_from: '-7d' },
+        pathsFilter: { includeEventTypes: ['$pageview'], stepLimit: 5 },
+      }),
+    ),
+    await measure(
+      'formula trend: purchases per page view, 30 days',
+      query(service, {
+        kind: 'TrendsQuery',
+        series: [node('purchase'), node('$pageview')],
+        interval: 'day',
+        dateRange: { date_from: '-30d' },
+        trendsFilter: { formula: 'A/B' },
+      }),
+    ),
+    await measure(
+      'HogQL breakdown trend: 30 days, by plan and browser',
+      query(service, {
+        kind: 'TrendsQuery',
+        series: [node('$pageview')],
+        interval: 'day',
+        dateRange: { date_from: '-30d' },
+        breakdownFilter: { breakdown_type: 'hogql', breakdown: "concat(properties.plan, ' on ', properties.$browser)" },
+      }),
+    ),
+    await measure(
+      'action trend: 2 steps (pricing page, purchase), 30 days',
+      query(service, {
+        kind: 'TrendsQuery',
+        series: [{ kind: 'ActionsNode', id: await pricingAction(service) }],
+        dateRange: { date_from: '-30d' },
+      }),
+    ),
+    await measure(
       'HogQL: events per name, 30 days',
       query(service, {
         kind: 'HogQLQuery',
@@ -222,6 +264,71 @@ async function measureQueries(service: Service): Promise<Figure[]> {
       }),
     ),
   ]
+}
+
+/** An action of two steps: a view of the pricing page, or a purchase. */
+async function pricingAction(service: Service): Promise<number> {
+  const action = (await service.api('/api/projects/@current/actions/', {
+    method: 'POST',
+    body: { name: `pricing or purchase ${Date.now()}`, steps: [{ event: '$pageview', url: '/pricing' }, { event: 'purchase' }] },
+  })) as { id: number }
+  return action.id
+}
+
+/**
+ * The same questions as plain ClickHouse statements over the events table (no persons, no
+ * parameters, no timezone), measured on the same data with the service stopped: what the engine
+ * alone takes, so that each kind's ratio to it shows what the service adds.
+ */
+async function measurePlainStatements(dataDir: string, teamId: number): Promise<Figure[]> {
+  const ch = await connectClickHouse({ dataDir })
+  const team = `team_id = ${Math.trunc(teamId)}`
+  const days = (n: number) => `timestamp >= now() - INTERVAL ${n} DAY`
+  const statement = (sql: string) => async () => {
+    const result = await ch.reader.query({ query: sql, format: 'JSONEachRow' })
+    return result.json()
+  }
+  try {
+    return [
+      await measure(
+        'plain: trend breakdown $browser',
+        statement(`SELECT toDate(timestamp) AS day, JSONExtractString(properties, '$browser') AS browser, count()
+          FROM events WHERE ${team} AND event = '$pageview' AND ${days(30)} GROUP BY day, browser`),
+      ),
+      await measure(
+        'plain: stickiness',
+        statement(`SELECT n, count() FROM (
+            SELECT distinct_id, uniqExact(toDate(timestamp)) AS n FROM events
+            WHERE ${team} AND event = '$pageview' AND ${days(30)} GROUP BY distinct_id
+          ) GROUP BY n`),
+      ),
+      await measure(
+        'plain: paths',
+        statement(`SELECT concat(toString(i), '_', a) AS source, concat(toString(i + 1), '_', b) AS target, count() AS value FROM (
+            SELECT arraySlice(arrayMap(x -> x.2, arraySort(groupArray((timestamp, JSONExtractString(properties, '$pathname'))))), 1, 5) AS path
+            FROM events WHERE ${team} AND event = '$pageview' AND ${days(7)} GROUP BY distinct_id
+          ) ARRAY JOIN arrayEnumerate(arrayPopBack(path)) AS i, arrayPopBack(path) AS a, arrayPopFront(path) AS b
+          GROUP BY source, target ORDER BY value DESC LIMIT 50`),
+      ),
+      await measure(
+        'plain: formula trend',
+        statement(`SELECT toDate(timestamp) AS day, countIf(event = 'purchase') / countIf(event = '$pageview') AS value
+          FROM events WHERE ${team} AND event IN ('purchase', '$pageview') AND ${days(30)} GROUP BY day`),
+      ),
+      await measure(
+        'plain: web overview',
+        statement(`SELECT ${days(7)} AS current, uniq(distinct_id), count(), uniq(JSONExtractString(properties, '$session_id'))
+          FROM events WHERE ${team} AND event = '$pageview' AND ${days(14)} GROUP BY current`),
+      ),
+      await measure(
+        'plain: web stats table',
+        statement(`SELECT JSONExtractString(properties, '$pathname') AS page, uniq(distinct_id) AS visitors, count() AS views
+          FROM events WHERE ${team} AND event = '$pageview' AND ${days(7)} GROUP BY page ORDER BY visitors DESC LIMIT 10`),
+      ),
+    ]
+  } finally {
+    await ch.close()
+  }
 }
 
 let cohorts = 0
@@ -289,6 +396,26 @@ try {
   console.log(
     `trend p50 ${of('trend')} ms (target ≤ 300), funnel p50 ${of('funnel')} ms (≤ 1000), retention p50 ${of('retention')} ms (≤ 1000)`,
   )
+  await stop(service.child)
+  console.log('')
+  console.log('the same questions as plain ClickHouse statements, the service stopped:')
+  const plain = await measurePlainStatements(dataDir, seeded.projectId)
+  const pairs: Array<[string, string]> = [
+    ['trend: 30 days daily', 'plain: trend breakdown'],
+    ['stickiness', 'plain: stickiness'],
+    ['paths', 'plain: paths'],
+    ['formula trend', 'plain: formula trend'],
+    ['web overview', 'plain: web overview'],
+    ['web stats table', 'plain: web stats table'],
+  ]
+  console.log('')
+  for (const [kind, statement] of pairs) {
+    const served = figures.find((f) => f.name.startsWith(kind))!
+    const base = plain.find((f) => f.name.startsWith(statement))!
+    console.log(
+      `${served.name.padEnd(52)} p50 ${served.p50.toFixed(0).padStart(5)} ms, plain ${base.p50.toFixed(0).padStart(5)} ms, ratio ${(served.p50 / base.p50).toFixed(1)} (target p50 ≤ 1000 ms)`,
+    )
+  }
 } finally {
   await stop(service.child)
 }
