@@ -338,6 +338,13 @@ describe('TrendsQuery with HogQL expressions', () => {
     })
     expect(byValue(asExpression)).toEqual(byValue(asProperty))
     expect(byValue(asExpression).has('$$_posthog_breakdown_null_$$')).toBe(true)
+    // $browser has a column of its own, which the expression reads as the breakdown does.
+    const byBrowser = await trends({ series, breakdownFilter: { breakdown: '$browser', breakdown_limit: 50 } })
+    const byBrowserExpression = await trends({
+      series,
+      breakdownFilter: { breakdown_type: 'hogql', breakdown: 'properties.$browser', breakdown_limit: 50 },
+    })
+    expect(byValue(byBrowserExpression)).toEqual(byValue(byBrowser))
 
     const dau = [{ kind: 'EventsNode', event: 'signup', math: 'dau' }]
     const byTier = await trends({ series: dau, breakdownFilter: { breakdown_type: 'person', breakdown: 'tier' } })

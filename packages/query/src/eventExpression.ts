@@ -1,4 +1,4 @@
-import { GROUP_COLUMNS } from '@burrow/clickhouse'
+import { GROUP_COLUMNS, materializedColumns } from '@burrow/clickhouse'
 import { ApiProblem } from '@burrow/contracts'
 import type { QueryContext } from './context'
 import { ACTOR_SQL } from './events'
@@ -41,7 +41,8 @@ function runnerColumnSql(column: string, zone: string): string {
     case 'person_properties':
       return 'pp.properties'
   }
-  if ((GROUP_COLUMNS as readonly string[]).includes(column)) return `e.\`${column}\``
+  // The groups' columns, and the properties' own columns (which eventsSql selects).
+  if ((GROUP_COLUMNS as readonly string[]).includes(column) || column.startsWith('mat_')) return `e.\`${column}\``
   throw refused(`${column} cannot be read here: use the event's properties, or person.properties.`)
 }
 
@@ -65,8 +66,10 @@ export async function eventExpressionOf(
     if (!options.aggregate && hasAggregation(ast))
       throw refused(`The ${options.what} is read from each event: it cannot aggregate, as ${text} does.`)
     const zone = `'${ctx.timezone.replace(/'/g, '')}'`
-    const printed = printEventExpression(ast, { teamId: ctx.teamId, timezone: ctx.timezone, paramPrefix: options.prefix }, (c) =>
-      runnerColumnSql(c, zone),
+    const printed = printEventExpression(
+      ast,
+      { teamId: ctx.teamId, timezone: ctx.timezone, paramPrefix: options.prefix, propertyColumns: materializedColumns(ctx.ch) },
+      (c) => runnerColumnSql(c, zone),
     )
     return { sql: printed.sql, params: printed.params, needsPersonId: printed.needs.personId, needsPerson: printed.needs.person }
   } catch (error) {

@@ -7,9 +7,6 @@ import { PERSON_FIELDS, TABLES, type TableField, type TableNeeds, type VirtualTa
 export const DEFAULT_LIMIT = 100
 export const MAX_LIMIT = 50_000
 
-/** How a key of JSON text is printed to start (see jsonPath). */
-const JSON_READ = 'if(JSONType('
-
 /** The aggregates of numbers (ClickHouse's names): a JSON property given to one is read as a number. */
 const NUMERIC_AGGREGATES = new Set([
   'sum',
@@ -37,6 +34,11 @@ export interface PrintOptions {
   source?: string
   /** Names the printed parameters start with, so that several printed expressions can share one statement. */
   paramPrefix?: string
+  /**
+   * The event properties with a column of their own in the events the query reads (key to
+   * column): `properties.<key>` reads that column, as PostHog reads a materialised property.
+   */
+  propertyColumns?: ReadonlyMap<string, string>
 }
 
 export interface PrintedQuery {
@@ -136,6 +138,8 @@ function describe(node: AstNode, source: readonly string[] | undefined): string 
  */
 class HogQLPrinter {
   private readonly params: Record<string, unknown> = {}
+  /** The reads of a property (from JSON text or its own column) printed so far: text, a number where one is needed. */
+  private readonly propertyReads = new Set<string>()
   private next = 0
   private subqueries = 0
   private depth = 0
@@ -458,6 +462,14 @@ class HogQLPrinter {
       return this.columnPath(personDef, qualified, personPath, chain)
     }
     if (name === 'person_id') source.needs.personId = true
+    const own =
+      def.kind === 'json' && def.column === 'properties' && path.length === 1 ? this.options.propertyColumns?.get(path[0]!) : undefined
+    if (own !== undefined) {
+      // The column holds strings unquoted and other values as JSON; PostHog reads '' and 'null' there as no value.
+      const printed = `nullIf(nullIf(${qualified(own)}, ''), 'null')`
+      this.propertyReads.add(printed)
+      return printed
+    }
     return this.columnPath(def, qualified, path, chain)
   }
 
@@ -474,7 +486,9 @@ class HogQLPrinter {
    */
   private jsonPath(column: string, path: string[]): string {
     const keys = path.map((k) => this.param('String', k)).join(', ')
-    return `${JSON_READ}${column}, ${keys}) = 'String', JSONExtractString(${column}, ${keys}), nullIf(nullIf(JSONExtractRaw(${column}, ${keys}), ''), 'null'))`
+    const printed = `if(JSONType(${column}, ${keys}) = 'String', JSONExtractString(${column}, ${keys}), nullIf(nullIf(JSONExtractRaw(${column}, ${keys}), ''), 'null'))`
+    this.propertyReads.add(printed)
+    return printed
   }
 
   // ---- expressions -------------------------------------------------------------------------
@@ -663,7 +677,7 @@ class HogQLPrinter {
    */
   private numeric(node: AstNode, scope: Scope): string {
     const printed = this.expr(node, scope)
-    return isField(node) && printed.startsWith(JSON_READ) ? `toFloat64OrNull(${printed})` : printed
+    return isField(node) && this.propertyReads.has(printed) ? `toFloat64OrNull(${printed})` : printed
   }
 
   private windowFunction(node: AstNode, scope: Scope): string {
