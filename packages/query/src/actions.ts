@@ -1,6 +1,6 @@
 import { eventPropertiesSql, type PropertyExpression, type SqlParams } from '@burrow/clickhouse'
-import { problems } from '@burrow/contracts'
-import type { QueryContext, StoredActionStep } from './context'
+import { problems, type ActionStep as StoredActionStep } from '@burrow/contracts'
+import type { QueryContext } from './context'
 import { TEAM } from './sql'
 
 /** A step ready to print: its property filters parsed. */

@@ -1,4 +1,5 @@
 import type { ClickHouse, PropertyExpression } from '@burrow/clickhouse'
+import type { ActionStep } from '@burrow/contracts'
 
 /**
  * What every analytics query runs against: one project's events, read in that project's
@@ -47,26 +48,9 @@ export interface QueryContext {
   actions?(ids: readonly number[]): Promise<StoredAction[]>
 }
 
-/** How a step's text, href or URL is compared (PostHog's ActionStepMatching). */
-export type StepMatching = 'contains' | 'regex' | 'exact'
-
-/** One step of an action as the caller stores it (PostHog's ActionStepJSON). */
-export interface StoredActionStep {
-  event: string | null
-  properties: unknown
-  selector: string | null
-  tag_name: string | null
-  text: string | null
-  text_matching: StepMatching | null
-  href: string | null
-  href_matching: StepMatching | null
-  url: string | null
-  url_matching: StepMatching | null
-}
-
 /** An action of the project, as the caller loads it for a query. */
 export interface StoredAction {
   id: number
   name: string
-  steps: StoredActionStep[]
+  steps: ActionStep[]
 }
