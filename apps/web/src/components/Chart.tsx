@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react'
 import uPlot from 'uplot'
 import 'uplot/dist/uPlot.min.css'
+import { TableToggle } from './TableToggle'
 
 /** Series colours readable on both themes' backgrounds (mid tones, at least 3:1 against white and against #111318). */
 export const PALETTE = ['#3b82f6', '#e8590c', '#0ca678', '#d6336c', '#8b5cf6', '#b08800', '#1098ad', '#868e96']
@@ -232,19 +233,10 @@ export function ChartOrTable({
   firstColumn: string
   onPoint?: ((series: number, bucket: number) => void) | undefined
 }) {
-  const [asTable, setAsTable] = useState(false)
   return (
-    <div className="stack-wide">
-      <div className="row">
-        <button type="button" aria-pressed={asTable} onClick={() => setAsTable(!asTable)}>
-          Show as table
-        </button>
-      </div>
-      {asTable ? (
-        <SeriesTable labels={labels} series={series} title={title} firstColumn={firstColumn} onPoint={onPoint} />
-      ) : (
-        <SeriesChart labels={labels} series={series} kind={kind} title={title} onPoint={onPoint} />
-      )}
-    </div>
+    <TableToggle
+      table={() => <SeriesTable labels={labels} series={series} title={title} firstColumn={firstColumn} onPoint={onPoint} />}
+      chart={() => <SeriesChart labels={labels} series={series} kind={kind} title={title} onPoint={onPoint} />}
+    />
   )
 }

@@ -14,6 +14,7 @@ import {
 } from '../pathsLayout'
 import { colourOf } from './Chart'
 import './PathsChart.css'
+import { TableToggle } from './TableToggle'
 
 /** From one column's bars to the next: as wide as fits the space, within these. */
 const COLUMN_WIDTH = { min: 140, max: 220 }
@@ -46,19 +47,9 @@ function useWidth(ref: React.RefObject<HTMLElement | null>): number {
  * "Show as table" switch lists the same links.
  */
 export function PathsChart({ results, title }: { results: unknown; title: string }) {
-  const [asTable, setAsTable] = useState(false)
   const edges = edgesOf(results)
   if (edges.length === 0) return <p className="muted">No paths in this date range.</p>
-  return (
-    <div className="stack-wide">
-      <div className="row">
-        <button type="button" aria-pressed={asTable} onClick={() => setAsTable(!asTable)}>
-          Show as table
-        </button>
-      </div>
-      {asTable ? <PathsTable edges={edges} title={title} /> : <PathsDrawing edges={edges} title={title} />}
-    </div>
-  )
+  return <TableToggle table={() => <PathsTable edges={edges} title={title} />} chart={() => <PathsDrawing edges={edges} title={title} />} />
 }
 
 function PathsDrawing({ edges, title }: { edges: PathEdge[]; title: string }) {
