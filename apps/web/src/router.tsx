@@ -221,6 +221,25 @@ export const dataManagementRoute = createRoute({
   component: page(() => import('./pages/DataManagement'), 'DataManagement'),
 })
 
+export const actionsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: 'data-management/actions',
+  validateSearch: (search: Record<string, unknown>): { search?: string | undefined } => ({ search: text(search.search) }),
+  component: page(() => import('./pages/Actions'), 'Actions'),
+})
+
+export const newActionRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: 'data-management/actions/new',
+  component: page(() => import('./pages/Actions'), 'NewAction'),
+})
+
+export const actionRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: 'data-management/actions/$actionId',
+  component: page(() => import('./pages/Actions'), 'ActionPage'),
+})
+
 export const pluginsRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: 'plugins',
@@ -255,6 +274,9 @@ const routeTree = rootRoute.addChildren([
     webRoute,
     sqlRoute,
     dataManagementRoute,
+    actionsRoute,
+    newActionRoute,
+    actionRoute,
     pluginsRoute,
     earlyAccessRoute,
   ]),

@@ -2,6 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useNavigate, useParams, useSearch } from '@tanstack/react-router'
 import { useState } from 'react'
 import { trpc } from '../api'
+import { DataManagementNav } from '../components/DataManagementNav'
 import { DataTable } from '../components/DataTable'
 import { Dialog } from '../components/Dialog'
 import { EventDefinitionForm, type Definition } from '../components/EventDefinitionForm'
@@ -32,6 +33,7 @@ export function DataManagement(): React.JSX.Element {
   return (
     <>
       <h1>Data management</h1>
+      <DataManagementNav projectId={projectId} />
       <p className="muted">The events this project has received, each described, tagged and verified for everyone who queries them.</p>
       <SearchForm label="Search events" value={search} onSearch={(value) => void navigate({ search: { search: value } })} />
       <ListStates
