@@ -56,3 +56,12 @@ export function useDashboards(projectId: string, search?: string) {
     queryFn: ({ signal }) => trpc.dashboards.list.query({ project_id: projectId, limit: 200, ...(search ? { search } : {}) }, { signal }),
   })
 }
+
+/** The project's live actions (the first 200, the most recent first), which a series may chart instead of an event. */
+export function useActionChoices(projectId: string) {
+  const list = useQuery({
+    queryKey: ['actions', projectId, undefined],
+    queryFn: ({ signal }) => trpc.actions.list.query({ project_id: projectId, limit: 200 }, { signal }),
+  })
+  return list.data?.results ?? []
+}

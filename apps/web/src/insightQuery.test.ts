@@ -161,6 +161,26 @@ describe("the insight builder's query", () => {
     })
   })
 
+  it("makes a series or a funnel step of one of the project's actions, with its math, and reads it back", () => {
+    const series = [
+      { event: '', math: 'dau' as const, property: '', actionId: 12 },
+      { event: 'purchase', math: 'total' as const, property: '' },
+    ]
+    const trend = queryOf(form({ series }))
+    expect(trend.series).toEqual([
+      { kind: 'ActionsNode', id: 12, math: 'dau' },
+      { kind: 'EventsNode', event: 'purchase', name: 'purchase' },
+    ])
+    expect(formOf(JSON.parse(JSON.stringify(trend))).series).toEqual([series[0], series[1]])
+    expect(queryOf(form({ kind: 'FunnelsQuery', series })).series).toEqual([
+      { kind: 'ActionsNode', id: 12 },
+      { kind: 'EventsNode', event: 'purchase', name: 'purchase' },
+    ])
+    expect(queryOf(form({ kind: 'StickinessQuery', series })).series).toMatchObject([{ kind: 'ActionsNode', id: 12 }, {}])
+    // An ActionsNode without a numeric id is no action: the series falls back to every event.
+    expect(formOf({ kind: 'TrendsQuery', series: [{ kind: 'ActionsNode', id: 'x' }] }).series[0]!.actionId).toBeUndefined()
+  })
+
   it('makes lifecycle of the first series only, and stickiness of every series', () => {
     const series = [
       { event: 'a', math: 'total' as const, property: '' },

@@ -84,6 +84,8 @@ export interface SeriesForm {
   event: string
   math: Math
   property: string
+  /** One of the project's actions in place of the event (an ActionsNode); none for an event. */
+  actionId?: number | undefined
 }
 
 export interface BuilderForm {
@@ -148,10 +150,15 @@ export const DEFAULT_FORM: BuilderForm = {
 /** An insight query kind as the service takes it: PostHog's shape, kept loose. */
 export type InsightSource = { kind: Kind } & Record<string, unknown>
 
-const eventsNode = (s: SeriesForm, withMath: boolean): Record<string, unknown> => ({
-  kind: 'EventsNode',
-  event: s.event.trim() === '' ? null : s.event.trim(),
-  name: s.event.trim() === '' ? 'All events' : s.event.trim(),
+/** A series or step: an action by its id (the service answers its name), or an event (none: every event). */
+const seriesNode = (s: SeriesForm, withMath: boolean): Record<string, unknown> => ({
+  ...(s.actionId !== undefined
+    ? { kind: 'ActionsNode', id: s.actionId }
+    : {
+        kind: 'EventsNode',
+        event: s.event.trim() === '' ? null : s.event.trim(),
+        name: s.event.trim() === '' ? 'All events' : s.event.trim(),
+      }),
   ...(withMath && s.math !== 'total' ? { math: s.math } : {}),
   ...(withMath && needsProperty(s.math) && s.property.trim() ? { math_property: s.property.trim() } : {}),
 })
@@ -207,7 +214,7 @@ export function queryOf(form: BuilderForm): InsightSource {
     case 'TrendsQuery':
       return {
         kind: 'TrendsQuery',
-        series: form.series.map((s) => eventsNode(s, true)),
+        series: form.series.map((s) => seriesNode(s, true)),
         interval: form.interval,
         dateRange,
         trendsFilter: {
@@ -221,7 +228,7 @@ export function queryOf(form: BuilderForm): InsightSource {
     case 'FunnelsQuery':
       return {
         kind: 'FunnelsQuery',
-        series: form.series.map((s) => eventsNode(s, false)),
+        series: form.series.map((s) => seriesNode(s, false)),
         dateRange,
         funnelsFilter: {
           funnelWindowInterval: Math.max(1, form.windowInterval),
@@ -248,14 +255,14 @@ export function queryOf(form: BuilderForm): InsightSource {
     case 'LifecycleQuery':
       return {
         kind: 'LifecycleQuery',
-        series: form.series.slice(0, 1).map((s) => eventsNode(s, false)),
+        series: form.series.slice(0, 1).map((s) => seriesNode(s, false)),
         interval: form.interval,
         dateRange,
       }
     case 'StickinessQuery':
       return {
         kind: 'StickinessQuery',
-        series: form.series.map((s) => eventsNode(s, false)),
+        series: form.series.map((s) => seriesNode(s, false)),
         interval: form.interval,
         dateRange,
         ...(form.compare ? { compareFilter: { compare: true } } : {}),
@@ -316,6 +323,7 @@ export function formOf(source: unknown): BuilderForm {
         event: typeof s.event === 'string' ? s.event : '',
         math: oneOf(mathValues, s.math, 'total'),
         property: str(s.math_property, ''),
+        ...(s.kind === 'ActionsNode' && typeof s.id === 'number' ? { actionId: s.id } : {}),
       }))
     : []
   const breakdown = breakdownFormOf(source.breakdownFilter)

@@ -208,4 +208,40 @@ describe("the insight builder's form", () => {
     expect(screen.getByLabelText<HTMLInputElement>('Series 1 event').value).toBe('signed up')
     expect(screen.getByLabelText<HTMLSelectElement>('Series 1 counts').value).toBe('dau')
   })
+
+  it("charts one of the project's actions as a series, named in the select, and an event again", async () => {
+    const onApply = vi.fn<(next: Form) => void>()
+    render(
+      <BuilderForm
+        form={DEFAULT_FORM}
+        eventNames={[]}
+        actions={[
+          { id: 4, name: 'Signed up' },
+          { id: 9, name: 'Pricing seen' },
+        ]}
+        onApply={onApply}
+      />,
+    )
+    const user = userEvent.setup()
+    await user.selectOptions(screen.getByLabelText('Series 1 is'), 'Action: Pricing seen')
+    expect(lastQuery(onApply)).toMatchObject({ kind: 'TrendsQuery', series: [{ kind: 'ActionsNode', id: 9 }] })
+    expect(screen.queryByLabelText('Series 1 event')).toBeNull()
+    await user.selectOptions(screen.getByLabelText('Series 1 counts'), 'dau')
+    expect(lastQuery(onApply).series).toEqual([{ kind: 'ActionsNode', id: 9, math: 'dau' }])
+    await user.selectOptions(screen.getByLabelText('Series 1 is'), 'An event')
+    expect(lastQuery(onApply).series).toEqual([{ kind: 'EventsNode', event: '$pageview', name: '$pageview', math: 'dau' }])
+  })
+
+  it('keeps an action a link names that is not listed, by its id', () => {
+    const saved = formOf({
+      kind: 'FunnelsQuery',
+      series: [
+        { kind: 'ActionsNode', id: 31 },
+        { kind: 'EventsNode', event: 'paid' },
+      ],
+    })
+    render(<BuilderForm form={saved} eventNames={[]} onApply={vi.fn()} />)
+    expect(screen.getByLabelText<HTMLSelectElement>('Step 1 is').selectedOptions[0]!.textContent).toBe('Action #31')
+    expect(screen.getByLabelText<HTMLInputElement>('Step 2 event').value).toBe('paid')
+  })
 })

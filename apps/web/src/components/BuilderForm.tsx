@@ -34,11 +34,33 @@ const DATE_RANGES = [
   ['all', 'All time'],
 ] as const
 
+/** One of the project's actions, as a series may name it. */
+export interface ActionChoice {
+  id: number
+  name: string | null
+}
+
+const EVENT_SOURCE = 'event'
+/** A series' source in its select: an event, or `action:<id>`. */
+const sourceValue = (s: SeriesForm) => (s.actionId === undefined ? EVENT_SOURCE : `action:${s.actionId}`)
+const actionLabel = (a: ActionChoice) => `Action: ${a.name || `#${a.id}`}`
+
 /**
  * The insight builder's controls. Choices apply at once; typed text (event and property names)
  * applies with "Apply" (or Enter), so that the chart is not asked for at each key.
  */
-export function BuilderForm({ form, eventNames, onApply }: { form: Form; eventNames: string[]; onApply: (next: Form) => void }) {
+export function BuilderForm({
+  form,
+  eventNames,
+  actions = [],
+  onApply,
+}: {
+  form: Form
+  eventNames: string[]
+  /** The project's actions, each a series may be instead of an event. */
+  actions?: readonly ActionChoice[]
+  onApply: (next: Form) => void
+}) {
   const [draft, setDraft] = useState(form)
   const formKey = JSON.stringify(form)
   const [applied, setApplied] = useState(formKey)
@@ -116,18 +138,29 @@ export function BuilderForm({ form, eventNames, onApply }: { form: Form; eventNa
           <legend>{draft.kind === 'FunnelsQuery' ? 'Steps' : 'Series'}</legend>
           {(oneSeries ? draft.series.slice(0, 1) : draft.series).map((s, i) => (
             <div className="toolbar" key={i}>
-              <label className="field">
-                <span>
-                  {stepWord} {i + 1} event
-                </span>
-                <input
-                  list="builder-event-names"
-                  value={s.event}
-                  placeholder="All events"
-                  onChange={(e) => setSeries(i, { event: e.target.value }, false)}
-                  onBlur={() => onApply(draft)}
+              {(actions.length > 0 || s.actionId !== undefined) && (
+                <SelectField
+                  label={`${stepWord} ${i + 1} is`}
+                  value={sourceValue(s)}
+                  options={[[EVENT_SOURCE, 'An event'], ...actions.map((a) => [`action:${a.id}`, actionLabel(a)] as const)]}
+                  otherLabel={(v) => `Action #${v.slice('action:'.length)}`}
+                  onChange={(v) => setSeries(i, { actionId: v === EVENT_SOURCE ? undefined : Number(v.slice('action:'.length)) }, true)}
                 />
-              </label>
+              )}
+              {s.actionId === undefined && (
+                <label className="field">
+                  <span>
+                    {stepWord} {i + 1} event
+                  </span>
+                  <input
+                    list="builder-event-names"
+                    value={s.event}
+                    placeholder="All events"
+                    onChange={(e) => setSeries(i, { event: e.target.value }, false)}
+                    onBlur={() => onApply(draft)}
+                  />
+                </label>
+              )}
               {withMath && (
                 <SelectField
                   label={`${stepWord} ${i + 1} counts`}
