@@ -275,3 +275,44 @@ export async function calculatedCohort(
     { what: `a calculation of cohort ${id}`, timeoutMs: 30_000, intervalMs: 100 },
   )
 }
+
+/** Events one after the other, a minute apart from `start`, in the order given. */
+export function inOrder(
+  start: string,
+  events: Array<[name: string, distinctId: string, properties?: Record<string, unknown>]>,
+): SentEvent[] {
+  return events.map(([event, distinct_id, properties = {}], i) => ({
+    event,
+    distinct_id,
+    timestamp: new Date(Date.parse(start) + i * 60_000).toISOString(),
+    properties,
+  }))
+}
+
+/** Only the named fields of each row. */
+export const pick = (rows: any[], fields: string[]) => rows.map((r) => Object.fromEntries(fields.map((f) => [f, r[f]])))
+
+/**
+ * test_trends_query_runner.py's `_create_test_events`: four persons' pageviews and pageleaves, none
+ * with a session, each person named after their distinct id (and p1 of the organisation's domain).
+ */
+export function trendsTestEvents(): SentEvent[] {
+  const persons: Array<[string, Record<string, unknown>, string[], string[]]> = [
+    [
+      'p1',
+      { $browser: 'Chrome', prop: 10, bool_field: true },
+      ['2020-01-11', '2020-01-12', '2020-01-13', '2020-01-15', '2020-01-17', '2020-01-19'],
+      ['2020-01-11', '2020-01-12', '2020-01-13'],
+    ],
+    ['p2', { $browser: 'Firefox', prop: 20, bool_field: false }, ['2020-01-09', '2020-01-12'], ['2020-01-13']],
+    ['p3', { $browser: 'Edge', prop: 30, bool_field: true }, ['2020-01-12'], ['2020-01-13']],
+    ['p4', { $browser: 'Safari', prop: 40, bool_field: false }, ['2020-01-15'], ['2020-01-16']],
+  ]
+  return persons.flatMap(([distinct_id, own, views, leaves]) => {
+    const properties = { ...own, $set: { name: distinct_id, ...(distinct_id === 'p1' ? { email: 'test@posthog.com' } : {}) } }
+    return [
+      ...views.map((day) => ({ event: '$pageview', distinct_id, timestamp: `${day}T12:00:00Z`, properties })),
+      ...leaves.map((day) => ({ event: '$pageleave', distinct_id, timestamp: `${day}T12:00:00Z`, properties })),
+    ]
+  })
+}

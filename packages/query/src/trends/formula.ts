@@ -141,6 +141,8 @@ export function applyFormula(
         formula,
         valuesAt((row) => Number(row.aggregated_value ?? 0)),
       )
+      // PostHog's formula over totals answers no data at all, where a plain total answers [].
+      out.data = null
     } else {
       const width = (first.data as number[]).length
       const data = Array.from({ length: width }, (_, b) =>

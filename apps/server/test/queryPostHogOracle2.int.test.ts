@@ -1,0 +1,1014 @@
+import { describe, expect, it } from 'vitest'
+import { calculatedCohort, inOrder, pick, trendsTestEvents, useCaseProjects, type CaseProject, type SentEvent } from './queryFixture'
+
+/**
+ * More cases from PostHog's own insight tests (posthog/hogql_queries/insights/**\/test/*.py), each
+ * named after the test it comes from: the test's events sent through /batch/, its query, and the
+ * numbers it asserts. A project holds one case's events, or the events several cases share.
+ */
+
+const cases = useCaseProjects()
+const { projectWith } = cases
+
+const ok = (res: { status: number; body: any }) => {
+  expect(res.status, JSON.stringify(res.body)).toBe(200)
+  return res.body.results as any[]
+}
+
+describe('trends/test/test_trends_query_runner.py', () => {
+  let shared: CaseProject | undefined
+  const trendsProject = async () => (shared ??= await projectWith(trendsTestEvents()))
+  const pageview = { kind: 'EventsNode', event: '$pageview' }
+  const pageleave = { kind: 'EventsNode', event: '$pageleave' }
+  const ninthTo19th = { date_from: '2020-01-09', date_to: '2020-01-19' }
+  const ninthTo20th = { date_from: '2020-01-09', date_to: '2020-01-20' }
+  const fifteenthTo19th = { date_from: '2020-01-15', date_to: '2020-01-19' }
+  const trends = async (fields: Record<string, unknown>, project?: CaseProject) =>
+    ok(
+      await (project ?? (await trendsProject())).query({
+        kind: 'TrendsQuery',
+        series: [pageview],
+        dateRange: ninthTo19th,
+        interval: 'day',
+        ...fields,
+      }),
+    )
+  const bothSeries = [pageview, pageleave]
+
+  /** The shared project's cohorts of p1 and of p2, calculated once. */
+  let cohortsOfShared: Promise<{ p1: number; p2: number }> | undefined
+  const cohorts = async () =>
+    (cohortsOfShared ??= trendsProject().then(async (project) => {
+      const of = async (name: string, who: string) =>
+        (
+          await calculatedCohort(cases.service, project.account, {
+            name,
+            groups: [{ properties: [{ key: 'name', value: who, type: 'person' }] }],
+          })
+        ).id
+      return { p1: await of('cohort p1', 'p1'), p2: await of('cohort p2', 'p2') }
+    }))
+
+  it('test_trends_label, test_trends_count and test_trends_days', async () => {
+    const [row] = await trends({})
+    expect(row.label).toBe('$pageview')
+    expect(row.count).toBe(10)
+    expect(row.days).toEqual([
+      '2020-01-09',
+      '2020-01-10',
+      '2020-01-11',
+      '2020-01-12',
+      '2020-01-13',
+      '2020-01-14',
+      '2020-01-15',
+      '2020-01-16',
+      '2020-01-17',
+      '2020-01-18',
+      '2020-01-19',
+    ])
+  })
+
+  it('test_trends_multiple_series: a row per series, in the order given', async () => {
+    const results = await trends({ series: bothSeries })
+    expect(pick(results, ['label', 'count', 'data'])).toEqual([
+      { label: '$pageview', count: 10, data: [1, 0, 1, 3, 1, 0, 2, 0, 1, 0, 1] },
+      { label: '$pageleave', count: 6, data: [0, 0, 1, 1, 3, 0, 0, 1, 0, 0, 0] },
+    ])
+  })
+
+  it('test_formula: a list of one formula gives one row', async () => {
+    const results = await trends({ series: bothSeries, trendsFilter: { formulas: ['A+2*B'] } })
+    expect(pick(results, ['label', 'count', 'data'])).toEqual([
+      { label: 'Formula (A+2*B)', count: 22, data: [1, 0, 3, 5, 7, 0, 2, 2, 1, 0, 1] },
+    ])
+  })
+
+  it('test_multiple_formulas: a row per formula, a difference going below zero', async () => {
+    const results = await trends({ series: bothSeries, trendsFilter: { formulas: ['A+2*B', 'A-B'] } })
+    expect(pick(results, ['label', 'count', 'data'])).toEqual([
+      { label: 'Formula (A+2*B)', count: 22, data: [1, 0, 3, 5, 7, 0, 2, 2, 1, 0, 1] },
+      { label: 'Formula (A-B)', count: 4, data: [1, 0, 0, 2, -2, 0, 2, -1, 1, 0, 1] },
+    ])
+  })
+
+  it('test_formula_with_compare: the formula over the period before too', async () => {
+    const results = await trends({
+      series: bothSeries,
+      dateRange: fifteenthTo19th,
+      trendsFilter: { formula: 'A+2*B' },
+      compareFilter: { compare: true },
+    })
+    expect(pick(results, ['compare_label', 'count', 'data', 'label', 'compare'])).toEqual([
+      { compare_label: 'current', count: 6, data: [2, 2, 1, 0, 1], label: 'Formula (A+2*B)', compare: true },
+      { compare_label: 'previous', count: 15, data: [0, 3, 5, 7, 0], label: 'Formula (A+2*B)', compare: true },
+    ])
+  })
+
+  it('test_formula_with_compare_to_day: compared with two days before', async () => {
+    const results = await trends({
+      series: bothSeries,
+      dateRange: fifteenthTo19th,
+      trendsFilter: { formula: 'A+2*B' },
+      compareFilter: { compare: true, compare_to: '-2d' },
+    })
+    expect(pick(results, ['compare_label', 'count', 'data'])).toEqual([
+      { compare_label: 'current', count: 6, data: [2, 2, 1, 0, 1] },
+      { compare_label: 'previous', count: 12, data: [7, 0, 2, 2, 1] },
+    ])
+  })
+
+  it('test_formula_with_compare_to_total_value: one aggregated value per period, a week apart', async () => {
+    const results = await trends({
+      series: bothSeries,
+      dateRange: fifteenthTo19th,
+      trendsFilter: { formula: 'A+2*B', display: 'BoldNumber' },
+      compareFilter: { compare: true, compare_to: '-1w' },
+    })
+    expect(pick(results, ['compare_label', 'aggregated_value', 'label', 'count'])).toEqual([
+      { compare_label: 'current', aggregated_value: 6, label: 'Formula (A+2*B)', count: 0 },
+      { compare_label: 'previous', aggregated_value: 9, label: 'Formula (A+2*B)', count: 0 },
+    ])
+    expect(results[0].data).toBeNull()
+  })
+
+  it('test_trends_with_cohort_filter: a series filtered to a cohort’s persons', async () => {
+    const { p1 } = await cohorts()
+    const [row, ...rest] = await trends({
+      dateRange: ninthTo20th,
+      series: [{ ...pageview, properties: [{ key: 'id', value: p1, type: 'cohort' }] }],
+    })
+    expect(rest).toEqual([])
+    expect(row.count).toBe(6)
+    expect(row.data).toEqual([0, 0, 1, 1, 1, 0, 1, 0, 1, 0, 1, 0])
+  })
+
+  it('test_formula_with_multi_cohort_breakdown: the formula per cohort, tied to no series', async () => {
+    const { p1, p2 } = await cohorts()
+    const results = await trends({
+      series: bothSeries,
+      dateRange: ninthTo20th,
+      trendsFilter: { formula: 'A+B' },
+      breakdownFilter: { breakdown_type: 'cohort', breakdown: [p1, p2] },
+    })
+    expect(pick(results, ['label', 'breakdown_value', 'count'])).toEqual([
+      { label: 'Formula (A+B)', breakdown_value: p1, count: 9 },
+      { label: 'Formula (A+B)', breakdown_value: p2, count: 3 },
+    ])
+    expect(results[0].data).toEqual([0, 0, 2, 2, 2, 0, 1, 0, 1, 0, 1, 0])
+    expect(results[0].action).toBeNull()
+  })
+
+  it('test_formula_with_multi_cohort_all_breakdown: a cohort and all users', async () => {
+    const { p1 } = await cohorts()
+    const results = await trends({
+      series: bothSeries,
+      dateRange: ninthTo20th,
+      trendsFilter: { formula: 'A+B' },
+      breakdownFilter: { breakdown_type: 'cohort', breakdown: [p1, 'all'] },
+    })
+    results.sort((a, b) => a.count - b.count)
+    expect(pick(results, ['label', 'breakdown_value', 'count', 'data'])).toEqual([
+      { label: 'Formula (A+B)', breakdown_value: p1, count: 9, data: [0, 0, 2, 2, 2, 0, 1, 0, 1, 0, 1, 0] },
+      { label: 'Formula (A+B)', breakdown_value: 'all', count: 16, data: [1, 0, 2, 4, 4, 0, 2, 1, 1, 0, 1, 0] },
+    ])
+  })
+
+  it('test_formula_with_multi_cohort_all_breakdown_with_compare', async () => {
+    const { p1 } = await cohorts()
+    const results = await trends({
+      series: bothSeries,
+      dateRange: { date_from: '2020-01-15', date_to: '2020-01-20' },
+      trendsFilter: { formula: 'A+B' },
+      breakdownFilter: { breakdown_type: 'cohort', breakdown: [p1, 'all'] },
+      compareFilter: { compare: true },
+    })
+    results.sort((a, b) => a.count - b.count)
+    expect(pick(results, ['compare', 'compare_label', 'breakdown_value', 'count', 'data'])).toEqual([
+      { compare: true, compare_label: 'current', breakdown_value: p1, count: 3, data: [1, 0, 1, 0, 1, 0] },
+      { compare: true, compare_label: 'current', breakdown_value: 'all', count: 5, data: [2, 1, 1, 0, 1, 0] },
+      { compare: true, compare_label: 'previous', breakdown_value: p1, count: 6, data: [0, 0, 2, 2, 2, 0] },
+      { compare: true, compare_label: 'previous', breakdown_value: 'all', count: 11, data: [1, 0, 2, 4, 4, 0] },
+    ])
+  })
+
+  it('test_formula_with_breakdown_and_no_data: no rows when no series has events, the one with events when one has', async () => {
+    const breakdownFilter = { breakdown_type: 'person', breakdown: '$browser' }
+    const trendsFilter = { formula: 'A+2*B' }
+    const none = await trends({
+      series: [
+        { kind: 'EventsNode', event: '$pageviewxxx' },
+        { kind: 'EventsNode', event: '$pageleavexxx' },
+      ],
+      trendsFilter,
+      breakdownFilter,
+    })
+    expect(none).toEqual([])
+    const one = await trends({ series: [pageview, { kind: 'EventsNode', event: '$pageleavexxx' }], trendsFilter, breakdownFilter })
+    // PostHog's test persons have no $browser, so its one row is every page view; persons made by
+    // ingestion take $browser from their events, so here the rows add up to it.
+    const sum = one.reduce((acc: number[], row) => acc.map((v, i) => v + row.data[i]), new Array<number>(11).fill(0))
+    expect(sum).toEqual([1, 0, 1, 3, 1, 0, 2, 0, 1, 0, 1])
+  })
+
+  it('test_trends_compare: the previous period’s days and labels', async () => {
+    const results = await trends({ dateRange: fifteenthTo19th, trendsFilter: {}, compareFilter: { compare: true } })
+    expect(pick(results, ['compare', 'compare_label', 'days', 'labels'])).toEqual([
+      {
+        compare: true,
+        compare_label: 'current',
+        days: ['2020-01-15', '2020-01-16', '2020-01-17', '2020-01-18', '2020-01-19'],
+        labels: ['15-Jan-2020', '16-Jan-2020', '17-Jan-2020', '18-Jan-2020', '19-Jan-2020'],
+      },
+      {
+        compare: true,
+        compare_label: 'previous',
+        days: ['2020-01-10', '2020-01-11', '2020-01-12', '2020-01-13', '2020-01-14'],
+        labels: ['10-Jan-2020', '11-Jan-2020', '12-Jan-2020', '13-Jan-2020', '14-Jan-2020'],
+      },
+    ])
+  })
+
+  it('test_trends_breakdowns: values by their count, each labelled with itself', async () => {
+    const results = await trends({ dateRange: ninthTo20th, breakdownFilter: { breakdown_type: 'event', breakdown: '$browser' } })
+    expect(pick(results, ['breakdown_value', 'label', 'count'])).toEqual([
+      { breakdown_value: 'Chrome', label: 'Chrome', count: 6 },
+      { breakdown_value: 'Firefox', label: 'Firefox', count: 2 },
+      { breakdown_value: 'Edge', label: 'Edge', count: 1 },
+      { breakdown_value: 'Safari', label: 'Safari', count: 1 },
+    ])
+  })
+
+  it('test_trends_breakdowns_boolean: a boolean property broken down as "true" and "false"', async () => {
+    const results = await trends({ dateRange: ninthTo20th, breakdownFilter: { breakdown_type: 'event', breakdown: 'bool_field' } })
+    expect(pick(results, ['breakdown_value', 'label', 'count'])).toEqual([
+      { breakdown_value: 'true', label: 'true', count: 7 },
+      { breakdown_value: 'false', label: 'false', count: 3 },
+    ])
+  })
+
+  it('test_trends_breakdowns_and_compare: each period with the values it has', async () => {
+    const results = await trends({
+      dateRange: { date_from: '2020-01-15', date_to: '2020-01-20' },
+      trendsFilter: {},
+      breakdownFilter: { breakdown_type: 'event', breakdown: '$browser' },
+      compareFilter: { compare: true },
+    })
+    expect(pick(results, ['breakdown_value', 'label', 'count', 'compare_label', 'compare'])).toEqual([
+      { breakdown_value: 'Chrome', label: 'Chrome', count: 3, compare_label: 'current', compare: true },
+      { breakdown_value: 'Safari', label: 'Safari', count: 1, compare_label: 'current', compare: true },
+      { breakdown_value: 'Chrome', label: 'Chrome', count: 3, compare_label: 'previous', compare: true },
+      { breakdown_value: 'Firefox', label: 'Firefox', count: 2, compare_label: 'previous', compare: true },
+      { breakdown_value: 'Edge', label: 'Edge', count: 1, compare_label: 'previous', compare: true },
+    ])
+  })
+
+  it('test_trends_breakdown_and_aggregation_query_orchestration: a property sum per value, largest first', async () => {
+    const results = await trends({
+      dateRange: ninthTo20th,
+      series: [{ ...pageview, math: 'sum', math_property: 'prop' }],
+      breakdownFilter: { breakdown_type: 'event', breakdown: '$browser' },
+    })
+    expect(pick(results, ['breakdown_value', 'label', 'data'])).toEqual([
+      { breakdown_value: 'Chrome', label: 'Chrome', data: [0, 0, 10, 10, 10, 0, 10, 0, 10, 0, 10, 0] },
+      { breakdown_value: 'Firefox', label: 'Firefox', data: [20, 0, 0, 20, 0, 0, 0, 0, 0, 0, 0, 0] },
+      { breakdown_value: 'Safari', label: 'Safari', data: [0, 0, 0, 0, 0, 0, 40, 0, 0, 0, 0, 0] },
+      { breakdown_value: 'Edge', label: 'Edge', data: [0, 0, 0, 30, 0, 0, 0, 0, 0, 0, 0, 0] },
+    ])
+  })
+
+  it.each([
+    ['test_trends_aggregation_property_sum', { math: 'sum', math_property: 'prop' }, [20, 0, 10, 60, 10, 0, 50, 0, 10, 0, 10, 0]],
+    ['test_trends_aggregation_property_avg', { math: 'avg', math_property: 'prop' }, [20, 0, 10, 20, 10, 0, 25, 0, 10, 0, 10, 0]],
+    ['test_trends_aggregation_per_actor_max', { math: 'max_count_per_actor' }, [1, 0, 1, 1, 1, 0, 1, 0, 1, 0, 1, 0]],
+  ])('%s', async (_name, math, data) => {
+    const [row] = await trends({ dateRange: ninthTo20th, series: [{ ...pageview, ...math }] })
+    expect(row.data).toEqual(data)
+  })
+
+  it('test_trends_aggregation_total', async () => {
+    const [row] = await trends({ dateRange: ninthTo20th, series: [{ ...pageview, math: 'total' }] })
+    expect(row.count).toBe(10)
+  })
+
+  it('test_trends_aggregation_wau_long_interval: weekly active by week counts each week’s persons', async () => {
+    const [row] = await trends({ dateRange: ninthTo20th, interval: 'week', series: [{ ...pageview, math: 'weekly_active' }] })
+    expect(row.data).toEqual([2, 4, 1])
+  })
+
+  it('test_trends_aggregation_mau_long_interval: monthly active by month', async () => {
+    const [row] = await trends({
+      dateRange: { date_from: '2019-12-31', date_to: '2020-02-01' },
+      interval: 'month',
+      series: [{ ...pageview, math: 'monthly_active' }],
+    })
+    expect(row.data).toEqual([0, 4, 0])
+  })
+
+  it('test_trends_display_aggregate and test_trends_display_aggregate_interval: one total whatever the interval', async () => {
+    for (const interval of ['day', 'month']) {
+      const [row, ...rest] = await trends({ dateRange: ninthTo20th, interval, trendsFilter: { display: 'BoldNumber' } })
+      expect(rest).toEqual([])
+      expect([row.data, row.days, row.count, row.aggregated_value]).toEqual([[], [], 0, 10])
+    }
+  })
+
+  it('test_trends_display_cumulative', async () => {
+    const [row] = await trends({ dateRange: ninthTo20th, trendsFilter: { display: 'ActionsLineGraphCumulative' } })
+    expect(row.count).toBe(10)
+    expect(row.data).toEqual([1, 1, 2, 5, 6, 6, 8, 8, 9, 9, 10, 10])
+  })
+
+  it('test_previous_period_with_number_display: a total for each period', async () => {
+    const results = await trends({ dateRange: ninthTo20th, trendsFilter: { display: 'BoldNumber' }, compareFilter: { compare: true } })
+    expect(results).toHaveLength(2)
+  })
+
+  describe('thirty persons, each with their own value of breakdown_value', () => {
+    let thirty: CaseProject | undefined
+    const thirtyValues = async () =>
+      (thirty ??= await projectWith(
+        Array.from({ length: 30 }, (_, value) => ({
+          event: '$pageview',
+          distinct_id: `person_${value}`,
+          timestamp: '2020-01-11T12:00:00Z',
+          properties: { breakdown_value: `${value}` },
+        })),
+      ))
+    const rows = async (display: string, breakdownFilter: Record<string, unknown>) =>
+      (await trends({ dateRange: ninthTo20th, trendsFilter: { display }, breakdownFilter }, await thirtyValues())).length
+
+    it('test_breakdown_values_limit: 25 values and Other by default, the limit and Other, Other hidden on request', async () => {
+      const single = { breakdown: 'breakdown_value', breakdown_type: 'event' }
+      expect(await rows('ActionsLineGraph', single)).toBe(26)
+      expect(await rows('ActionsLineGraph', { ...single, breakdown_limit: 10 })).toBe(11)
+      expect(await rows('ActionsLineGraph', { ...single, breakdown_limit: 10, breakdown_hide_other_aggregation: true })).toBe(10)
+      expect(await rows('ActionsTable', { ...single, breakdown_limit: 10 })).toBe(11)
+      expect(await rows('ActionsTable', { ...single, breakdown_limit: 10, breakdown_hide_other_aggregation: true })).toBe(10)
+    })
+
+    it('test_multiple_breakdowns_values_limit: the same with a list of one breakdown', async () => {
+      const listed = { breakdowns: [{ property: 'breakdown_value', type: 'event' }] }
+      expect(await rows('ActionsLineGraph', listed)).toBe(26)
+      expect(await rows('ActionsLineGraph', { ...listed, breakdown_limit: 10 })).toBe(11)
+      expect(await rows('ActionsLineGraph', { ...listed, breakdown_limit: 10, breakdown_hide_other_aggregation: true })).toBe(10)
+      expect(await rows('ActionsTable', { ...listed, breakdown_limit: 10 })).toBe(11)
+      expect(await rows('ActionsTable', { ...listed, breakdown_limit: 10, breakdown_hide_other_aggregation: true })).toBe(10)
+    })
+  })
+
+  it('test_formula_rounding: a ratio is not rounded', async () => {
+    const at = '2020-01-11T12:00:00Z'
+    const project = await projectWith([
+      { event: '$pageleave', distinct_id: 'person_1', timestamp: at, properties: {} },
+      ...['person_2', 'person_3', 'person_4'].map((distinct_id) => ({ event: '$pageview', distinct_id, timestamp: at, properties: {} })),
+    ])
+    const results = await trends(
+      {
+        series: bothSeries,
+        dateRange: { date_from: '2020-01-11T00:00:00Z', date_to: '2020-01-11T23:59:59Z' },
+        trendsFilter: { formula: 'B/A' },
+      },
+      project,
+    )
+    expect(results).toHaveLength(1)
+    expect(results[0].data).toEqual([1 / 3])
+  })
+})
+
+/** Events at the times given (PostHog's `_create_event` with a timestamp, read as UTC). */
+const at = (rows: Array<[event: string, distinctId: string, time: string, properties?: Record<string, unknown>]>): SentEvent[] =>
+  rows.map(([event, distinct_id, time, properties = {}]) => ({
+    event,
+    distinct_id,
+    timestamp: `${time.replace(' ', 'T')}Z`,
+    properties,
+  }))
+
+const steps = (...events: string[]) => events.map((event) => ({ kind: 'EventsNode', event }))
+/** A step's name, count and average conversion time. */
+const stepSummary = (results: any[]) => results.map((s) => [s.name, s.count, s.average_conversion_time])
+
+// PostHog's tests create these events without a time (each at "now", in order): here a minute apart,
+// inside a range of their own.
+const NOW = '2024-03-01T10:00:00Z'
+const aroundNow = { date_from: '2024-02-25', date_to: '2024-03-05' }
+
+describe('funnels/test/test_funnel_strict.py', () => {
+  const strict = (series: unknown[], extra: Record<string, unknown> = {}) => ({
+    kind: 'FunnelsQuery',
+    series,
+    dateRange: aroundNow,
+    funnelsFilter: { funnelOrderType: 'strict' },
+    ...extra,
+  })
+
+  it('test_basic_strict_funnel: each step must come right after the one before', async () => {
+    const project = await projectWith(
+      inOrder(NOW, [
+        ['user signed up', 'stopped_after_signup1', { $set: { test: 'okay' } }],
+        ['$pageview', 'stopped_after_pageview1'],
+        ['user signed up', 'stopped_after_pageview1'],
+        ['user signed up', 'stopped_after_insightview'],
+        ['$pageview', 'stopped_after_insightview'],
+        ['blaah blaa', 'stopped_after_insightview'],
+        ['insight viewed', 'stopped_after_insightview'],
+        ['insight viewed', 'stopped_after_insightview2'],
+        ['blaah blaa', 'stopped_after_insightview2'],
+        ['$pageview', 'stopped_after_insightview2'],
+        ['user signed up', 'stopped_after_insightview2'],
+        ['$pageview', 'stopped_after_insightview3'],
+        ['user signed up', 'stopped_after_insightview3'],
+        ['blaah blaa', 'stopped_after_insightview3'],
+        ['$pageview', 'stopped_after_insightview3'],
+        ['insight viewed', 'stopped_after_insightview3'],
+        ['blaah blaa', 'person6'],
+        ['user signed up', 'person6'],
+        ['blaah blaa', 'person6'],
+        ['$pageview', 'person6'],
+        ['blaah blaa', 'person7'],
+        ['user signed up', 'person7'],
+        ['$pageview', 'person7'],
+        ['insight viewed', 'person7'],
+        ['blaah blaa', 'person7'],
+        ['insight viewed', 'stopped_after_insightview6'],
+        ['$pageview', 'stopped_after_insightview6'],
+      ]),
+    )
+    const results = ok(await project.query(strict(steps('user signed up', '$pageview', 'insight viewed'))))
+    expect(results.map((s) => [s.name, s.count])).toEqual([
+      ['user signed up', 7],
+      ['$pageview', 2],
+      ['insight viewed', 1],
+    ])
+  })
+
+  it('test_advanced_strict_funnel: events and actions with property filters as steps', async () => {
+    const project = await projectWith(
+      inOrder(NOW, [
+        ['user signed up', 'stopped_after_signup1'],
+        ['user signed up', 'stopped_after_pageview1'],
+        ['$pageview', 'stopped_after_pageview1'],
+        ['user signed up', 'stopped_after_insightview'],
+        ['sign up', 'stopped_after_insightview', { key: 'val' }],
+        ['sign up', 'stopped_after_insightview', { key: 'val2' }],
+        ['$pageview', 'stopped_after_insightview'],
+        ['blaah blaa', 'stopped_after_insightview'],
+        ['insight viewed', 'stopped_after_insightview'],
+        ['blaah blaa', 'person4'],
+        ['user signed up', 'person4'],
+        ['sign up', 'person4', { key: 'val' }],
+        ['$pageview', 'person4', { key: 'val' }],
+        ['blaah blaa', 'person4'],
+        ['blaah blaa', 'person5'],
+        ['user signed up', 'person5'],
+        ['sign up', 'person5', { key: 'val' }],
+        ['$pageview', 'person5'],
+        ['blaah blaa', 'person5'],
+        ['blaah blaa', 'person6'],
+        ['user signed up', 'person6'],
+        ['sign up', 'person6', { key: 'val' }],
+        ['$pageview', 'person6'],
+        ['pageview', 'person6', { key: 'val1' }],
+        ['blaah blaa', 'person7'],
+        ['user signed up', 'person7'],
+        ['sign up', 'person7', { key: 'val' }],
+        ['$pageview', 'person7'],
+        ['user signed up', 'person7'],
+        ['pageview', 'person7', { key: 'val' }],
+        ['blaah blaa', 'person8'],
+        ['user signed up', 'person8'],
+        ['user signed up', 'person8'],
+        ['sign up', 'person8', { key: 'val' }],
+        ['$pageview', 'person8'],
+        ['pageview', 'person8', { key: 'val' }],
+      ]),
+    )
+    const action = async (name: string) => {
+      const res = await cases.service.api(project.account, `/api/projects/${project.account.projectId}/actions/`, {
+        method: 'POST',
+        body: JSON.stringify({
+          name,
+          steps: [{ event: name, properties: [{ key: 'key', type: 'event', value: ['val'], operator: 'exact' }] }],
+        }),
+      })
+      expect(res.status).toBe(201)
+      return ((await res.json()) as { id: number }).id
+    }
+    const signUp = await action('sign up')
+    const view = await action('pageview')
+    const results = ok(
+      await project.query(
+        strict([
+          { kind: 'EventsNode', event: 'user signed up' },
+          { kind: 'ActionsNode', id: signUp },
+          { kind: 'EventsNode', event: '$pageview' },
+          { kind: 'ActionsNode', id: view },
+        ]),
+      ),
+    )
+    expect(results.map((s) => [s.name, s.count])).toEqual([
+      ['user signed up', 8],
+      ['sign up', 6],
+      ['$pageview', 5],
+      ['pageview', 1],
+    ])
+  })
+
+  it('test_basic_strict_funnel_conversion_times: the average time from the step before', async () => {
+    const project = await projectWith(
+      at([
+        ['user signed up', 'stopped_after_signup1', '2021-05-02 00:00:00'],
+        ['user signed up', 'stopped_after_pageview1', '2021-05-02 00:00:00'],
+        ['$pageview', 'stopped_after_pageview1', '2021-05-02 01:00:00'],
+        ['user signed up', 'stopped_after_insightview', '2021-05-02 00:00:00'],
+        ['$pageview', 'stopped_after_insightview', '2021-05-02 02:00:00'],
+        ['insight viewed', 'stopped_after_insightview', '2021-05-02 04:00:00'],
+      ]),
+    )
+    const results = ok(
+      await project.query(
+        strict(steps('user signed up', '$pageview', 'insight viewed'), {
+          dateRange: { date_from: '2021-05-01 00:00:00', date_to: '2021-05-07 23:59:59' },
+        }),
+      ),
+    )
+    expect(stepSummary(results)).toEqual([
+      ['user signed up', 3, null],
+      ['$pageview', 2, 5400],
+      ['insight viewed', 1, 7200],
+    ])
+  })
+
+  it('test_strict_breakdown_events_with_multiple_properties: an event between two steps breaks a strict funnel', async () => {
+    const browser = (b: string) => ({ $browser: b })
+    const project = await projectWith(
+      at([
+        ['sign up', 'person1', '2020-01-01 12:00:00', browser('Chrome')],
+        ['blah', 'person1', '2020-01-01 13:00:00', browser('Chrome')],
+        ['play movie', 'person1', '2020-01-01 14:00:00', browser('Chrome')],
+        ['sign up', 'person2', '2020-01-02 13:00:00', browser('Safari')],
+        ['play movie', 'person2', '2020-01-02 14:00:00', browser('Safari')],
+      ]),
+    )
+    const results = ok(
+      await project.query(
+        strict(steps('sign up', 'play movie'), {
+          dateRange: { date_from: '2020-01-01', date_to: '2020-01-08' },
+          funnelsFilter: { funnelOrderType: 'strict', funnelWindowInterval: 7, funnelWindowIntervalUnit: 'day' },
+          breakdownFilter: { breakdown_type: 'event', breakdown: '$browser' },
+        }),
+      ),
+    )
+    const fields = ['name', 'count', 'average_conversion_time', 'median_conversion_time', 'breakdown', 'breakdown_value']
+    expect(results.map((r) => pick(r, fields))).toEqual([
+      [
+        {
+          name: 'sign up',
+          count: 1,
+          average_conversion_time: null,
+          median_conversion_time: null,
+          breakdown: ['Safari'],
+          breakdown_value: ['Safari'],
+        },
+        {
+          name: 'play movie',
+          count: 1,
+          average_conversion_time: 3600,
+          median_conversion_time: 3600,
+          breakdown: ['Safari'],
+          breakdown_value: ['Safari'],
+        },
+      ],
+      [
+        {
+          name: 'sign up',
+          count: 1,
+          average_conversion_time: null,
+          median_conversion_time: null,
+          breakdown: ['Chrome'],
+          breakdown_value: ['Chrome'],
+        },
+        {
+          name: 'play movie',
+          count: 0,
+          average_conversion_time: null,
+          median_conversion_time: null,
+          breakdown: ['Chrome'],
+          breakdown_value: ['Chrome'],
+        },
+      ],
+    ])
+  })
+})
+
+describe('funnels/test/test_funnel_unordered.py', () => {
+  const unordered = (series: unknown[], extra: Record<string, unknown> = {}, funnelsFilter: Record<string, unknown> = {}) => ({
+    kind: 'FunnelsQuery',
+    series,
+    dateRange: aroundNow,
+    funnelsFilter: { funnelOrderType: 'unordered', ...funnelsFilter },
+    ...extra,
+  })
+  // The persons of test_basic_unordered_funnel and test_big_multi_step_unordered_funnel, the second's events in brackets.
+  const persons = (big: boolean) =>
+    inOrder(NOW, [
+      ['user signed up', 'stopped_after_signup1'],
+      ['$pageview', 'stopped_after_pageview1'],
+      [big ? 'crying' : 'user signed up', 'stopped_after_pageview1'],
+      ['user signed up', 'stopped_after_insightview'],
+      ['$pageview', 'stopped_after_insightview'],
+      ['blaah blaa', 'stopped_after_insightview'],
+      ['insight viewed', 'stopped_after_insightview'],
+      ['insight viewed', 'stopped_after_insightview2'],
+      [big ? 'crying' : '$pageview', 'stopped_after_insightview2'],
+      ['user signed up', 'stopped_after_insightview2'],
+      ['$pageview', 'stopped_after_insightview3'],
+      ['user signed up', 'stopped_after_insightview3'],
+      [big ? 'crying' : 'blaah blaa', 'stopped_after_insightview3'],
+      ['insight viewed', 'stopped_after_insightview3'],
+      ['blaah blaa', 'stopped_after_insightview4'],
+      ['insight viewed', 'stopped_after_insightview4'],
+      ['$pageview', 'stopped_after_insightview5'],
+      ['blaah blaa', 'stopped_after_insightview5'],
+      ['insight viewed', 'stopped_after_insightview6'],
+      ['$pageview', 'stopped_after_insightview6'],
+    ])
+
+  it('test_basic_unordered_funnel: steps in any order, named by how many were completed', async () => {
+    const project = await projectWith(persons(false))
+    const results = ok(await project.query(unordered(steps('user signed up', '$pageview', 'insight viewed'))))
+    expect(results.map((s) => [s.name, s.count])).toEqual([
+      ['Completed 1 step', 8],
+      ['Completed 2 steps', 5],
+      ['Completed 3 steps', 3],
+    ])
+  })
+
+  it('test_big_multi_step_unordered_funnel', async () => {
+    const project = await projectWith(persons(true))
+    const results = ok(await project.query(unordered(steps('user signed up', '$pageview', 'insight viewed', 'crying'))))
+    expect(results.map((s) => [s.name, s.count])).toEqual([
+      ['Completed 1 step', 8],
+      ['Completed 2 steps', 5],
+      ['Completed 3 steps', 3],
+      ['Completed 4 steps', 1],
+    ])
+  })
+
+  it('test_basic_unordered_funnel_conversion_times: a person’s first completion within a day', async () => {
+    const project = await projectWith(
+      at([
+        ['user signed up', 'stopped_after_signup1', '2021-05-02 00:00:00'],
+        ['$pageview', 'stopped_after_pageview1', '2021-05-02 00:00:00'],
+        ['user signed up', 'stopped_after_pageview1', '2021-05-02 01:00:00'],
+        ['insight viewed', 'stopped_after_insightview', '2021-05-02 00:00:00'],
+        ['user signed up', 'stopped_after_insightview', '2021-05-02 02:00:00'],
+        ['$pageview', 'stopped_after_insightview', '2021-05-02 04:00:00'],
+        ['$pageview', 'stopped_after_insightview', '2021-05-03 00:00:00'],
+        ['insight viewed', 'stopped_after_insightview', '2021-05-03 03:00:00'],
+        ['user signed up', 'stopped_after_insightview', '2021-05-03 06:00:00'],
+      ]),
+    )
+    const results = ok(
+      await project.query(
+        unordered(
+          steps('user signed up', '$pageview', 'insight viewed'),
+          { dateRange: { date_from: '2021-05-01 00:00:00', date_to: '2021-05-07 23:59:59' } },
+          { funnelWindowInterval: 1 },
+        ),
+      ),
+    )
+    // PostHog's current (UDF) funnels: each person's first completion, 1 h and 2 h to step 2, 2 h to step 3.
+    expect(stepSummary(results)).toEqual([
+      ['Completed 1 step', 3, null],
+      ['Completed 2 steps', 2, 5400],
+      ['Completed 3 steps', 1, 7200],
+    ])
+  })
+
+  it('test_funnel_exclusions_full_window: an excluded event between the steps drops the conversion', async () => {
+    const project = await projectWith(
+      at([
+        ['user signed up', 'person1', '2021-05-01 01:00:00'],
+        ['paid', 'person1', '2021-05-01 02:00:00'],
+        ['user signed up', 'person2', '2021-05-01 03:00:00'],
+        ['x', 'person2', '2021-05-01 03:30:00'],
+        ['paid', 'person2', '2021-05-01 04:00:00'],
+        ['user signed up', 'person3', '2021-05-01 05:00:00'],
+        ['paid', 'person3', '2021-05-01 06:00:00'],
+      ]),
+    )
+    const results = ok(
+      await project.query(
+        unordered(
+          steps('user signed up', 'paid'),
+          { dateRange: { date_from: '2021-05-01 00:00:00', date_to: '2021-05-14 00:00:00' } },
+          {
+            funnelWindowInterval: 14,
+            funnelWindowIntervalUnit: 'day',
+            exclusions: [{ kind: 'EventsNode', event: 'x', funnelFromStep: 0, funnelToStep: 1 }],
+          },
+        ),
+      ),
+    )
+    expect(results.map((s) => [s.name, s.count])).toEqual([
+      ['Completed 1 step', 3],
+      ['Completed 2 steps', 2],
+    ])
+  })
+})
+
+describe('lifecycle/test/test_lifecycle_query_runner.py', () => {
+  /** Its `_create_events`: each person's page views, the person made at their first (as ingestion makes them). */
+  const views = (rows: Array<[distinctId: string, days: string[]]>, event = '$pageview', properties: Record<string, unknown> = {}) =>
+    rows.flatMap(([distinct_id, days]) =>
+      days.map((day) => ({
+        event,
+        distinct_id,
+        timestamp: `${day}T12:00:00Z`,
+        properties: { ...properties, $set: { name: distinct_id } },
+      })),
+    )
+  const fourPersons = (): Array<[string, string[]]> => [
+    ['p1', ['2020-01-11', '2020-01-12', '2020-01-13', '2020-01-15', '2020-01-17', '2020-01-19']],
+    ['p2', ['2020-01-09', '2020-01-12']],
+    ['p3', ['2020-01-12']],
+    ['p4', ['2020-01-15']],
+  ]
+  const twelfthTo19th = { date_from: '2020-01-12T00:00:00Z', date_to: '2020-01-19T00:00:00Z' }
+  const lifecycle = async (project: CaseProject, fields: Record<string, unknown> = {}) =>
+    ok(
+      await project.query({
+        kind: 'LifecycleQuery',
+        series: [{ kind: 'EventsNode', event: '$pageview' }],
+        dateRange: twelfthTo19th,
+        interval: 'day',
+        ...fields,
+      }),
+    )
+  /** PostHog's assertLifecycleResults: each status's data, whatever the rows' order. */
+  const byStatus = (results: any[]) => Object.fromEntries(results.map((r) => [r.status, r.data]))
+  const theFourPersons = {
+    dormant: [0, -2, -1, 0, -2, 0, -1, 0],
+    new: [1, 0, 0, 1, 0, 0, 0, 0],
+    resurrecting: [1, 0, 0, 1, 0, 1, 0, 1],
+    returning: [1, 1, 0, 0, 0, 0, 0, 0],
+  }
+  let shared: CaseProject | undefined
+  const fourPersonsProject = async () => (shared ??= await projectWith(views(fourPersons())))
+
+  it('test_lifecycle_trend: new on a person’s first day, then returning, dormant, resurrecting', async () => {
+    const results = await lifecycle(await fourPersonsProject())
+    expect(results[0].label).toBe('$pageview - new')
+    expect(byStatus(results)).toEqual(theFourPersons)
+  })
+
+  it('test_lifecycle_trend_all_events: a series of every event', async () => {
+    const project = await projectWith([...views(fourPersons().slice(0, 2)), ...views(fourPersons().slice(2), '$other')])
+    const results = await lifecycle(project, { series: [{ kind: 'EventsNode', event: null }] })
+    expect(results[0].label).toBe('All events - new')
+    expect(byStatus(results)).toEqual(theFourPersons)
+  })
+
+  it('test_lifecycle_trend_action: an action of the page views', async () => {
+    const project = await fourPersonsProject()
+    const res = await cases.service.api(project.account, `/api/projects/${project.account.projectId}/actions/`, {
+      method: 'POST',
+      body: JSON.stringify({ name: '$pageview', steps: [{ event: '$pageview' }] }),
+    })
+    expect(res.status).toBe(201)
+    const { id } = (await res.json()) as { id: number }
+    expect(byStatus(await lifecycle(project, { series: [{ kind: 'ActionsNode', id }] }))).toEqual(theFourPersons)
+  })
+
+  it('test_lifecycle_trend_all_time: from the first event to now (17 January)', async () => {
+    const results = await lifecycle(await fourPersonsProject(), { dateRange: { date_from: 'all', date_to: '2020-01-17' } })
+    expect(byStatus(results)).toEqual({
+      dormant: [0, -1, 0, 0, -2, -1, 0, -2, 0],
+      new: [1, 0, 1, 1, 0, 0, 1, 0, 0],
+      returning: [0, 0, 0, 1, 1, 0, 0, 0, 0],
+      resurrecting: [0, 0, 0, 1, 0, 0, 1, 0, 1],
+    })
+  })
+
+  describe('only p1’s events have $number', () => {
+    let numbered: CaseProject | undefined
+    const numberedProject = async () =>
+      (numbered ??= await projectWith([...views(fourPersons().slice(0, 1), '$pageview', { $number: 1 }), ...views(fourPersons().slice(1))]))
+    // p1's first page view is before the range: never new in it.
+    const onlyP1 = {
+      dormant: [0, 0, -1, 0, -1, 0, -1, 0],
+      new: [0, 0, 0, 0, 0, 0, 0, 0],
+      resurrecting: [0, 0, 0, 1, 0, 1, 0, 1],
+      returning: [1, 1, 0, 0, 0, 0, 0, 0],
+    }
+    const numberIsOne = [{ key: '$number', value: '1', operator: 'exact', type: 'event' }]
+
+    it('test_lifecycle_trend_prop_filtering: an event property filter on the query or on the series', async () => {
+      const project = await numberedProject()
+      expect(byStatus(await lifecycle(project, { properties: numberIsOne }))).toEqual(onlyP1)
+      expect(byStatus(await lifecycle(project, { series: [{ kind: 'EventsNode', event: '$pageview', properties: numberIsOne }] }))).toEqual(
+        onlyP1,
+      )
+    })
+
+    it('test_lifecycle_trend_person_prop_filtering', async () => {
+      const properties = [{ key: 'name', value: 'p1', operator: 'exact', type: 'person' }]
+      const results = await lifecycle(await numberedProject(), { series: [{ kind: 'EventsNode', event: '$pageview', properties }] })
+      expect(byStatus(results)).toEqual(onlyP1)
+    })
+  })
+
+  it('test_lifecycle_trends_distinct_id_repeat: a person’s two distinct ids are one person', async () => {
+    const project = await projectWith([
+      {
+        event: '$identify',
+        distinct_id: 'p1',
+        timestamp: '2020-01-12T12:00:00Z',
+        properties: { $anon_distinct_id: 'another_p1', $set: { name: 'p1' } },
+      },
+      ...at([
+        ['$pageview', 'p1', '2020-01-12 12:00:00'],
+        ['$pageview', 'another_p1', '2020-01-14 12:00:00'],
+        ['$pageview', 'p1', '2020-01-15 12:00:00'],
+        ['$pageview', 'p1', '2020-01-17 12:00:00'],
+        ['$pageview', 'p1', '2020-01-19 12:00:00'],
+      ]),
+    ])
+    await cases.service.personOf(project.account, 'another_p1', (p) => (p.distinct_ids as string[]).includes('p1'))
+    expect(byStatus(await lifecycle(project))).toEqual({
+      dormant: [0, -1, 0, 0, -1, 0, -1, 0],
+      new: [1, 0, 0, 0, 0, 0, 0, 0],
+      resurrecting: [0, 0, 1, 0, 0, 1, 0, 1],
+      returning: [0, 0, 0, 1, 0, 0, 0, 0],
+    })
+  })
+
+  it('test_lifecycle_trend_weeks_sunday and test_lifecycle_trend_weeks_monday: weeks from the project’s first day of the week', async () => {
+    const events = views([
+      ['p1', ['2020-02-01', '2020-02-05', '2020-02-10', '2020-02-15', '2020-02-27', '2020-03-02']],
+      ['p2', ['2020-02-11', '2020-02-18']],
+      ['p3', ['2020-02-12']],
+      ['p4', ['2020-02-27']],
+    ])
+    const expected = {
+      dormant: [0, 0, -2, -1, -1, -1],
+      new: [0, 2, 0, 1, 0, 0],
+      resurrecting: [0, 0, 0, 1, 0, 0],
+      returning: [1, 1, 1, 0, 1, 0],
+    }
+    const weeks = { interval: 'week', dateRange: { date_from: '2020-02-05T00:00:00Z', date_to: '2020-03-09T00:00:00Z' } }
+    const sunday = await lifecycle(await projectWith(events, { week_start_day: 0 }), weeks)
+    expect(sunday[0].days).toEqual(['2020-02-02', '2020-02-09', '2020-02-16', '2020-02-23', '2020-03-01', '2020-03-08'])
+    expect(byStatus(sunday)).toEqual(expected)
+    const monday = await lifecycle(await projectWith(events, { week_start_day: 1 }), weeks)
+    expect(monday[0].days).toEqual(['2020-02-03', '2020-02-10', '2020-02-17', '2020-02-24', '2020-03-02', '2020-03-09'])
+    expect(byStatus(monday)).toEqual(expected)
+  })
+})
+
+describe('retention/test/test_retention_query_runner.py', () => {
+  /** Its `_date(day, hour, month)`: 10 June 2020 moved by `month` months and `day` days, at `hour` (UTC). */
+  const date = (day: number, hour = 5, month = 0) => new Date(Date.UTC(2020, 5 + month, 10 + day, hour)).toISOString()
+  const pageviews = (rows: Array<[string, string]>): SentEvent[] =>
+    rows.map(([distinct_id, timestamp]) => ({ event: '$pageview', distinct_id, timestamp, properties: {} }))
+  const retention = async (project: CaseProject, date_to: string, retentionFilter: Record<string, unknown>) =>
+    ok(await project.query({ kind: 'RetentionQuery', dateRange: { date_to }, retentionFilter }))
+  const counts = (results: any[]) => results.map((r) => r.values.map((v: any) => v.count))
+  const pad = (rows: number[][]) => rows.map((row) => [...row, ...new Array<number>(rows[0]!.length - row.length).fill(0)])
+  const utc = (...days: string[]) => days.map((d) => `${d}T00:00:00.000Z`)
+
+  // test_week_interval's and test_interval_rounding's persons.
+  const weeklyEvents = pageviews([
+    ['person1', date(0)],
+    ['person2', date(0)],
+    ['person1', date(1)],
+    ['person2', date(1)],
+    ['person1', date(7)],
+    ['person2', date(7)],
+    ['person1', date(14)],
+    ['person1', date(-6, 5, 1)],
+    ['person2', date(-6, 5, 1)],
+    ['person2', date(1, 5, 1)],
+    ['person1', date(1, 5, 1)],
+    ['person2', date(15, 5, 1)],
+  ])
+  const weeklyCounts = pad([[2, 2, 1, 2, 2, 0, 1], [2, 1, 2, 2, 0, 1], [1, 1, 1, 0, 0], [2, 2, 0, 1], [2, 0, 1], [0, 0], [1]])
+  const weeks = Array.from({ length: 7 }, (_, i) => `Week ${i}`)
+
+  it('test_month_interval: cohorts by calendar month', async () => {
+    const project = await projectWith(
+      pageviews([
+        ['person1', date(0, 5, -5)],
+        ['person2', date(0, 5, -5)],
+        ['person1', date(0, 5, -4)],
+        ['person2', date(0, 5, -4)],
+        ['person1', date(0, 5, -3)],
+        ['person2', date(0, 5, -3)],
+        ['person1', date(0, 5, -1)],
+        ['person1', date(0, 5, 0)],
+        ['person2', date(0, 5, 0)],
+        ['person2', date(0, 5, 1)],
+        ['person1', date(0, 5, 3)],
+        ['person2', date(0, 5, 5)],
+      ]),
+    )
+    const results = await retention(project, date(15, 0, 5), { period: 'Month', totalIntervals: 11 })
+    expect(results.map((r) => r.label)).toEqual(Array.from({ length: 11 }, (_, i) => `Month ${i}`))
+    expect(counts(results)).toEqual(
+      pad([
+        [2, 2, 2, 0, 1, 2, 1, 0, 1, 0, 1],
+        [2, 2, 0, 1, 2, 1, 0, 1, 0, 1],
+        [2, 0, 1, 2, 1, 0, 1, 0, 1],
+        [0, 0, 0, 0, 0, 0, 0, 0],
+        [1, 1, 0, 0, 1, 0, 0],
+        [2, 1, 0, 1, 0, 1],
+        [1, 0, 0, 0, 1],
+        [0, 0, 0, 0],
+        [1, 0, 0],
+        [0, 0],
+        [1],
+      ]),
+    )
+    expect(results.map((r) => r.date)).toEqual(
+      utc(
+        '2020-01-01',
+        '2020-02-01',
+        '2020-03-01',
+        '2020-04-01',
+        '2020-05-01',
+        '2020-06-01',
+        '2020-07-01',
+        '2020-08-01',
+        '2020-09-01',
+        '2020-10-01',
+        '2020-11-01',
+      ),
+    )
+  })
+
+  it('test_week_interval: weeks from Sunday, then from Monday once the project says so', async () => {
+    const sunday = await retention(await projectWith(weeklyEvents), date(10, 0, 1), { period: 'Week', totalIntervals: 7 })
+    expect(sunday.map((r) => r.label)).toEqual(weeks)
+    expect(counts(sunday)).toEqual(weeklyCounts)
+    expect(sunday.map((r) => r.date)).toEqual(
+      utc('2020-06-07', '2020-06-14', '2020-06-21', '2020-06-28', '2020-07-05', '2020-07-12', '2020-07-19'),
+    )
+    const monday = await retention(await projectWith(weeklyEvents, { week_start_day: 1 }), date(10, 0, 1), {
+      period: 'Week',
+      totalIntervals: 7,
+    })
+    expect(counts(monday)).toEqual(weeklyCounts)
+    expect(monday.map((r) => r.date)).toEqual(
+      utc('2020-06-08', '2020-06-15', '2020-06-22', '2020-06-29', '2020-07-06', '2020-07-13', '2020-07-20'),
+    )
+  })
+
+  it('test_interval_rounding: the first week is its whole week', async () => {
+    const results = await retention(await projectWith(weeklyEvents), date(14, 0, 1), { period: 'Week', totalIntervals: 7 })
+    expect(results.map((r) => r.label)).toEqual(weeks)
+    expect(counts(results)).toEqual(weeklyCounts)
+    expect(results.map((r) => r.date)).toEqual(
+      utc('2020-06-07', '2020-06-14', '2020-06-21', '2020-06-28', '2020-07-05', '2020-07-12', '2020-07-19'),
+    )
+  })
+
+  it('test_hour_interval: cohorts by hour up to the hour of date_to', async () => {
+    const project = await projectWith(
+      pageviews([
+        ['person1', date(0, 6)],
+        ['person2', date(0, 6)],
+        ['person1', date(0, 7)],
+        ['person2', date(0, 7)],
+        ['person1', date(0, 8)],
+        ['person2', date(0, 8)],
+        ['person1', date(0, 10)],
+        ['person1', date(0, 11)],
+        ['person2', date(0, 11)],
+        ['person2', date(0, 12)],
+        ['person1', date(0, 14)],
+        ['person2', date(0, 16)],
+      ]),
+    )
+    const results = await retention(project, '2020-06-10T16:13:00Z', { period: 'Hour', totalIntervals: 11 })
+    expect(results.map((r) => r.label)).toEqual(Array.from({ length: 11 }, (_, i) => `Hour ${i}`))
+    expect(counts(results)).toEqual(
+      pad([
+        [2, 2, 2, 0, 1, 2, 1, 0, 1, 0, 1],
+        [2, 2, 0, 1, 2, 1, 0, 1, 0, 1],
+        [2, 0, 1, 2, 1, 0, 1, 0, 1],
+        [0, 0, 0, 0, 0, 0, 0, 0],
+        [1, 1, 0, 0, 1, 0, 0],
+        [2, 1, 0, 1, 0, 1],
+        [1, 0, 0, 0, 1],
+        [0, 0, 0, 0],
+        [1, 0, 0],
+        [0, 0],
+        [1],
+      ]),
+    )
+    expect(results.map((r) => r.date)).toEqual(
+      Array.from({ length: 11 }, (_, h) => `2020-06-10T${String(6 + h).padStart(2, '0')}:00:00.000Z`),
+    )
+  })
+})
