@@ -1,3 +1,4 @@
+import { waitFor } from '@burrow/testing'
 import { describe, expect, it } from 'vitest'
 import {
   addDays,
@@ -10,6 +11,7 @@ import {
   sendAll,
   TZ,
   calculatedCohort,
+  postQuery,
   type SentEvent,
   useQueryProject,
 } from './queryFixture'
@@ -564,6 +566,64 @@ describe('TrendsQuery broken down by cohort', () => {
     })
     expect(res.status, JSON.stringify(res.body)).toBe(400)
     expect(res.body).toMatchObject({ attr: 'query__series__0__math' })
+  })
+})
+
+describe('TrendsQuery broken down by a group property', () => {
+  it('reads the property from each event’s group of the type, as the group is now', async () => {
+    const account = await project.service.account()
+    const at = (day: number) => `2025-11-0${day}T12:00:00Z`
+    const company = (key: string, set: Record<string, unknown>, day: number): SentEvent => ({
+      event: '$groupidentify',
+      distinct_id: `$company_${key}`,
+      timestamp: at(day),
+      properties: { $group_type: 'company', $group_key: key, $group_set: set },
+    })
+    const view = (who: string, day: number, key?: string): SentEvent => ({
+      event: 'pageview',
+      distinct_id: who,
+      timestamp: at(day),
+      properties: key ? { $groups: { company: key } } : {},
+    })
+    const events = [
+      company('acme', { plan: 'free' }, 1),
+      company('globex', { plan: 'paid' }, 1),
+      view('u1', 1, 'acme'),
+      view('u1', 2, 'acme'),
+      view('u2', 2, 'globex'),
+      view('u2', 3, 'globex'),
+      view('u3', 3),
+      // Acme upgrades after its views: a breakdown reads the group's properties as they are now.
+      company('acme', { plan: 'enterprise' }, 4),
+    ]
+    await sendAll(project.service, account, events, 0, 0)
+    const trend = (breakdownFilter: Record<string, unknown>) =>
+      postQuery(project.service, account, {
+        query: {
+          kind: 'TrendsQuery',
+          series: [{ kind: 'EventsNode', event: 'pageview' }],
+          dateRange: { date_from: '2025-11-01', date_to: '2025-11-05' },
+          breakdownFilter,
+        },
+        refresh: 'force_blocking',
+      })
+    const counts = await waitFor(
+      async () => {
+        const res = await trend({ breakdown_type: 'group', breakdown: 'plan', breakdown_group_type_index: 0 })
+        expect(res.status, JSON.stringify(res.body)).toBe(200)
+        const byPlan = Object.fromEntries(res.body.results.map((r: any) => [r.breakdown_value, r.count]))
+        return byPlan.enterprise === 2 ? byPlan : undefined
+      },
+      { what: 'the group breakdown with acme upgraded', timeoutMs: 20_000 },
+    )
+    expect(counts).toEqual({ enterprise: 2, paid: 2, $$_posthog_breakdown_null_$$: 1 })
+
+    const unindexed = await trend({ breakdown_type: 'group', breakdown: 'plan' })
+    expect(unindexed.status).toBe(400)
+    expect(unindexed.body.attr).toBe('query__breakdownFilter__breakdown_group_type_index')
+    const notGroup = await trend({ breakdown: 'plan', breakdown_group_type_index: 0 })
+    expect(notGroup.status).toBe(400)
+    expect(notGroup.body.attr).toBe('query__breakdownFilter__breakdown_group_type_index')
   })
 })
 

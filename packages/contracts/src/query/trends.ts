@@ -83,7 +83,9 @@ const MAX_BREAKDOWNS = 3
 /** A trend's breakdown: as every kind takes it, and into bins of a numeric property (PostHog's histogram breakdown). */
 const trendsBreakdownFilterSchema = breakdownFilterSchema
   .extend({
-    breakdown_type: z.enum([...trendsBreakdownTypeSchema.options, 'cohort']).nullish(),
+    breakdown_type: z.enum([...trendsBreakdownTypeSchema.options, 'cohort', 'group']).nullish(),
+    /** With `group`: the group type whose properties the breakdown reads (the events' `$group_N`). */
+    breakdown_group_type_index: z.number().int().min(0).max(4).nullish(),
     /** A property, a HogQL expression, or with `cohort` the cohorts (a list, or one id or `all`). */
     breakdown: z.union([z.string().min(1).max(MAX_EXPRESSION_LENGTH), z.number(), cohortBreakdownSchema]).nullish(),
     breakdown_histogram_bin_count: z.number().int().min(1).max(MAX_HISTOGRAM_BINS).nullish(),
@@ -112,6 +114,19 @@ const trendsBreakdownFilterSchema = breakdownFilterSchema
         code: 'custom',
         path: ['breakdown'],
         message: 'A breakdown is one property or expression; a list names cohorts, with breakdown_type cohort.',
+      })
+    const typed = filter.breakdown_group_type_index !== undefined && filter.breakdown_group_type_index !== null
+    if (filter.breakdown_type === 'group' && !typed)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['breakdown_group_type_index'],
+        message: 'A group breakdown reads one group type: give breakdown_group_type_index.',
+      })
+    if (typed && filter.breakdown_type !== 'group')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['breakdown_group_type_index'],
+        message: 'breakdown_group_type_index is read with breakdown_type group only.',
       })
     // The list is checked here, not item by item, so that the refusal names the breakdown.
     const given = Array.isArray(filter.breakdown) ? filter.breakdown : [filter.breakdown]

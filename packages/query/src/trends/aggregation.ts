@@ -79,7 +79,9 @@ function aggregateSql(shape: SeriesShape, params: SqlParams): string {
 /** One property a series is broken down by. */
 export interface BreakdownPart {
   property: string
-  type: 'event' | 'person' | 'hogql' | 'cohort'
+  type: 'event' | 'person' | 'hogql' | 'cohort' | 'group'
+  /** A `group` breakdown's group type: the property is read from the event's group of that type. */
+  groupIndex?: number
   /** A `hogql` breakdown's expression, printed. */
   expression?: EventExpression
   /** A `cohort` breakdown's cohorts: each one's value (its id, or `all`) and, but for `all`, who its members are. */
@@ -163,17 +165,26 @@ export function seriesSource(
   const cohortColumns = cohorts
     .map((c, i) => (c.members ? `, (${eventPropertiesSql(c.members, TEAM, params, shape.columns)}) AS cohort_member_${i}` : ''))
     .join('')
+  // The group types broken down by: each event's group of the type, joined with its latest properties.
+  const groupTypes = [...new Set(parts.flatMap((part) => (part.type === 'group' ? [Math.trunc(part.groupIndex ?? 0)] : [])))]
+  const groupKeyColumns = groupTypes.map((t) => `, \`$group_${t}\` AS breakdown_group_${t}`).join('')
   const events = eventsSql(
     params,
     shape.selection,
     from,
     shape.toExclusive,
     shape.columns,
-    `${groupColumn}${expressions.length ? EVENT_EXPRESSION_COLUMNS : ''}${cohortColumns}`,
+    `${groupColumn}${expressions.length ? EVENT_EXPRESSION_COLUMNS : ''}${cohortColumns}${groupKeyColumns}`,
     firstTime ? { matchesAs: 'matches' } : {},
   )
   const joins = withPersons || needsPersons(shape) ? [personJoinSql()] : []
   if (needsPersonProperties(shape)) joins.push(personPropertiesJoinSql(ACTOR_SQL))
+  for (const t of groupTypes) {
+    joins.push(`LEFT JOIN (
+      SELECT group_key, argMax(group_properties, version) AS properties FROM groups
+      WHERE team_id = ${TEAM} AND group_type_index = ${t} GROUP BY group_key
+    ) AS gp_${t} ON gp_${t}.group_key = e.breakdown_group_${t}`)
+  }
   const valueOf = (part: BreakdownPart) => {
     // An event counts once for each cohort its person is in (and for `all`), none when in none.
     if (part.type === 'cohort') {
@@ -184,10 +195,10 @@ export function seriesSource(
     }
     // As PostHog breaks down by an expression: its value as text, '' and null being no value.
     if (part.expression) return `ifNull(nullIf(toString(${part.expression.sql}), ''), '${BREAKDOWN_NULL}')`
-    const column = part.type === 'person' ? 'pp.properties' : 'e.properties'
+    const column = propertiesColumnOf(part)
     if (shape.histogramBounds) return histogramBinSql(numericPropertySql(column, part.property, params), shape.histogramBounds, params)
     const value =
-      part.type === 'person'
+      part.type === 'person' || part.type === 'group'
         ? breakdownValueSql(column, part.property, params)
         : breakdownValueSql(column, part.property, params, BREAKDOWN_NULL, ownColumnSql(shape.columns, part.property))
     return part.normalizeUrl
@@ -203,6 +214,13 @@ export function seriesSource(
   // Events without a group of the type belong to no group, as PostHog leaves them out.
   const where = grouped ? " WHERE e.group_key != ''" : ''
   return { source: `(${events}) AS e ${joins.join(' ')}${where}`, breakdown }
+}
+
+/** Where a property breakdown reads its property: the event's, its person's (`pp`) or its group's (`gp_N`, see seriesSource). */
+function propertiesColumnOf(part: BreakdownPart): string {
+  if (part.type === 'person') return 'pp.properties'
+  if (part.type === 'group') return `gp_${Math.trunc(part.groupIndex ?? 0)}.properties`
+  return 'e.properties'
 }
 
 /** The histogram breakdown's value for events whose property is no number or in no bin. */
@@ -238,7 +256,7 @@ export function histogramBoundsStatement(shape: SeriesShape, bins: number, limit
   const params = new SqlParams()
   const part = shape.breakdown![0]!
   const { source } = seriesSource(shape, params, false)
-  const value = numericPropertySql(part.type === 'person' ? 'pp.properties' : 'e.properties', part.property, params)
+  const value = numericPropertySql(propertiesColumnOf(part), part.property, params)
   const levels = bins <= 1 ? ['0', '1'] : Array.from({ length: bins + 1 }, (_, i) => (i / bins).toFixed(2))
   const sql = `SELECT arrayCompact(arrayMap(x -> floor(x, 2), quantiles(${levels.join(', ')})(value))) AS bounds FROM (
       SELECT ${value} AS value, count() AS events FROM ${source}

@@ -280,6 +280,7 @@ async function breakdownPartsOf(ctx: QueryContext, query: TrendsQuery): Promise<
             type: filter.breakdown_type ?? 'event',
             normalizeUrl: filter.breakdown_normalize_url === true,
             attr: 'query__breakdownFilter__breakdown',
+            ...(filter.breakdown_type === 'group' ? { groupIndex: filter.breakdown_group_type_index ?? 0 } : {}),
           },
         ]
   if (!given) return undefined
