@@ -356,6 +356,97 @@ describe('trends/test/test_trends_query_runner.py', () => {
     })
   })
 
+  it('test_trends_multiple_event_breakdowns: two and three properties, each row labelled with its values joined by ::', async () => {
+    const two = await trends({
+      dateRange: ninthTo20th,
+      breakdownFilter: {
+        breakdowns: [
+          { type: 'event', property: '$browser' },
+          { type: 'event', property: 'prop' },
+        ],
+      },
+    })
+    expect(pick(two, ['breakdown_value', 'label', 'count'])).toEqual([
+      { breakdown_value: ['Chrome', '10'], label: 'Chrome::10', count: 6 },
+      { breakdown_value: ['Firefox', '20'], label: 'Firefox::20', count: 2 },
+      { breakdown_value: ['Edge', '30'], label: 'Edge::30', count: 1 },
+      { breakdown_value: ['Safari', '40'], label: 'Safari::40', count: 1 },
+    ])
+    const three = await trends({
+      dateRange: ninthTo20th,
+      breakdownFilter: {
+        breakdowns: [
+          { type: 'event', property: '$browser' },
+          { type: 'event', property: 'prop' },
+          { type: 'event', property: 'bool_field' },
+        ],
+      },
+    })
+    expect(pick(three, ['breakdown_value', 'label', 'count'])).toEqual([
+      { breakdown_value: ['Chrome', '10', 'true'], label: 'Chrome::10::true', count: 6 },
+      { breakdown_value: ['Firefox', '20', 'false'], label: 'Firefox::20::false', count: 2 },
+      { breakdown_value: ['Edge', '30', 'true'], label: 'Edge::30::true', count: 1 },
+      { breakdown_value: ['Safari', '40', 'false'], label: 'Safari::40::false', count: 1 },
+    ])
+  })
+
+  it('test_trends_event_and_person_breakdowns: an event and a person property together', async () => {
+    const results = await trends({
+      dateRange: ninthTo20th,
+      breakdownFilter: {
+        breakdowns: [
+          { type: 'event', property: '$browser' },
+          { type: 'person', property: 'name' },
+        ],
+      },
+    })
+    expect(pick(results, ['breakdown_value', 'label', 'count'])).toEqual([
+      { breakdown_value: ['Chrome', 'p1'], label: 'Chrome::p1', count: 6 },
+      { breakdown_value: ['Firefox', 'p2'], label: 'Firefox::p2', count: 2 },
+      { breakdown_value: ['Edge', 'p3'], label: 'Edge::p3', count: 1 },
+      { breakdown_value: ['Safari', 'p4'], label: 'Safari::p4', count: 1 },
+    ])
+  })
+
+  /** Its `_create_events` of four persons whose events carry only `properties` (the persons' own, in order). */
+  const fourPersonsWith = (properties: Array<Record<string, unknown>>, extra: SentEvent[] = []) =>
+    projectWith([
+      ...trendsTestEvents()
+        .filter((e) => ['p1', 'p2', 'p3', 'p4'].indexOf(e.distinct_id) < properties.length)
+        .map((e) => ({ ...e, properties: properties[Number(e.distinct_id.slice(1)) - 1]! })),
+      ...extra,
+    ])
+
+  it('test_trends_event_multiple_breakdowns_normalizes_url: with normalize_url a trailing slash, ? or # is no other value', async () => {
+    const project = await fourPersonsWith([
+      { $url: 'https://posthog.com/?' },
+      { $url: 'https://posthog.com' },
+      { $url: 'https://posthog.com/foo/bar/#' },
+      { $url: 'https://posthog.com/foo/bar/' },
+    ])
+    const byUrl = (normalize_url?: boolean) =>
+      trends(
+        {
+          dateRange: ninthTo20th,
+          breakdownFilter: { breakdowns: [{ property: '$url', ...(normalize_url === undefined ? {} : { normalize_url }) }] },
+        },
+        project,
+      )
+    expect((await byUrl(true)).map((r) => r.breakdown_value)).toEqual([['https://posthog.com'], ['https://posthog.com/foo/bar']])
+    expect(await byUrl(false)).toHaveLength(4)
+    expect(await byUrl()).toHaveLength(4)
+  })
+
+  it('test_trends_event_multiple_numeric_breakdowns: numbers as text, ties in text order', async () => {
+    const p5p6 = (bin: number, distinct_id: string) => [
+      { event: '$pageview', distinct_id, timestamp: '2020-01-15T12:00:00Z', properties: { $bin: bin } },
+      { event: '$pageleave', distinct_id, timestamp: '2020-01-16T12:00:00Z', properties: { $bin: bin } },
+    ]
+    const project = await fourPersonsWith([{ $bin: 4 }, { $bin: 8 }, { $bin: 16 }, { $bin: 32 }], [...p5p6(64, 'p5'), ...p5p6(128, 'p6')])
+    const results = await trends({ dateRange: ninthTo20th, breakdownFilter: { breakdowns: [{ property: '$bin' }] } }, project)
+    expect(results.map((r) => r.breakdown_value)).toEqual([['4'], ['8'], ['128'], ['16'], ['32'], ['64']])
+  })
+
   it('test_formula_rounding: a ratio is not rounded', async () => {
     const at = '2020-01-11T12:00:00Z'
     const project = await projectWith([
@@ -1010,5 +1101,103 @@ describe('retention/test/test_retention_query_runner.py', () => {
     expect(results.map((r) => r.date)).toEqual(
       Array.from({ length: 11 }, (_, h) => `2020-06-10T${String(6 + h).padStart(2, '0')}:00:00.000Z`),
     )
+  })
+})
+
+describe('funnels/test/test_funnel_time_to_convert.py', () => {
+  // Users a, b and c convert from step one to step two in 3,600 s, 2,220 s and 82,800 s.
+  const threeUsers = (steps: [string, string, string] = ['step one', 'step two', 'step three']) =>
+    at([
+      [steps[0], 'user a', '2021-06-08 18:00:00'],
+      [steps[1], 'user a', '2021-06-08 19:00:00'],
+      [steps[2], 'user a', '2021-06-08 21:00:00'],
+      [steps[0], 'user b', '2021-06-09 13:00:00'],
+      [steps[1], 'user b', '2021-06-09 13:37:00'],
+      [steps[0], 'user c', '2021-06-11 07:00:00'],
+      [steps[1], 'user c', '2021-06-12 06:00:00'],
+    ])
+  const timeToConvert = async (
+    project: CaseProject,
+    funnelsFilter: Record<string, unknown> = {},
+    events = ['step one', 'step two', 'step three'],
+  ) => {
+    const res = await project.query({
+      kind: 'FunnelsQuery',
+      series: steps(...events),
+      interval: 'day',
+      dateRange: { date_from: '2021-06-07 00:00:00', date_to: '2021-06-13 23:59:59' },
+      funnelsFilter: {
+        funnelVizType: 'time_to_convert',
+        funnelFromStep: 0,
+        funnelToStep: 1,
+        funnelWindowInterval: 7,
+        funnelWindowIntervalUnit: 'day',
+        ...funnelsFilter,
+      },
+    })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    return pick([res.body.results], ['bins', 'average_conversion_time'])[0]
+  }
+  const autoBinned = {
+    bins: [
+      [2220, 2],
+      [42510, 0],
+      [82800, 1],
+    ],
+    average_conversion_time: 29540,
+  }
+
+  it('test_auto_bin_count_single_step: bins from the fastest and slowest conversion and how many there are', async () => {
+    expect(await timeToConvert(await projectWith(threeUsers()))).toEqual(autoBinned)
+  })
+
+  it('test_auto_bin_count_single_step_duplicate_events: every step the same event', async () => {
+    const project = await projectWith(threeUsers(['step one', 'step one', 'step one']))
+    expect(await timeToConvert(project, {}, ['step one', 'step one', 'step one'])).toEqual(autoBinned)
+  })
+
+  it('test_custom_bin_count_single_step: seven bins and the end of the last', async () => {
+    expect(await timeToConvert(await projectWith(threeUsers()), { binCount: 7 })).toEqual({
+      bins: [
+        [2220, 2],
+        [13732, 0],
+        [25244, 0],
+        [36756, 0],
+        [48268, 0],
+        [59780, 0],
+        [71292, 1],
+        [82804, 0],
+      ],
+      average_conversion_time: 29540,
+    })
+  })
+
+  it('test_basic_unordered: from the first of the steps, whichever it is', async () => {
+    const project = await projectWith(
+      at([
+        ['step three', 'user a', '2021-06-08 18:00:00'],
+        ['step one', 'user a', '2021-06-08 19:00:00'],
+        ['step two', 'user a', '2021-06-08 21:00:00'],
+        ['step one', 'user b', '2021-06-09 13:00:00'],
+        ['step two', 'user b', '2021-06-09 13:37:00'],
+        ['step two', 'user c', '2021-06-11 07:00:00'],
+        ['step one', 'user c', '2021-06-12 06:00:00'],
+      ]),
+    )
+    expect(await timeToConvert(project, { funnelOrderType: 'unordered' })).toEqual(autoBinned)
+  })
+
+  it('test_basic_strict: an event between the steps cancels the conversion', async () => {
+    const project = await projectWith([
+      ...threeUsers(),
+      ...at([
+        ['blah', 'user b', '2021-06-09 13:38:00'],
+        ['step three', 'user b', '2021-06-09 13:39:00'],
+        ['step one', 'user d', '2021-06-11 07:00:00'],
+        ['blah', 'user d', '2021-06-12 07:00:00'],
+        ['step two', 'user d', '2021-06-12 09:00:00'],
+      ]),
+    ])
+    expect(await timeToConvert(project, { funnelOrderType: 'strict' })).toEqual(autoBinned)
   })
 })
