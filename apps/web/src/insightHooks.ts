@@ -57,11 +57,20 @@ export function useDashboards(projectId: string, search?: string) {
   })
 }
 
-/** The project's live actions (the first 200, the most recent first), which a series may chart instead of an event. */
+/** The project’s live actions (the first 100, the most recent first, as their list shows them), which a series may chart instead of an event. */
 export function useActionChoices(projectId: string) {
   const list = useQuery({
     queryKey: ['actions', projectId, undefined],
-    queryFn: ({ signal }) => trpc.actions.list.query({ project_id: projectId, limit: 200 }, { signal }),
+    queryFn: ({ signal }) => trpc.actions.list.query({ project_id: projectId, limit: 100 }, { signal }),
+  })
+  return list.data?.results ?? []
+}
+
+/** The project's cohorts (the first 100), which a trend may break down by. */
+export function useCohortChoices(projectId: string) {
+  const list = useQuery({
+    queryKey: ['cohorts', projectId, undefined],
+    queryFn: ({ signal }) => trpc.cohorts.list.query({ project_id: projectId, limit: 100 }, { signal }),
   })
   return list.data?.results ?? []
 }

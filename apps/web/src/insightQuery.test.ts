@@ -115,6 +115,51 @@ describe("the insight builder's query", () => {
     })
   })
 
+  it('breaks a trend down by cohorts (and all users) alone, or by a HogQL expression, and a funnel by neither', () => {
+    const byCohort = form({
+      breakdowns: [
+        { property: '', type: 'cohort', cohorts: [3, 'all'] },
+        { property: 'plan', type: 'event' },
+      ],
+      histogramBins: 10,
+    })
+    const cohortTrend = queryOf(byCohort)
+    expect(cohortTrend.breakdownFilter).toEqual({ breakdown_type: 'cohort', breakdown: [3, 'all'] })
+    expect(formOf(JSON.parse(JSON.stringify(cohortTrend))).breakdowns).toEqual([{ property: '', type: 'cohort', cohorts: [3, 'all'] }])
+    expect(formOf({ kind: 'TrendsQuery', breakdownFilter: { breakdown_type: 'cohort', breakdown: 5 } }).breakdowns).toEqual([
+      { property: '', type: 'cohort', cohorts: [5] },
+    ])
+    // No cohort chosen asks for no breakdown.
+    expect(queryOf(form({ breakdowns: [{ property: '', type: 'cohort', cohorts: [] }] })).breakdownFilter).toBeUndefined()
+
+    const expression = "if(toFloat(properties.amount) > 50, 'large', 'small')"
+    const hogqlTrend = queryOf(
+      form({ breakdowns: [{ property: ` ${expression} `, type: 'hogql' }], histogramBins: 10, normalizeUrl: true }),
+    )
+    expect(hogqlTrend.breakdownFilter).toEqual({ breakdown_type: 'hogql', breakdown: expression })
+    expect(formOf(hogqlTrend).breakdowns).toEqual([{ property: expression, type: 'hogql' }])
+    expect(
+      queryOf(
+        form({
+          breakdowns: [
+            { property: 'properties.$browser', type: 'hogql' },
+            { property: 'plan', type: 'person' },
+          ],
+        }),
+      ).breakdownFilter,
+    ).toEqual({
+      breakdowns: [
+        { property: 'properties.$browser', type: 'hogql' },
+        { property: 'plan', type: 'person' },
+      ],
+    })
+
+    expect(queryOf({ ...byCohort, kind: 'FunnelsQuery' }).breakdownFilter).toBeUndefined()
+    expect(
+      queryOf(form({ kind: 'FunnelsQuery', breakdowns: [{ property: 'properties.x', type: 'hogql' }] })).breakdownFilter,
+    ).toBeUndefined()
+  })
+
   it('bins one numeric breakdown, normalizes a URL one, and asks neither of a funnel', () => {
     const binned = queryOf(form({ breakdowns: [{ property: 'total', type: 'event' }], histogramBins: 5, normalizeUrl: true }))
     // `total` is no URL: nothing to normalize.

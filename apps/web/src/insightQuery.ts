@@ -51,6 +51,11 @@ export const BREAKDOWN_TYPES = [
   ['event', 'Event property'],
   ['person', 'Person property'],
 ] as const
+/** A trend also breaks down by cohorts (each a row, and all users) or by a HogQL expression over each event. */
+export const TRENDS_BREAKDOWN_TYPES = [...BREAKDOWN_TYPES, ['cohort', 'Cohort'], ['hogql', 'HogQL expression']] as const
+export type BreakdownType = (typeof TRENDS_BREAKDOWN_TYPES)[number][0]
+/** A cohort breakdown's row of every person, as PostHog names it. */
+export const ALL_USERS = 'all'
 /** Trends break down by up to three properties at once (PostHog's limit); funnels by one. */
 export const MAX_BREAKDOWNS = { TrendsQuery: 3, FunnelsQuery: 1 } as const
 /** Smoothing of a daily trend, as PostHog offers it: the moving average's length in days. */
@@ -76,9 +81,15 @@ const clampSteps = (n: number) => Math.min(STEP_LIMIT.max, Math.max(STEP_LIMIT.m
 export const DEFAULT_HISTOGRAM_BINS = 10
 
 export interface BreakdownForm {
+  /** The property's name, or with `hogql` the expression. */
   property: string
-  type: (typeof BREAKDOWN_TYPES)[number][0]
+  type: BreakdownType
+  /** With `cohort`: the cohorts' ids, and `all` for every person. */
+  cohorts?: (number | typeof ALL_USERS)[] | undefined
 }
+
+/** Whether a breakdown row asks for anything yet: a property or expression typed, or a cohort chosen. */
+export const isBreakdownSet = (b: BreakdownForm): boolean => (b.type === 'cohort' ? (b.cohorts ?? []).length > 0 : b.property.trim() !== '')
 
 export interface SeriesForm {
   event: string
@@ -168,14 +179,16 @@ const dateRangeOf = (form: BuilderForm) => ({
   ...(form.dateTo.trim() ? { date_to: form.dateTo.trim() } : {}),
 })
 
-/** The breakdown rows with a property, trimmed. */
+/** The breakdown rows that ask for something, trimmed. */
 const breakdownsOf = (form: BuilderForm): BreakdownForm[] =>
-  form.breakdowns.map((b) => ({ property: b.property.trim(), type: b.type })).filter((b) => b.property !== '')
+  form.breakdowns.filter(isBreakdownSet).map((b) => ({ ...b, property: b.property.trim() }))
 
-/** A funnel's breakdown: its first property alone. */
+/** A funnel's breakdown: its first property alone (funnels take no cohort or HogQL breakdown). */
 const funnelBreakdownOf = (form: BuilderForm) => {
   const [first] = breakdownsOf(form)
-  return first ? { breakdownFilter: { breakdown_type: first.type, breakdown: first.property } } : {}
+  return first && (first.type === 'event' || first.type === 'person')
+    ? { breakdownFilter: { breakdown_type: first.type, breakdown: first.property } }
+    : {}
 }
 
 /**
@@ -183,16 +196,21 @@ const funnelBreakdownOf = (form: BuilderForm) => {
  * as `breakdowns`, each URL one normalized when asked (PostHog takes no bins with several).
  */
 const trendsBreakdownOf = (form: BuilderForm) => {
-  const rows = breakdownsOf(form)
+  const all = breakdownsOf(form)
+  // Cohorts break down alone (PostHog's `breakdowns` take no cohort).
+  const cohort = all.find((b) => b.type === 'cohort')
+  if (cohort) return { breakdownFilter: { breakdown_type: 'cohort', breakdown: cohort.cohorts } }
+  const rows = all
   if (rows.length === 0) return {}
   if (rows.length === 1) {
     const [{ property, type }] = rows as [BreakdownForm]
+    const ofProperty = type !== 'hogql'
     return {
       breakdownFilter: {
         breakdown_type: type,
         breakdown: property,
-        ...(form.histogramBins > 0 ? { breakdown_histogram_bin_count: Math.min(100, form.histogramBins) } : {}),
-        ...(form.normalizeUrl && isUrlProperty(property) ? { breakdown_normalize_url: true } : {}),
+        ...(ofProperty && form.histogramBins > 0 ? { breakdown_histogram_bin_count: Math.min(100, form.histogramBins) } : {}),
+        ...(ofProperty && form.normalizeUrl && isUrlProperty(property) ? { breakdown_normalize_url: true } : {}),
       },
     }
   }
@@ -201,7 +219,7 @@ const trendsBreakdownOf = (form: BuilderForm) => {
       breakdowns: rows.slice(0, MAX_BREAKDOWNS.TrendsQuery).map(({ property, type }) => ({
         property,
         type,
-        ...(form.normalizeUrl && isUrlProperty(property) ? { normalize_url: true } : {}),
+        ...(form.normalizeUrl && type !== 'hogql' && isUrlProperty(property) ? { normalize_url: true } : {}),
       })),
     },
   }
@@ -291,7 +309,7 @@ const propertyName = (v: unknown): string => (typeof v === 'string' ? v : typeof
 /** The breakdown settings of a query's `breakdownFilter`: its `breakdowns` when it has them (as PostHog reads it), or its one `breakdown`. */
 function breakdownFormOf(filter: unknown): Pick<BuilderForm, 'breakdowns' | 'histogramBins' | 'normalizeUrl'> {
   if (!isRecord(filter)) return { breakdowns: [], histogramBins: 0, normalizeUrl: false }
-  const types = BREAKDOWN_TYPES.map(([t]) => t)
+  const types = TRENDS_BREAKDOWN_TYPES.filter(([t]) => t !== 'cohort').map(([t]) => t)
   if (Array.isArray(filter.breakdowns) && filter.breakdowns.length > 0) {
     const rows = filter.breakdowns.filter(isRecord)
     return {
@@ -299,6 +317,13 @@ function breakdownFormOf(filter: unknown): Pick<BuilderForm, 'breakdowns' | 'his
       histogramBins: 0,
       normalizeUrl: rows.some((b) => b.normalize_url === true),
     }
+  }
+  if (filter.breakdown_type === 'cohort') {
+    const ids: unknown[] = Array.isArray(filter.breakdown) ? filter.breakdown : [filter.breakdown]
+    const cohorts = ids.flatMap((id): (number | typeof ALL_USERS)[] =>
+      id === ALL_USERS ? [ALL_USERS] : typeof id === 'number' && Number.isSafeInteger(id) ? [id] : [],
+    )
+    return { breakdowns: cohorts.length ? [{ property: '', type: 'cohort', cohorts }] : [], histogramBins: 0, normalizeUrl: false }
   }
   const one: unknown = Array.isArray(filter.breakdown) ? (filter.breakdown as unknown[])[0] : filter.breakdown
   const property = propertyName(one)

@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { cleanup, render, screen } from '@testing-library/react'
+import { cleanup, render, screen, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { useState } from 'react'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -243,5 +243,48 @@ describe("the insight builder's form", () => {
     render(<BuilderForm form={saved} eventNames={[]} onApply={vi.fn()} />)
     expect(screen.getByLabelText<HTMLSelectElement>('Step 1 is').selectedOptions[0]!.textContent).toBe('Action #31')
     expect(screen.getByLabelText<HTMLInputElement>('Step 2 event').value).toBe('paid')
+  })
+
+  it('breaks a trend down by chosen cohorts and all users, then by a HogQL expression, and offers a funnel neither', async () => {
+    const onApply = vi.fn<(next: Form) => void>()
+    function WithCohorts() {
+      const [form, setForm] = useState(DEFAULT_FORM)
+      return (
+        <BuilderForm
+          form={form}
+          eventNames={[]}
+          cohorts={[
+            { id: 5, name: 'Paying' },
+            { id: 6, name: 'Trial' },
+          ]}
+          onApply={(next) => {
+            onApply(next)
+            setForm(formOf(JSON.parse(JSON.stringify(queryOf(next)))))
+          }}
+        />
+      )
+    }
+    render(<WithCohorts />)
+    const user = userEvent.setup()
+    await user.selectOptions(screen.getByLabelText('Breakdown 1 type'), 'Cohort')
+    const choices = screen.getByRole('group', { name: 'Breakdown 1 cohorts' })
+    await user.click(within(choices).getByLabelText('Trial'))
+    await user.click(within(choices).getByLabelText('All users'))
+    expect(lastQuery(onApply).breakdownFilter).toEqual({ breakdown_type: 'cohort', breakdown: [6, 'all'] })
+    // Cohorts break down alone: no second breakdown, no bins.
+    expect(screen.queryByRole('button', { name: 'Add breakdown' })).toBeNull()
+    expect(screen.queryByLabelText('Bin numeric values')).toBeNull()
+    await user.click(within(choices).getByLabelText('Trial'))
+    expect(lastQuery(onApply).breakdownFilter).toEqual({ breakdown_type: 'cohort', breakdown: ['all'] })
+
+    await user.selectOptions(screen.getByLabelText('Breakdown 1 type'), 'HogQL expression')
+    expect(lastQuery(onApply).breakdownFilter).toBeUndefined()
+    await user.type(screen.getByLabelText('Breakdown 1 HogQL expression'), 'person.properties.plan')
+    await user.click(screen.getByRole('button', { name: 'Apply' }))
+    expect(lastQuery(onApply).breakdownFilter).toEqual({ breakdown_type: 'hogql', breakdown: 'person.properties.plan' })
+
+    await user.click(screen.getByRole('button', { name: 'Funnels' }))
+    const funnelTypes = [...screen.getByLabelText<HTMLSelectElement>('Breakdown 1 type').options].map((o) => o.text)
+    expect(funnelTypes).toEqual(['Event property', 'Person property'])
   })
 })

@@ -1,10 +1,12 @@
 import { useState } from 'react'
 import {
+  ALL_USERS,
   BREAKDOWN_TYPES,
   DEFAULT_HISTOGRAM_BINS,
   DISPLAYS,
   formOf,
   INTERVALS,
+  isBreakdownSet,
   isUrlProperty,
   KINDS,
   MATHS,
@@ -14,6 +16,7 @@ import {
   PERIODS,
   queryOf,
   SMOOTHINGS,
+  TRENDS_BREAKDOWN_TYPES,
   WINDOW_UNITS,
   type BreakdownForm,
   type BuilderForm as Form,
@@ -34,7 +37,7 @@ const DATE_RANGES = [
   ['all', 'All time'],
 ] as const
 
-/** One of the project's actions, as a series may name it. */
+/** One of the project's actions (a series may name it) or cohorts (a trend may break down by them). */
 export interface ActionChoice {
   id: number
   name: string | null
@@ -53,12 +56,15 @@ export function BuilderForm({
   form,
   eventNames,
   actions = [],
+  cohorts = [],
   onApply,
 }: {
   form: Form
   eventNames: string[]
   /** The project's actions, each a series may be instead of an event. */
   actions?: readonly ActionChoice[]
+  /** The project's cohorts, which a trend may break down by. */
+  cohorts?: readonly ActionChoice[]
   onApply: (next: Form) => void
 }) {
   const [draft, setDraft] = useState(form)
@@ -82,18 +88,24 @@ export function BuilderForm({
     else type({ series })
   }
   const maxBreakdowns = draft.kind === 'TrendsQuery' || draft.kind === 'FunnelsQuery' ? MAX_BREAKDOWNS[draft.kind] : 0
-  // One row to type into even with no breakdown; a funnel shows its first only.
-  const breakdownRows = (draft.breakdowns.length > 0 ? draft.breakdowns : [{ property: '', type: 'event' as const }]).slice(
-    0,
-    maxBreakdowns,
-  )
+  const trends = draft.kind === 'TrendsQuery'
+  // One row to type into even with no breakdown; a funnel shows its first only, and only of a property.
+  const shown = draft.breakdowns.filter((b) => trends || b.type === 'event' || b.type === 'person')
+  const breakdownRows: BreakdownForm[] = (shown.length > 0 ? shown : [{ property: '', type: 'event' as const }]).slice(0, maxBreakdowns)
   const setBreakdown = (i: number, patch: Partial<BreakdownForm>, apply: boolean) => {
     const breakdowns = breakdownRows.map((b, j) => (j === i ? { ...b, ...patch } : b))
-    // A row without a property asks nothing yet: the query would not change.
-    if (apply && breakdowns[i]!.property.trim()) choose({ breakdowns })
+    // A row that asked nothing and still asks nothing leaves the query as it is.
+    if (apply && (isBreakdownSet(breakdowns[i]!) || isBreakdownSet(breakdownRows[i]!))) choose({ breakdowns })
     else type({ breakdowns })
   }
-  const withBreakdown = breakdownRows.filter((b) => b.property.trim()).length
+  /** A row's new type: a property's name is no HogQL expression (nor the reverse), so the text goes when it changes. */
+  const retype = (b: BreakdownForm, next: BreakdownForm['type']): Partial<BreakdownForm> =>
+    (b.type === 'hogql') === (next === 'hogql') ? { type: next } : { type: next, property: '' }
+  const propertyRows = breakdownRows.filter((b) => b.type !== 'cohort' && b.type !== 'hogql')
+  const withBreakdown = breakdownRows.filter(isBreakdownSet).length
+  const withProperty = propertyRows.filter(isBreakdownSet).length
+  // Cohorts break down alone.
+  const byCohort = breakdownRows.some((b) => b.type === 'cohort')
   const stepWord = draft.kind === 'FunnelsQuery' ? 'Step' : 'Series'
   const hasSeries = draft.kind !== 'RetentionQuery' && draft.kind !== 'PathsQuery'
   const oneSeries = draft.kind === 'LifecycleQuery'
@@ -268,20 +280,39 @@ export function BuilderForm({
           <legend>{maxBreakdowns > 1 ? 'Breakdowns' : 'Breakdown'}</legend>
           {breakdownRows.map((b, i) => (
             <div className="toolbar" key={i}>
-              <label className="field">
-                <span>Breakdown {i + 1} property</span>
-                <input
-                  value={b.property}
-                  placeholder={i === 0 ? '$browser' : 'plan'}
-                  onChange={(e) => setBreakdown(i, { property: e.target.value }, false)}
-                  onBlur={() => onApply(draft)}
+              {b.type === 'cohort' ? (
+                <CohortChoices
+                  label={`Breakdown ${i + 1} cohorts`}
+                  cohorts={cohorts}
+                  chosen={b.cohorts ?? []}
+                  onChange={(chosen) => setBreakdown(i, { cohorts: chosen }, true)}
                 />
-              </label>
+              ) : (
+                <label className="field">
+                  <span>
+                    Breakdown {i + 1} {b.type === 'hogql' ? 'HogQL expression' : 'property'}
+                  </span>
+                  <input
+                    value={b.property}
+                    placeholder={b.type === 'hogql' ? "if(properties.amount > 50, 'large', 'small')" : i === 0 ? '$browser' : 'plan'}
+                    size={b.type === 'hogql' ? 40 : undefined}
+                    maxLength={b.type === 'hogql' ? 4000 : undefined}
+                    onChange={(e) => setBreakdown(i, { property: e.target.value }, false)}
+                    onBlur={() => onApply(draft)}
+                  />
+                </label>
+              )}
               <SelectField
                 label={`Breakdown ${i + 1} type`}
                 value={b.type}
-                options={BREAKDOWN_TYPES}
-                onChange={(type) => setBreakdown(i, { type }, true)}
+                options={
+                  !trends
+                    ? BREAKDOWN_TYPES
+                    : breakdownRows.length === 1
+                      ? TRENDS_BREAKDOWN_TYPES
+                      : TRENDS_BREAKDOWN_TYPES.filter(([t]) => t !== 'cohort')
+                }
+                onChange={(type) => setBreakdown(i, retype(b, type), true)}
               />
               {breakdownRows.length > 1 && (
                 <button type="button" onClick={() => choose({ breakdowns: breakdownRows.filter((_, j) => j !== i) })}>
@@ -290,9 +321,9 @@ export function BuilderForm({
               )}
             </div>
           ))}
-          {draft.kind === 'TrendsQuery' && withBreakdown > 0 && (
+          {draft.kind === 'TrendsQuery' && withProperty > 0 && (
             <div className="toolbar">
-              {withBreakdown === 1 && (
+              {withBreakdown === 1 && withProperty === 1 && (
                 <label className="row">
                   <input
                     type="checkbox"
@@ -302,7 +333,7 @@ export function BuilderForm({
                   Bin numeric values
                 </label>
               )}
-              {withBreakdown === 1 && draft.histogramBins > 0 && (
+              {withBreakdown === 1 && withProperty === 1 && draft.histogramBins > 0 && (
                 <label className="field">
                   <span>Bins</span>
                   {/* Its own text while typed (a cleared field is still binning); a count of 1 or more applies. */}
@@ -320,7 +351,7 @@ export function BuilderForm({
                   />
                 </label>
               )}
-              {breakdownRows.some((r) => isUrlProperty(r.property)) && (
+              {propertyRows.some((r) => isUrlProperty(r.property)) && (
                 <label className="row">
                   <input type="checkbox" checked={draft.normalizeUrl} onChange={(e) => choose({ normalizeUrl: e.target.checked })} />
                   Normalize URLs (no trailing /, ? or #)
@@ -328,7 +359,7 @@ export function BuilderForm({
               )}
             </div>
           )}
-          {breakdownRows.length < maxBreakdowns && breakdownRows.at(-1)!.property.trim() !== '' && (
+          {!byCohort && breakdownRows.length < maxBreakdowns && isBreakdownSet(breakdownRows.at(-1)!) && (
             <button type="button" onClick={() => type({ breakdowns: [...breakdownRows, { property: '', type: 'event' }] })}>
               Add breakdown
             </button>
@@ -359,5 +390,41 @@ export function BuilderForm({
         Apply
       </button>
     </form>
+  )
+}
+
+/** A cohort breakdown's cohorts, each a checkbox, and all users: each chosen is a row of the trend. */
+function CohortChoices({
+  label,
+  cohorts,
+  chosen,
+  onChange,
+}: {
+  label: string
+  cohorts: readonly ActionChoice[]
+  chosen: (number | typeof ALL_USERS)[]
+  onChange: (next: (number | typeof ALL_USERS)[]) => void
+}) {
+  // A cohort a link names that is not listed (deleted, or beyond the first page) stays chosen.
+  const listed = new Set(cohorts.map((c) => c.id))
+  const options: [number | typeof ALL_USERS, string][] = [
+    ...cohorts.map((c): [number, string] => [c.id, c.name || `Cohort ${c.id}`]),
+    ...chosen.flatMap((id): [number, string][] => (id !== ALL_USERS && !listed.has(id) ? [[id, `Cohort ${id}`]] : [])),
+    [ALL_USERS, 'All users'],
+  ]
+  return (
+    <fieldset className="row" style={{ flexWrap: 'wrap' }}>
+      <legend>{label}</legend>
+      {options.map(([id, name]) => (
+        <label className="row" key={id}>
+          <input
+            type="checkbox"
+            checked={chosen.includes(id)}
+            onChange={(e) => onChange(e.target.checked ? [...chosen, id] : chosen.filter((c) => c !== id))}
+          />
+          {name}
+        </label>
+      ))}
+    </fieldset>
   )
 }

@@ -8,7 +8,7 @@ import { InsightResult } from '../components/InsightResult'
 import { ErrorNotice, Loading, Refusal } from '../components/States'
 import { useMe } from '../hooks'
 import type { ChosenPoint } from '../insightActors'
-import { useActionChoices, useDashboards, useInsightByShortId, useInsightResult } from '../insightHooks'
+import { useActionChoices, useCohortChoices, useDashboards, useInsightByShortId, useInsightResult } from '../insightHooks'
 import {
   formOf,
   parseQueryParam,
@@ -85,6 +85,7 @@ function Builder({
 }) {
   const eventNames = useMe().data?.team?.event_names ?? []
   const actionChoices = useActionChoices(projectId)
+  const cohortChoices = useCohortChoices(projectId)
   // A refresh computes this query anew; the next query asks the cache again.
   const sourceKey = JSON.stringify(source)
   const [refreshed, setRefreshed] = useState({ key: '', count: 0 })
@@ -100,7 +101,13 @@ function Builder({
           All insights
         </Link>
       </div>
-      <BuilderForm form={form} eventNames={eventNames} actions={actionChoices} onApply={(next) => onChange(queryOf(next))} />
+      <BuilderForm
+        form={form}
+        eventNames={eventNames}
+        actions={actionChoices}
+        cohorts={cohortChoices}
+        onApply={(next) => onChange(queryOf(next))}
+      />
       <section className="notice result" aria-label="Result">
         <div className="row spread">
           <span className="muted" role="status">
