@@ -1201,3 +1201,178 @@ describe('funnels/test/test_funnel_time_to_convert.py', () => {
     expect(await timeToConvert(project, { funnelOrderType: 'strict' })).toEqual(autoBinned)
   })
 })
+
+describe('funnels/test/test_funnel_trends.py', () => {
+  /** Its `journeys_for`: each person's events at the given UTC times. */
+  const journeys = (byPerson: Record<string, Array<[event: string, time: string]>>): SentEvent[] =>
+    Object.entries(byPerson).flatMap(([person, events]) => at(events.map(([event, time]) => [event, person, time])))
+  const oneCompleteRun = journeys({
+    user_one: [
+      ['step one', '2021-05-01 00:00:00'],
+      ['step two', '2021-05-01 01:00:00'],
+      ['step three', '2021-05-01 02:00:00'],
+    ],
+  })
+  // _create_sample_data: five people through three steps.
+  const sampleData = journeys({
+    user_one: [
+      ['step one', '2021-05-01 00:00:00'],
+      ['step two', '2021-05-03 00:00:00'],
+      ['step three', '2021-05-05 00:00:00'],
+    ],
+    user_two: [
+      ['step one', '2021-05-02 00:00:00'],
+      ['step two', '2021-05-04 00:00:00'],
+    ],
+    user_three: [['step one', '2021-05-06 00:00:00']],
+    user_four: [['step none', '2021-05-06 00:00:00']],
+    user_five: [
+      ['step one', '2021-05-01 01:00:00'],
+      ['step two', '2021-05-01 02:00:00'],
+      ['step three', '2021-05-01 03:00:00'],
+    ],
+    user_six: [
+      ['step one', '2021-05-01 00:00:00'],
+      ['step two', '2021-05-03 00:00:00'],
+      ['step three', '2021-05-05 00:00:00'],
+    ],
+    user_seven: [
+      ['step one', '2021-05-02 00:00:00'],
+      ['step two', '2021-05-04 00:00:00'],
+    ],
+  })
+  /** The conversion rate per period (PostHog's `conversion_rate` of each summarized row) and the periods. */
+  const funnelTrend = async (project: CaseProject, fields: Record<string, unknown>, funnelsFilter: Record<string, unknown> = {}) => {
+    const res = await project.query({
+      kind: 'FunnelsQuery',
+      series: steps('step one', 'step two', 'step three'),
+      interval: 'day',
+      funnelsFilter: { funnelVizType: 'trends', funnelWindowInterval: 7, funnelWindowIntervalUnit: 'day', ...funnelsFilter },
+      ...fields,
+    })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.results).toHaveLength(1)
+    return res.body.results[0] as { data: number[]; days: string[] }
+  }
+  const firstWeekOfMay = { date_from: '2021-05-01 00:00:00', date_to: '2021-05-07 00:00:00' }
+
+  it('test_no_event_in_period: a period for each day of the range though no one entered', async () => {
+    const project = await projectWith(journeys({ 'user a': [['Step one', '2021-06-06 21:00:00']] }))
+    const row = await funnelTrend(project, { dateRange: { date_from: '2021-06-07 00:00:00', date_to: '2021-06-13 23:59:59' } })
+    expect(row.days).toHaveLength(7)
+    expect(row.days[0]).toBe('2021-06-07')
+  })
+
+  it.each(['US/Pacific', 'UTC'])('test_only_one_user_reached_one_step (%s): nothing converted on any day', async (timezone) => {
+    const project = await projectWith(journeys({ 'user a': [['step one', '2021-06-07 19:00:00']] }), { timezone })
+    const row = await funnelTrend(project, { dateRange: { date_from: '2021-06-07 00:00:00', date_to: '2021-06-13 23:59:59' } })
+    expect(row.days).toEqual(['2021-06-07', '2021-06-08', '2021-06-09', '2021-06-10', '2021-06-11', '2021-06-12', '2021-06-13'])
+    expect(row.data).toEqual([0, 0, 0, 0, 0, 0, 0])
+  })
+
+  it('test_hour_interval: a period for every hour up to now (6 May, 23:40)', async () => {
+    const row = await funnelTrend(await projectWith([]), {
+      interval: 'hour',
+      dateRange: { date_from: '2021-05-01 00:00:00', date_to: '2021-05-06 23:40:59' },
+    })
+    expect(row.days).toHaveLength(144)
+  })
+
+  it('test_day_interval and test_week_interval: one complete run on the first day, in the first week', async () => {
+    const project = await projectWith(oneCompleteRun)
+    const days = await funnelTrend(project, { dateRange: firstWeekOfMay })
+    expect(days.data).toEqual([100, 0, 0, 0, 0, 0, 0])
+    const weeks = await funnelTrend(project, { interval: 'week', dateRange: firstWeekOfMay })
+    expect(weeks.days).toEqual(['2021-04-25', '2021-05-02'])
+    expect(weeks.data).toEqual([100, 0])
+  })
+
+  it.each([
+    ['UTC', [0, 0, 0, 0, 100, 0, 0]],
+    ['US/Pacific', [0, 0, 0, 100, 0, 0, 0]],
+  ])('test_month_interval (%s): a run at midnight UTC on 1 May is in April in California', async (timezone, data) => {
+    const project = await projectWith(
+      journeys({
+        user_one: [
+          ['step one', '2020-05-01 00:00:00'],
+          ['step two', '2020-05-01 01:00:00'],
+          ['step three', '2020-05-01 02:00:00'],
+        ],
+      }),
+      { timezone },
+    )
+    const row = await funnelTrend(project, {
+      interval: 'month',
+      dateRange: { date_from: '2020-01-01 00:00:00', date_to: '2020-07-01 00:00:00' },
+    })
+    expect(row.data).toEqual(data)
+    expect(row.days[0]).toBe('2020-01-01')
+  })
+
+  it('test_all_date_range: from the first event to now (20 May)', async () => {
+    const row = await funnelTrend(await projectWith(oneCompleteRun), { dateRange: { date_from: 'all', date_to: '2021-05-20' } })
+    expect(row.days).toHaveLength(20)
+    expect(row.data[0]).toBe(100)
+  })
+
+  it('test_all_results_for_day_interval: each day the share of those who entered then who completed within the window', async () => {
+    const row = await funnelTrend(await projectWith(sampleData), { dateRange: firstWeekOfMay })
+    expect(row.data).toEqual([100, 0, 0, 0, 0, 0, 0])
+  })
+
+  it('test_window_size_one_day: one of the three who entered on the first day completed within a day', async () => {
+    const row = await funnelTrend(await projectWith(sampleData), { dateRange: firstWeekOfMay }, { funnelWindowInterval: 1 })
+    expect(row.data).toEqual([33.33, 0, 0, 0, 0, 0, 0])
+  })
+
+  it('test_two_runs_by_single_user_in_one_period and test_steps_performed_in_period_but_in_reverse', async () => {
+    const oneDay = { dateRange: { date_from: '2021-05-01 00:00:00', date_to: '2021-05-01 23:59:59' } }
+    const twice = await projectWith(
+      journeys({
+        user_one: [
+          ['step one', '2021-05-01 00:00:00'],
+          ['step two', '2021-05-01 01:00:00'],
+          ['step three', '2021-05-01 02:00:00'],
+          ['step one', '2021-05-01 13:00:00'],
+          ['step two', '2021-05-01 14:00:00'],
+          ['step three', '2021-05-01 15:00:00'],
+        ],
+      }),
+    )
+    expect((await funnelTrend(twice, oneDay, { funnelWindowInterval: 1 })).data).toEqual([100])
+    const reversed = await projectWith(
+      journeys({
+        user_one: [
+          ['step three', '2021-05-01 01:00:00'],
+          ['step two', '2021-05-01 02:00:00'],
+          ['step one', '2021-05-01 03:00:00'],
+        ],
+      }),
+    )
+    expect((await funnelTrend(reversed, oneDay, { funnelWindowInterval: 1 })).data).toEqual([0])
+  })
+
+  it('test_one_person_in_multiple_periods_and_windows: each day its own entrants', async () => {
+    const project = await projectWith(
+      journeys({
+        user_one: [
+          ['step one', '2021-05-01 01:00:00'],
+          ['step two', '2021-05-01 02:00:00'],
+          ['step three', '2021-05-01 03:00:00'],
+          ['step one', '2021-05-03 01:00:00'],
+          ['step two', '2021-05-03 02:00:00'],
+          ['step one', '2021-05-04 11:00:00'],
+          ['step two', '2021-05-04 12:00:00'],
+          ['step three', '2021-05-04 13:00:00'],
+        ],
+        user_two: [['step one', '2021-05-04 18:00:00']],
+      }),
+    )
+    const row = await funnelTrend(
+      project,
+      { dateRange: { date_from: '2021-05-01 00:00:00', date_to: '2021-05-04 23:59:59' } },
+      { funnelWindowInterval: 1 },
+    )
+    expect(row.data).toEqual([100, 0, 0, 50])
+  })
+})
