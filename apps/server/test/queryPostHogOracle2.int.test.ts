@@ -1376,3 +1376,172 @@ describe('funnels/test/test_funnel_trends.py', () => {
     expect(row.data).toEqual([100, 0, 0, 50])
   })
 })
+
+describe('paths/test/test_paths_query_runner.py', () => {
+  /** A person with two distinct ids, as its `_create_person` makes one: identified long before the range. */
+  const merge = (into: string, from: string): SentEvent => ({
+    event: '$identify',
+    distinct_id: into,
+    timestamp: '2011-01-01T00:00:00Z',
+    properties: { $anon_distinct_id: from },
+  })
+  const merged = (project: CaseProject, into: string, from: string) =>
+    cases.service.personOf(project.account, from, (p) => (p.distinct_ids as string[]).includes(into))
+  const paths = async (project: CaseProject, fields: Record<string, unknown>) => {
+    const res = await project.query({ kind: 'PathsQuery', dateRange: aroundNow, pathsFilter: {}, ...fields })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    return pick(res.body.results, ['source', 'target', 'value'])
+  }
+  const url = (u: string) => ({ $current_url: u })
+  const fourPersonsPaths = [
+    { source: '1_/', target: '2_/pricing', value: 2 },
+    { source: '1_/', target: '2_/about', value: 1 },
+    { source: '1_/pricing', target: '2_/', value: 1 },
+    { source: '2_/pricing', target: '3_/about', value: 1 },
+  ]
+
+  it('test_current_url_paths_and_logic: page views by URL, in the range, without test accounts', async () => {
+    const view = (distinctId: string, time: string, u: string): SentEvent => ({
+      event: '$pageview',
+      distinct_id: distinctId,
+      timestamp: `${time.replace(' ', 'T')}Z`,
+      properties: url(u),
+    })
+    const project = await projectWith(
+      [
+        merge('person_2a', 'person_2b'),
+        view('fake', '2012-01-01 03:21:34', '/'),
+        view('fake', '2012-01-01 03:21:34', '/about'),
+        { ...view('person_1', '2012-01-14 03:21:34', '/'), properties: { ...url('/'), $set: { email: 'test@posthog.com' } } },
+        view('person_1', '2012-01-14 03:28:34', '/about'),
+        view('person_2a', '2012-01-14 03:21:34', '/'),
+        view('person_2b', '2012-01-14 03:28:34', '/pricing'),
+        view('person_2a', '2012-01-14 03:29:34', '/about'),
+        view('person_3', '2012-01-14 03:21:34', '/pricing'),
+        view('person_3', '2012-01-14 03:28:34', '/'),
+        view('person_4', '2012-01-14 03:21:34', '/'),
+        view('person_4', '2012-01-14 03:28:34', '/pricing'),
+      ],
+      {
+        test_account_filters: [
+          { key: 'email', operator: 'not_icontains', value: '@posthog.com', type: 'person' },
+          { key: '$host', operator: 'not_regex', value: '^(localhost|127\\.0\\.0\\.1)($|:)', type: 'event' },
+        ],
+      },
+    )
+    await merged(project, 'person_2a', 'person_2b')
+    // Now is 15 January 2012: the last seven days.
+    expect(await paths(project, { dateRange: { date_from: '2012-01-08', date_to: '2012-01-15' } })).toEqual(fourPersonsPaths)
+    expect(await paths(project, { dateRange: { date_from: '2012-01-22', date_to: '2012-01-22' } })).toEqual([])
+    expect(await paths(project, { dateRange: { date_from: '2012-01-08', date_to: '2012-01-22' } })).toHaveLength(4)
+    expect(await paths(project, { dateRange: { date_from: '2012-01-08', date_to: '2012-01-22' }, filterTestAccounts: true })).toHaveLength(
+      3,
+    )
+  })
+
+  it('test_custom_event_paths: custom events only, by name', async () => {
+    const project = await projectWith(
+      inOrder(NOW, [
+        ['custom_event_1', 'person_1'],
+        ['custom_event_3', 'person_1'],
+        ['$pageview', 'person_1', url('/')],
+        ['custom_event_1', 'person_2'],
+        ['custom_event_2', 'person_2'],
+        ['custom_event_3', 'person_2'],
+        ['custom_event_2', 'person_3'],
+        ['custom_event_1', 'person_3'],
+        ['custom_event_1', 'person_4'],
+        ['custom_event_2', 'person_4'],
+      ]),
+    )
+    expect(await paths(project, { pathsFilter: { includeEventTypes: ['custom_event'] } })).toEqual([
+      { source: '1_custom_event_1', target: '2_custom_event_2', value: 2 },
+      { source: '1_custom_event_1', target: '2_custom_event_3', value: 1 },
+      { source: '1_custom_event_2', target: '2_custom_event_1', value: 1 },
+      { source: '2_custom_event_2', target: '3_custom_event_3', value: 1 },
+    ])
+  })
+
+  it('test_screen_paths: screens by name', async () => {
+    const screen = (name: string) => ({ $screen_name: name })
+    const project = await projectWith([
+      merge('person_2a', 'person_2b'),
+      ...inOrder(NOW, [
+        ['$screen', 'person_1', screen('/')],
+        ['$screen', 'person_1', screen('/about')],
+        ['$screen', 'person_2b', screen('/')],
+        ['$screen', 'person_2a', screen('/pricing')],
+        ['$screen', 'person_2b', screen('/about')],
+        ['$screen', 'person_3', screen('/pricing')],
+        ['$screen', 'person_3', screen('/')],
+        ['$screen', 'person_4', screen('/')],
+        ['$screen', 'person_4', screen('/pricing')],
+      ]),
+    ])
+    await merged(project, 'person_2a', 'person_2b')
+    expect(await paths(project, { pathsFilter: { includeEventTypes: ['$screen'] } })).toEqual(fourPersonsPaths)
+  })
+
+  it('test_paths_properties_filter: only the events matching the query’s property filter', async () => {
+    const chrome = (u: string) => ({ ...url(u), $browser: 'Chrome' })
+    const project = await projectWith(
+      inOrder(NOW, [
+        ['$pageview', 'person_1', chrome('/')],
+        ['$pageview', 'person_1', chrome('/about')],
+        ['$pageview', 'person_2', chrome('/')],
+        ['$pageview', 'person_2', chrome('/pricing')],
+        ['$pageview', 'person_2', chrome('/about')],
+        ['$pageview', 'person_3', url('/pricing')],
+        ['$pageview', 'person_3', url('/')],
+        ['$pageview', 'person_4', url('/')],
+        ['$pageview', 'person_4', url('/pricing')],
+      ]),
+    )
+    const properties = {
+      type: 'AND',
+      values: [{ type: 'AND', values: [{ key: '$browser', operator: 'exact', type: 'event', value: ['Chrome'] }] }],
+    }
+    expect(await paths(project, { properties })).toEqual([
+      { source: '1_/', target: '2_/about', value: 1 },
+      { source: '1_/', target: '2_/pricing', value: 1 },
+      { source: '2_/pricing', target: '3_/about', value: 1 },
+    ])
+  })
+
+  it('test_paths_start: paths from a start point, a trailing slash no other page', async () => {
+    const project = await projectWith([
+      merge('person_5a', 'person_5b'),
+      ...inOrder(NOW, [
+        ['$pageview', 'person_1', url('/')],
+        ['$pageview', 'person_1', url('/about/')],
+        ['$pageview', 'person_2', url('/')],
+        ['$pageview', 'person_2', url('/pricing/')],
+        ['$pageview', 'person_2', url('/about')],
+        ['$pageview', 'person_3', url('/pricing')],
+        ['$pageview', 'person_3', url('/')],
+        ['$pageview', 'person_3', url('/about/')],
+        ['$pageview', 'person_4', url('/')],
+        ['$pageview', 'person_4', url('/pricing/')],
+        ['$pageview', 'person_5a', url('/pricing')],
+        ['$pageview', 'person_5b', url('/about')],
+        ['$pageview', 'person_5a', url('/pricing/')],
+        ['$pageview', 'person_5b', url('/help')],
+      ]),
+    ])
+    await merged(project, 'person_5a', 'person_5b')
+    const fromPricing = [
+      { source: '1_/pricing', target: '2_/about', value: 2 },
+      { source: '1_/pricing', target: '2_/', value: 1 },
+      { source: '2_/', target: '3_/about', value: 1 },
+      { source: '2_/about', target: '3_/pricing', value: 1 },
+      { source: '3_/pricing', target: '4_/help', value: 1 },
+    ]
+    expect(await paths(project, { pathsFilter: { startPoint: '/pricing' } })).toEqual(fromPricing)
+    expect(await paths(project, { pathsFilter: { startPoint: '/pricing/' } })).toEqual(fromPricing)
+    expect(await paths(project, { pathsFilter: { startPoint: '/' } })).toEqual([
+      { source: '1_/', target: '2_/about', value: 2 },
+      { source: '1_/', target: '2_/pricing', value: 2 },
+      { source: '2_/pricing', target: '3_/about', value: 1 },
+    ])
+  })
+})
