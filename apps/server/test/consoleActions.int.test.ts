@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core'
 import { PostHog } from 'posthog-node'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useConsoleBrowser } from './consoleBrowser'
-import { freshAnswerOf } from './queryFixture'
+import { calculatedCohort, freshAnswerOf } from './queryFixture'
 import type { TestService } from './service'
 
 /**
@@ -52,7 +52,7 @@ let actionId: number
 
 beforeAll(async () => {
   await signIn()
-  // Three page views of the pricing page (Ada twice, Bob once) and one of the home page.
+  // Three page views of the pricing page (Ada, on the pro plan, twice; Bob once) and one of the home page.
   const client = new PostHog(account.projectToken, { host: service.baseUrl, flushAt: 1, flushInterval: 0 })
   const views: Array<[person: string, path: string, hoursAgo: number]> = [
     ['ada', '/pricing', 30],
@@ -65,7 +65,7 @@ beforeAll(async () => {
       distinctId,
       event: '$pageview',
       timestamp: new Date(Date.now() - hoursAgo * HOUR),
-      properties: { $current_url: `${SITE}${path}` },
+      properties: { $current_url: `${SITE}${path}`, ...(distinctId === 'ada' ? { $set: { plan: 'pro' } } : {}) },
     })
   }
   await client.shutdown()
@@ -160,6 +160,58 @@ describe('actions in the console', () => {
     await page.waitForURL(/insights\/new/)
     expect(queryInUrl()).toMatchObject({ series: [{ kind: 'ActionsNode', id: actionId }] })
     await page.getByRole('img', { name: /line chart/ }).waitFor()
+  }, 60_000)
+
+  it('breaks the trend of the action down by a cohort and all users, then by a HogQL expression, as /query/ answers', async () => {
+    const pro = await calculatedCohort(service, account, {
+      name: 'Pro plan',
+      filters: {
+        properties: { type: 'OR', values: [{ type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person', operator: 'exact' }] }] },
+      },
+    })
+    expect(pro.count).toBe(1)
+    /** The table's heading and rows, and what `/query/` answers for the query in the URL, by breakdown label. */
+    const tableAndAnswer = async () => {
+      await page.getByRole('button', { name: 'Show as table' }).click()
+      const answered = (await freshAnswerOf(service, account, queryInUrl())).results as {
+        label: string
+        labels: string[]
+        data: number[]
+      }[]
+      const table = page.getByRole('table', { name: 'New insight', exact: true })
+      expect(await table.locator('thead th').allTextContents()).toEqual(['Date', ...answered.map((r) => r.label)])
+      expect(await rowsOf('New insight')).toEqual(answered[0]!.labels.map((label, i) => [label, ...answered.map((r) => String(r.data[i]))]))
+      return Object.fromEntries(answered.map((r) => [r.label, r.data.reduce((a, b) => a + b, 0)]))
+    }
+
+    await page.goto(projectUrl('insights/new'))
+    await page.getByLabel('Series 1 is').selectOption({ label: 'Action: Pricing seen' })
+    await page.waitForURL(/ActionsNode/)
+    await page.getByLabel('Breakdown 1 type').selectOption({ label: 'Cohort' })
+    const cohorts = page.getByRole('group', { name: 'Breakdown 1 cohorts' })
+    await cohorts.getByLabel('Pro plan').check()
+    await cohorts.getByLabel('All users').check()
+    await page.waitForURL(/%22all%22|"all"/)
+    expect(queryInUrl().breakdownFilter).toEqual({ breakdown_type: 'cohort', breakdown: [pro.id, 'all'] })
+    await page.getByRole('img', { name: /line chart/ }).waitFor()
+    await checkPage('insight-action-cohorts')
+    expect(await tableAndAnswer()).toEqual({ 'Pro plan': 2, 'all users': 3 })
+
+    const expression = "if(properties.$current_url like '%plan=pro%', 'pro page', 'other page')"
+    await page.getByLabel('Breakdown 1 type').selectOption({ label: 'HogQL expression' })
+    await page.getByLabel('Breakdown 1 HogQL expression').fill(expression)
+    await page.getByRole('button', { name: 'Apply' }).click()
+    await page.waitForURL(/hogql/)
+    expect(queryInUrl().breakdownFilter).toEqual({ breakdown_type: 'hogql', breakdown: expression })
+    // From its link alone, the same expression and numbers.
+    const url = page.url()
+    await page.goto('about:blank')
+    await page.goto(url)
+    await page.getByRole('img', { name: /line chart/ }).waitFor()
+    expect(await page.getByLabel('Breakdown 1 HogQL expression').inputValue()).toBe(expression)
+    await checkPage('insight-action-hogql')
+    await checkDarkAndNarrow('insight-action-hogql-narrow')
+    expect(await tableAndAnswer()).toEqual({ 'pro page': 1, 'other page': 2 })
   }, 60_000)
 
   it('deletes the action after asking, which takes it off the list and keeps it in the API as deleted', async () => {

@@ -295,7 +295,7 @@ export function BuilderForm({
                   <input
                     value={b.property}
                     placeholder={b.type === 'hogql' ? "if(properties.amount > 50, 'large', 'small')" : i === 0 ? '$browser' : 'plan'}
-                    size={b.type === 'hogql' ? 40 : undefined}
+                    style={b.type === 'hogql' ? { width: 'min(36rem, 75vw)' } : undefined}
                     maxLength={b.type === 'hogql' ? 4000 : undefined}
                     onChange={(e) => setBreakdown(i, { property: e.target.value }, false)}
                     onBlur={() => onApply(draft)}
