@@ -1545,3 +1545,63 @@ describe('paths/test/test_paths_query_runner.py', () => {
     ])
   })
 })
+
+describe('test/test_events_query_runner.py', () => {
+  /** Its `_create_events`: page views, each person named after their distinct id. */
+  const pageviews = (rows: Array<[distinctId: string, time: string, properties: Record<string, unknown>]>): SentEvent[] =>
+    rows.map(([distinct_id, time, properties]) => ({
+      event: '$pageview',
+      distinct_id,
+      timestamp: time.endsWith('Z') ? time : `${time}Z`,
+      properties: { ...properties, $set: { name: distinct_id } },
+    }))
+  const events = async (project: CaseProject, fields: Record<string, unknown>) => {
+    const res = await project.query({ kind: 'EventsQuery', event: '$pageview', orderBy: ['timestamp ASC'], select: ['*'], ...fields })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    return (res.body.results as Array<[Record<string, any>]>).map(([event]) => event)
+  }
+  // Now is 11 January 2020, 12:01: `after: -24h`.
+  const lastDay = { after: '2020-01-10T12:01:00Z', before: '2020-01-11T12:01:00Z' }
+  let booleans: CaseProject | undefined
+  const booleanFieldProject = async () =>
+    (booleans ??= await projectWith(
+      pageviews([
+        ['p_true', '2020-01-11T12:00:01Z', { boolean_field: true }],
+        ['p_false', '2020-01-11T12:00:02Z', { boolean_field: false }],
+        ['p_notset', '2020-01-11T12:00:04Z', {}],
+        ['p_null', '2020-01-11T12:00:04Z', { boolean_field: null }],
+      ]),
+    ))
+  const withBooleanField = async (operator: string) =>
+    new Set(
+      (
+        await events(await booleanFieldProject(), {
+          ...lastDay,
+          properties: [{ type: 'event', key: 'boolean_field', operator, value: operator }],
+        })
+      ).map((e) => e.distinct_id),
+    )
+
+  it('test_is_not_set_boolean: a null value is not set', async () => {
+    expect(await withBooleanField('is_not_set')).toEqual(new Set(['p_notset', 'p_null']))
+  })
+
+  it('test_is_set_boolean: false is set', async () => {
+    expect(await withBooleanField('is_set')).toEqual(new Set(['p_true', 'p_false']))
+  })
+
+  it('test_absolute_date_range: after a date and before the end of that day, in the project’s zone', async () => {
+    const rows: Array<[string, string, Record<string, unknown>]> = [
+      ['p17', '2020-01-11T22:00:00', {}],
+      ['p2', '2020-01-12T01:00:00', {}],
+      ['p3', '2020-01-12T12:00:00', {}],
+      ['p1', '2020-01-12T23:00:00', {}],
+      ['p3', '2020-01-13T02:00:00', {}],
+    ]
+    const project = await projectWith(pageviews(rows))
+    const found = await events(project, { after: '2020-01-12', before: '2020-01-12T23:59:59' })
+    expect(found.map((e) => Date.parse(e.timestamp))).toEqual(
+      ['2020-01-12T01:00:00Z', '2020-01-12T12:00:00Z', '2020-01-12T23:00:00Z'].map(Date.parse),
+    )
+  })
+})
