@@ -549,6 +549,32 @@ describe('FunnelsQuery', () => {
     expect(answered(res.body)).toEqual(expected)
   })
 
+  it('breaks down by a HogQL expression over each event as by the property it reads, and by a computed value', async () => {
+    const byProperty = await planFunnel({}, { breakdown: 'plan', breakdown_limit: 50 })
+    const byExpression = await planFunnel({}, { breakdown_type: 'hogql', breakdown: 'properties.plan', breakdown_limit: 50 })
+    expect(byExpression.status, JSON.stringify(byExpression.body)).toBe(200)
+    expect(answered(byExpression.body)).toEqual(answered(byProperty.body))
+    // A value computed from the event: each person under the first step event's.
+    const computed = await planFunnel({}, { breakdown_type: 'hogql', breakdown: "if(properties.plan = 'pro', 'paying', 'other')" })
+    expect(computed.status, JSON.stringify(computed.body)).toBe(200)
+    const touched = new Map<string, string>()
+    for (const [person, events] of eventsByPerson()) {
+      const first = events.find(isStep)
+      if (first) touched.set(person, planOf(first) === 'pro' ? 'paying' : 'other')
+    }
+    const expected = ['paying', 'other']
+      .map((value) => ({
+        value,
+        counts: oracle([is('signup'), is('purchase')], 14 * 86_400, (p) => touched.get(p) === value).map((s) => s.count),
+      }))
+      .filter((row) => row.counts[0]! > 0)
+      .sort(furthestFirst)
+    expect(answered(computed.body)).toEqual(expected)
+    const refused = await planFunnel({}, { breakdown_type: 'hogql', breakdown: 'count()' })
+    expect(refused.status).toBe(400)
+    expect(refused.body.attr).toBe('query__breakdownFilter__breakdown')
+  })
+
   it("counts a person under every plan its events have, each walked over that plan's events (all_events)", async () => {
     const res = await planFunnel({ breakdownAttributionType: 'all_events' })
     expect(res.status, JSON.stringify(res.body)).toBe(200)

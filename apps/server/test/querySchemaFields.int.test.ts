@@ -180,7 +180,7 @@ function breakdownFilter(kind: 'trends' | 'funnels'): FieldCase[] {
     {
       path: 'breakdownFilter.breakdown_type',
       sample: 'hogql',
-      expect: kind === 'trends' ? 'applied' : 'refused',
+      expect: 'applied',
       given: { breakdownFilter: { breakdown: "concat(properties.$browser, '!')" } },
     },
     { path: 'breakdownFilter.breakdown_limit', sample: 1, expect: 'applied', given: by },

@@ -57,7 +57,14 @@ export const EVENT_EXPRESSION_COLUMNS = `, uuid, elements_chain, team_id, create
 export async function eventExpressionOf(
   ctx: QueryContext,
   text: string,
-  options: { attr: string; what: string; aggregate: boolean; prefix: string },
+  options: {
+    attr: string
+    what: string
+    aggregate: boolean
+    prefix: string
+    /** How the statement reads the event's person (`person_id`) where it is not ACTOR_SQL. */
+    personSql?: string
+  },
 ): Promise<EventExpression> {
   try {
     const ast = await parseHogQL(text, 'expr', options.what)
@@ -69,7 +76,7 @@ export async function eventExpressionOf(
     const printed = printEventExpression(
       ast,
       { teamId: ctx.teamId, timezone: ctx.timezone, paramPrefix: options.prefix, propertyColumns: materializedColumns(ctx.ch) },
-      (c) => runnerColumnSql(c, zone),
+      (c) => (c === 'person_id' && options.personSql !== undefined ? options.personSql : runnerColumnSql(c, zone)),
     )
     return { sql: printed.sql, params: printed.params, needsPersonId: printed.needs.personId, needsPerson: printed.needs.person }
   } catch (error) {

@@ -9,9 +9,11 @@ export const FUNNEL_WINDOW_UNITS = ['second', 'minute', 'hour', 'day', 'week', '
  * funnel tests send. Several properties at once are refused.
  */
 const funnelBreakdownFilterSchema = breakdownFilterSchema.extend({
+  /** `hogql`: `breakdown` is a HogQL expression over each event. */
+  breakdown_type: z.enum(['event', 'person', 'hogql']).nullish(),
   breakdown: z
     .union([
-      z.string().min(1).max(400),
+      z.string().min(1).max(4_000),
       z.number(),
       z
         .array(z.union([z.string().min(1).max(400), z.number()]))

@@ -1,6 +1,7 @@
 import { eventPropertiesSql, materializedColumns, SqlParams } from '@burrow/clickhouse'
 import type { FunnelsQuery } from '@burrow/contracts'
 import type { QueryContext } from '../context'
+import { EVENT_EXPRESSION_COLUMNS, eventExpressionOf } from '../eventExpression'
 import { bucketKeySql, dayKey, dayLabel, isoInZone, resolveRange, utcText } from '../dates'
 import {
   breakdownValueSql,
@@ -101,14 +102,32 @@ export async function funnelPlanOf(ctx: QueryContext, query: FunnelsQuery, param
   const given = query.breakdownFilter?.breakdown
   const breakdown = (Array.isArray(given) ? given[0] : given) ?? null
   const byPerson = query.breakdownFilter?.breakdown_type === 'person'
-  const joins = breakdown !== null && byPerson ? [personPropertiesJoinSql(ACTOR)] : []
+  // A HogQL breakdown: an expression over each event, its value as text ('' for none, as funnels answer).
+  const expression =
+    breakdown !== null && query.breakdownFilter?.breakdown_type === 'hogql'
+      ? await eventExpressionOf(ctx, String(breakdown), {
+          attr: 'query__breakdownFilter__breakdown',
+          what: 'breakdown',
+          aggregate: false,
+          prefix: 'hogql_breakdown_',
+          personSql: ACTOR,
+        })
+      : undefined
+  if (expression) Object.assign(params.values, expression.params)
+  const joins = breakdown !== null && (byPerson || expression?.needsPerson) ? [personPropertiesJoinSql(ACTOR)] : []
   const valueSql =
     breakdown === null
       ? "''"
-      : byPerson
-        ? breakdownValueSql('pp.properties', String(breakdown), params, '')
-        : breakdownValueSql('e.properties', String(breakdown), params, '', ownColumnSql(columns, String(breakdown)))
-  const eventsSql = eventsWithActorSql(`timestamp, properties${ownColumnsSelectSql(columns)}, ${flags.join(', ')}`, where.join(' AND '))
+      : expression
+        ? `ifNull(toString(${expression.sql}), '')`
+        : byPerson
+          ? breakdownValueSql('pp.properties', String(breakdown), params, '')
+          : breakdownValueSql('e.properties', String(breakdown), params, '', ownColumnSql(columns, String(breakdown)))
+  const expressionColumns = expression ? `, event${EVENT_EXPRESSION_COLUMNS}` : ''
+  const eventsSql = eventsWithActorSql(
+    `timestamp, properties${ownColumnsSelectSql(columns)}${expressionColumns}, ${flags.join(', ')}`,
+    where.join(' AND '),
+  )
   const kind = funnelsFilter?.breakdownAttributionType ?? 'first_touch'
   const attribution: Attribution =
     breakdown === null
