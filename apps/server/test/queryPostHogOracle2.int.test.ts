@@ -1605,3 +1605,72 @@ describe('test/test_events_query_runner.py', () => {
     )
   })
 })
+
+describe('trends/test/test_trends.py', () => {
+  /** Its `_create_events`: sign ups of one person with two distinct ids, at midnight on the days frozen. */
+  const createEvents = (): SentEvent[] => {
+    const signUp = (distinct_id: string, day: string, properties: Record<string, unknown> = {}, event = 'sign up'): SentEvent => ({
+      event,
+      distinct_id,
+      timestamp: `${day}T00:00:00Z`,
+      properties,
+    })
+    return [
+      { event: '$identify', distinct_id: 'blabla', timestamp: '2019-01-01T00:00:00Z', properties: { $anon_distinct_id: 'anonymous_id' } },
+      signUp('blabla', '2019-12-24', { $some_property: 'value', $bool_prop: true }),
+      signUp('blabla', '2020-01-01', { $some_property: 'value', $bool_prop: false }),
+      signUp('anonymous_id', '2020-01-01', { $bool_prop: false }),
+      signUp('blabla', '2020-01-01'),
+      signUp('blabla', '2020-01-02', { $some_property: 'other_value', $some_numerical_prop: 80 }),
+      signUp('blabla', '2020-01-02', {}, 'no events'),
+    ]
+  }
+  // `-7d` at 4 January 2020, 13:00: from 28 December.
+  const lastWeek = { date_from: '2019-12-28', date_to: '2020-01-04' }
+  const trend = async (project: CaseProject, fields: Record<string, unknown>) =>
+    ok(await project.query({ kind: 'TrendsQuery', dateRange: lastWeek, ...fields }))
+
+  it('test_trends_per_day: each day’s sign ups, a series of no events beside them', async () => {
+    const project = await projectWith(createEvents())
+    const [row] = await trend(project, {
+      series: [
+        { kind: 'EventsNode', event: 'sign up' },
+        { kind: 'EventsNode', event: 'no events' },
+      ],
+    })
+    expect(row.label).toBe('sign up')
+    expect([row.labels[4], row.data[4], row.labels[5], row.data[5]]).toEqual(['1-Jan-2020', 3, '2-Jan-2020', 1])
+  })
+
+  it('test_trends_single_aggregate_dau: one person in the table, by week or by day', async () => {
+    const project = await projectWith(createEvents())
+    await cases.service.personOf(project.account, 'anonymous_id', (p) => (p.distinct_ids as string[]).includes('blabla'))
+    for (const interval of ['week', 'day']) {
+      const [row] = await trend(project, {
+        interval,
+        series: [{ kind: 'EventsNode', event: 'sign up', math: 'dau' }],
+        trendsFilter: { display: 'ActionsTable' },
+      })
+      expect(row.aggregated_value, interval).toBe(1)
+    }
+  })
+
+  it('test_trends_single_aggregate_math: the median of the range’s values, by week or by day', async () => {
+    const project = await projectWith(
+      [1, 1, 1, 2, 3, 4, 4].map((value, i) => ({
+        event: 'sign up',
+        distinct_id: 'blabla',
+        timestamp: i < 5 ? '2020-01-01T00:06:34Z' : '2020-01-02T00:06:34Z',
+        properties: { $math_prop: value },
+      })),
+    )
+    for (const interval of ['week', 'day']) {
+      const [row] = await trend(project, {
+        interval,
+        series: [{ kind: 'EventsNode', event: 'sign up', math: 'median', math_property: '$math_prop' }],
+        trendsFilter: { display: 'ActionsTable' },
+      })
+      expect(row.aggregated_value, interval).toBe(2)
+    }
+  })
+})
