@@ -128,7 +128,7 @@ describe('actions in the console', () => {
     expect(await page.getByLabel('Search actions').inputValue()).toBe('prices')
   }, 60_000)
 
-  it("charts the action as a trend whose table shows what /query/ answers for its ActionsNode, kept in the insight's link", async () => {
+  it("charts the action as a trend (and a retention's start) whose table shows what /query/ answers, kept in the insight's link", async () => {
     await page.goto(projectUrl('insights/new'))
     await page.getByLabel('Series 1 is').selectOption({ label: 'Action: Pricing seen' })
     await page.waitForURL(/ActionsNode/)
@@ -160,6 +160,18 @@ describe('actions in the console', () => {
     await page.waitForURL(/insights\/new/)
     expect(queryInUrl()).toMatchObject({ series: [{ kind: 'ActionsNode', id: actionId }] })
     await page.getByRole('img', { name: /line chart/ }).waitFor()
+
+    // Retention starts with it too: Ada and Bob first saw the prices in the week.
+    await page.getByRole('button', { name: 'Retention' }).click()
+    await page.getByLabel('Start is').selectOption({ label: 'Action: Pricing seen' })
+    await page.waitForURL(/RetentionQuery.*actions/)
+    expect(queryInUrl()).toMatchObject({ retentionFilter: { targetEntity: { id: actionId, type: 'actions' } } })
+    const cohorts = (await freshAnswerOf(service, account, queryInUrl())).results as { date: string; values: { count: number }[] }[]
+    await page.getByRole('table', { name: 'New insight' }).waitFor()
+    const table = await rowsOf('New insight')
+    expect(table.map((row) => [row[0], row[1]])).toEqual(cohorts.map((c) => [c.date.slice(0, 10), String(c.values[0]!.count)]))
+    expect(cohorts.reduce((sum, c) => sum + c.values[0]!.count, 0)).toBe(2)
+    await checkPage('insight-action-retention')
   }, 60_000)
 
   it('breaks the trend of the action down by a cohort and all users, then by a HogQL expression, as /query/ answers', async () => {

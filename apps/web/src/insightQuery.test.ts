@@ -226,6 +226,17 @@ describe("the insight builder's query", () => {
     expect(formOf({ kind: 'TrendsQuery', series: [{ kind: 'ActionsNode', id: 'x' }] }).series[0]!.actionId).toBeUndefined()
   })
 
+  it("makes retention of one of the project's actions as its start or return, and reads it back", () => {
+    const retention = queryOf(form({ kind: 'RetentionQuery', startEvent: 'ignored', startActionId: 8, returnEvent: 'paid' }))
+    expect(retention.retentionFilter).toMatchObject({
+      targetEntity: { id: 8, type: 'actions' },
+      returningEntity: { id: 'paid', name: 'paid', type: 'events' },
+    })
+    const back = formOf(JSON.parse(JSON.stringify(retention)))
+    expect(back).toMatchObject({ startActionId: 8, startEvent: '$pageview', returnEvent: 'paid' })
+    expect(back.returnActionId).toBeUndefined()
+  })
+
   it('makes lifecycle of the first series only, and stickiness of every series', () => {
     const series = [
       { event: 'a', math: 'total' as const, property: '' },

@@ -123,6 +123,9 @@ export interface BuilderForm {
   order: (typeof ORDERS)[number][0]
   startEvent: string
   returnEvent: string
+  /** Retention: one of the project's actions in place of the start (return) event; none for the event. */
+  startActionId?: number | undefined
+  returnActionId?: number | undefined
   period: (typeof PERIODS)[number]
   totalIntervals: number
   pathEventTypes: PathEventType[]
@@ -257,13 +260,16 @@ export function queryOf(form: BuilderForm): InsightSource {
         ...funnelBreakdownOf(form),
       }
     case 'RetentionQuery': {
-      const entity = (event: string) => ({ id: event.trim() || null, name: event.trim() || 'All events', type: 'events' })
+      const entity = (event: string, actionId: number | undefined) =>
+        actionId !== undefined
+          ? { id: actionId, type: 'actions' }
+          : { id: event.trim() || null, name: event.trim() || 'All events', type: 'events' }
       return {
         kind: 'RetentionQuery',
         dateRange,
         retentionFilter: {
-          targetEntity: entity(form.startEvent),
-          returningEntity: entity(form.returnEvent),
+          targetEntity: entity(form.startEvent, form.startActionId),
+          returningEntity: entity(form.returnEvent, form.returnActionId),
           period: form.period,
           totalIntervals: Math.min(120, Math.max(1, form.totalIntervals)),
           retentionType: 'retention_first_time',
@@ -357,7 +363,12 @@ export function formOf(source: unknown): BuilderForm {
   const retention = isRecord(source.retentionFilter) ? source.retentionFilter : {}
   const paths = isRecord(source.pathsFilter) ? source.pathsFilter : {}
   const eventTypes = PATH_EVENT_TYPES.map(([t]) => t)
-  const entityEvent = (e: unknown, fallback: string) => (isRecord(e) ? (typeof e.id === 'string' ? e.id : '') : fallback)
+  const entityAction = (e: unknown) => (isRecord(e) && e.type === 'actions' && typeof e.id === 'number' ? e.id : undefined)
+  // An action's entity leaves the event field at its default, for when the person goes back to an event.
+  const entityEvent = (e: unknown, fallback: string) =>
+    isRecord(e) && entityAction(e) === undefined ? (typeof e.id === 'string' ? e.id : '') : fallback
+  const startActionId = entityAction(retention.targetEntity)
+  const returnActionId = entityAction(retention.returningEntity)
   return {
     kind,
     series: series.length > 0 ? series : DEFAULT_FORM.series,
@@ -382,6 +393,8 @@ export function formOf(source: unknown): BuilderForm {
     ),
     startEvent: entityEvent(retention.targetEntity, DEFAULT_FORM.startEvent),
     returnEvent: entityEvent(retention.returningEntity, DEFAULT_FORM.returnEvent),
+    ...(startActionId !== undefined ? { startActionId } : {}),
+    ...(returnActionId !== undefined ? { returnActionId } : {}),
     period: oneOf(PERIODS, retention.period, 'Day'),
     totalIntervals: typeof retention.totalIntervals === 'number' ? retention.totalIntervals : DEFAULT_FORM.totalIntervals,
     pathEventTypes: Array.isArray(paths.includeEventTypes)

@@ -287,4 +287,23 @@ describe("the insight builder's form", () => {
     const funnelTypes = [...screen.getByLabelText<HTMLSelectElement>('Breakdown 1 type').options].map((o) => o.text)
     expect(funnelTypes).toEqual(['Event property', 'Person property'])
   })
+
+  it('starts or returns a retention with one of the actions', async () => {
+    const onApply = vi.fn<(next: Form) => void>()
+    render(
+      <BuilderForm
+        form={{ ...DEFAULT_FORM, kind: 'RetentionQuery' }}
+        eventNames={[]}
+        actions={[{ id: 4, name: 'Signed up' }]}
+        onApply={onApply}
+      />,
+    )
+    const user = userEvent.setup()
+    await user.selectOptions(screen.getByLabelText('Start is'), 'Action: Signed up')
+    expect(screen.queryByLabelText('Start event')).toBeNull()
+    expect(lastQuery(onApply).retentionFilter).toMatchObject({
+      targetEntity: { id: 4, type: 'actions' },
+      returningEntity: { id: '$pageview', type: 'events' },
+    })
+  })
 })

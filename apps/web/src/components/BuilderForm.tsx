@@ -44,9 +44,35 @@ export interface ActionChoice {
 }
 
 const EVENT_SOURCE = 'event'
-/** A series' source in its select: an event, or `action:<id>`. */
-const sourceValue = (s: SeriesForm) => (s.actionId === undefined ? EVENT_SOURCE : `action:${s.actionId}`)
+const ACTION_PREFIX = 'action:'
 const actionLabel = (a: ActionChoice) => `Action: ${a.name || `#${a.id}`}`
+
+/**
+ * Whether a series (or a retention entity) is an event or which of the project's actions: shown
+ * once the project has actions, or when the query names one (kept by its id when it is not listed).
+ */
+function SourceSelect({
+  label,
+  actionId,
+  actions,
+  onChange,
+}: {
+  label: string
+  actionId: number | undefined
+  actions: readonly ActionChoice[]
+  onChange: (actionId: number | undefined) => void
+}) {
+  if (actions.length === 0 && actionId === undefined) return null
+  return (
+    <SelectField
+      label={label}
+      value={actionId === undefined ? EVENT_SOURCE : `${ACTION_PREFIX}${actionId}`}
+      options={[[EVENT_SOURCE, 'An event'], ...actions.map((a) => [`${ACTION_PREFIX}${a.id}`, actionLabel(a)] as const)]}
+      otherLabel={(v) => `Action #${v.slice(ACTION_PREFIX.length)}`}
+      onChange={(v) => onChange(v === EVENT_SOURCE ? undefined : Number(v.slice(ACTION_PREFIX.length)))}
+    />
+  )
+}
 
 /**
  * The insight builder's controls. Choices apply at once; typed text (event and property names)
@@ -150,15 +176,12 @@ export function BuilderForm({
           <legend>{draft.kind === 'FunnelsQuery' ? 'Steps' : 'Series'}</legend>
           {(oneSeries ? draft.series.slice(0, 1) : draft.series).map((s, i) => (
             <div className="toolbar" key={i}>
-              {(actions.length > 0 || s.actionId !== undefined) && (
-                <SelectField
-                  label={`${stepWord} ${i + 1} is`}
-                  value={sourceValue(s)}
-                  options={[[EVENT_SOURCE, 'An event'], ...actions.map((a) => [`action:${a.id}`, actionLabel(a)] as const)]}
-                  otherLabel={(v) => `Action #${v.slice('action:'.length)}`}
-                  onChange={(v) => setSeries(i, { actionId: v === EVENT_SOURCE ? undefined : Number(v.slice('action:'.length)) }, true)}
-                />
-              )}
+              <SourceSelect
+                label={`${stepWord} ${i + 1} is`}
+                actionId={s.actionId}
+                actions={actions}
+                onChange={(actionId) => setSeries(i, { actionId }, true)}
+              />
               {s.actionId === undefined && (
                 <label className="field">
                   <span>
@@ -212,14 +235,30 @@ export function BuilderForm({
       {draft.kind === 'PathsQuery' && <PathsForm draft={draft} choose={choose} type={type} apply={() => onApply(draft)} />}
       {draft.kind === 'RetentionQuery' && (
         <div className="toolbar">
-          <label className="field">
-            <span>Start event</span>
-            <input list="builder-event-names" value={draft.startEvent} onChange={(e) => type({ startEvent: e.target.value })} />
-          </label>
-          <label className="field">
-            <span>Return event</span>
-            <input list="builder-event-names" value={draft.returnEvent} onChange={(e) => type({ returnEvent: e.target.value })} />
-          </label>
+          <SourceSelect
+            label="Start is"
+            actionId={draft.startActionId}
+            actions={actions}
+            onChange={(startActionId) => choose({ startActionId })}
+          />
+          {draft.startActionId === undefined && (
+            <label className="field">
+              <span>Start event</span>
+              <input list="builder-event-names" value={draft.startEvent} onChange={(e) => type({ startEvent: e.target.value })} />
+            </label>
+          )}
+          <SourceSelect
+            label="Return is"
+            actionId={draft.returnActionId}
+            actions={actions}
+            onChange={(returnActionId) => choose({ returnActionId })}
+          />
+          {draft.returnActionId === undefined && (
+            <label className="field">
+              <span>Return event</span>
+              <input list="builder-event-names" value={draft.returnEvent} onChange={(e) => type({ returnEvent: e.target.value })} />
+            </label>
+          )}
           <SelectField label="Period" value={draft.period} options={PERIODS} onChange={(period) => choose({ period })} />
           <label className="field">
             <span>Periods shown</span>
