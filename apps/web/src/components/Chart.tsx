@@ -61,6 +61,8 @@ export function SeriesChart({
     const opts: uPlot.Options = {
       width: Math.max(el.clientWidth, 300),
       height: 300,
+      // Room on the right for half of the last date, which is centred on the plot's edge.
+      padding: [null, 44, null, null],
       legend: { show: false },
       cursor: { drag: { x: false, y: false } },
       scales: { x: kind === 'bar' ? { time: false, range: () => [-0.5, labels.length - 0.5] } : { time: false } },
