@@ -1674,3 +1674,99 @@ describe('trends/test/test_trends.py', () => {
     }
   })
 })
+
+// PostHog runs these for ordered funnels (test_funnel.py) and unordered ones (test_funnel_unordered.py).
+describe.each(['ordered', 'unordered'])('funnels/test/conversion_time_cases.py, %s', (funnelOrderType) => {
+  const funnel = async (
+    project: CaseProject,
+    events: string[],
+    fields: Record<string, unknown>,
+    funnelsFilter: Record<string, unknown>,
+  ) => {
+    const res = await project.query({
+      kind: 'FunnelsQuery',
+      series: steps(...events),
+      ...fields,
+      funnelsFilter: { funnelOrderType, ...funnelsFilter },
+    })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    return res.body.results as any[]
+  }
+
+  it('test_funnel_with_multiple_incomplete_tries: the complete try’s time, the incomplete ones disregarded', async () => {
+    const project = await projectWith(
+      at([
+        ['user signed up', 'person1', '2021-05-01 01:00:00'],
+        ['$pageview', 'person1', '2021-05-01 02:00:00'],
+        ['something else', 'person1', '2021-05-01 03:00:00'],
+        ['user signed up', 'person1', '2021-05-03 04:00:00'],
+        ['$pageview', 'person1', '2021-05-03 05:00:00'],
+        ['user signed up', 'person1', '2021-05-04 07:00:00'],
+        ['$pageview', 'person1', '2021-05-04 10:00:00'],
+      ]),
+    )
+    const results = await funnel(
+      project,
+      ['user signed up', '$pageview', 'something else'],
+      { dateRange: { date_from: '2021-05-01 00:00:00', date_to: '2021-05-14 00:00:00' } },
+      { funnelWindowInterval: 1 },
+    )
+    expect(results[0].count).toBe(1)
+    expect([results[1].average_conversion_time, results[1].median_conversion_time]).toEqual([3600, 3600])
+  })
+
+  it('test_funnel_step_conversion_times: average and median time of each step from the one before', async () => {
+    const project = await projectWith(
+      at([
+        ['sign up', 'person1', '2020-01-01 12:00:00'],
+        ['play movie', 'person1', '2020-01-01 13:00:00'],
+        ['buy', 'person1', '2020-01-01 15:00:00'],
+        ['sign up', 'person2', '2020-01-02 14:00:00'],
+        ['play movie', 'person2', '2020-01-02 16:00:00'],
+        ['sign up', 'person3', '2020-01-02 14:00:00'],
+        ['play movie', 'person3', '2020-01-02 16:00:00'],
+        ['buy', 'person3', '2020-01-02 17:00:00'],
+      ]),
+    )
+    const results = await funnel(
+      project,
+      ['sign up', 'play movie', 'buy'],
+      { dateRange: { date_from: '2020-01-01', date_to: '2020-01-08' } },
+      { funnelWindowInterval: 7, funnelWindowIntervalUnit: 'day' },
+    )
+    expect(results.map((s) => [s.average_conversion_time, s.median_conversion_time])).toEqual([
+      [null, null],
+      [6000, 7200],
+      [5400, 5400],
+    ])
+  })
+
+  it('test_funnel_times_with_different_conversion_windows: fourteen days, then five minutes', async () => {
+    const project = await projectWith(
+      at([
+        ['user signed up', 'stopped_after_signup1', '2020-01-02 14:00:00'],
+        ['pageview', 'stopped_after_signup1', '2020-01-02 14:05:00'],
+        ['user signed up', 'stopped_after_signup2', '2020-01-02 14:03:00'],
+        ['user signed up', 'stopped_after_signup3', '2020-01-02 12:00:00'],
+        ['pageview', 'stopped_after_signup3', '2020-01-02 12:15:00'],
+      ]),
+    )
+    const within = async (funnelWindowInterval: number, funnelWindowIntervalUnit: string) =>
+      (
+        await funnel(
+          project,
+          ['user signed up', 'pageview'],
+          { dateRange: { date_from: '2020-01-01', date_to: '2020-01-14' } },
+          { funnelWindowInterval, funnelWindowIntervalUnit },
+        )
+      ).map((s) => [s.count, s.average_conversion_time])
+    expect(await within(14, 'day')).toEqual([
+      [3, null],
+      [2, 600],
+    ])
+    expect(await within(5, 'minute')).toEqual([
+      [3, null],
+      [1, 300],
+    ])
+  })
+})
