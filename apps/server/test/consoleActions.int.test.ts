@@ -224,6 +224,15 @@ describe('actions in the console', () => {
     await checkPage('insight-action-hogql')
     await checkDarkAndNarrow('insight-action-hogql-narrow')
     expect(await tableAndAnswer()).toEqual({ 'pro page': 1, 'other page': 2 })
+
+    // A funnel keeps the expression (never cohorts), and the service answers it.
+    await page.getByRole('button', { name: 'Funnels' }).click()
+    await page.waitForURL(/FunnelsQuery/)
+    expect(queryInUrl().breakdownFilter).toEqual({ breakdown_type: 'hogql', breakdown: expression })
+    await freshAnswerOf(service, account, queryInUrl())
+    await page.getByText(/^Computed /).waitFor()
+    expect(await page.getByRole('alert').count()).toBe(0)
+    await checkPage('insight-action-funnel-hogql')
   }, 60_000)
 
   it('deletes the action after asking, which takes it off the list and keeps it in the API as deleted', async () => {

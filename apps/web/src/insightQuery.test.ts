@@ -115,7 +115,7 @@ describe("the insight builder's query", () => {
     })
   })
 
-  it('breaks a trend down by cohorts (and all users) alone, or by a HogQL expression, and a funnel by neither', () => {
+  it('breaks a trend down by cohorts (and all users) alone, or by a HogQL expression, and a funnel by an expression only', () => {
     const byCohort = form({
       breakdowns: [
         { property: '', type: 'cohort', cohorts: [3, 'all'] },
@@ -155,9 +155,10 @@ describe("the insight builder's query", () => {
     })
 
     expect(queryOf({ ...byCohort, kind: 'FunnelsQuery' }).breakdownFilter).toBeUndefined()
-    expect(
-      queryOf(form({ kind: 'FunnelsQuery', breakdowns: [{ property: 'properties.x', type: 'hogql' }] })).breakdownFilter,
-    ).toBeUndefined()
+    expect(queryOf(form({ kind: 'FunnelsQuery', breakdowns: [{ property: 'properties.x', type: 'hogql' }] })).breakdownFilter).toEqual({
+      breakdown_type: 'hogql',
+      breakdown: 'properties.x',
+    })
   })
 
   it('bins one numeric breakdown, normalizes a URL one, and asks neither of a funnel', () => {

@@ -54,6 +54,8 @@ export const BREAKDOWN_TYPES = [
 /** A trend also breaks down by cohorts (each a row, and all users) or by a HogQL expression over each event. */
 export const TRENDS_BREAKDOWN_TYPES = [...BREAKDOWN_TYPES, ['cohort', 'Cohort'], ['hogql', 'HogQL expression']] as const
 export type BreakdownType = (typeof TRENDS_BREAKDOWN_TYPES)[number][0]
+/** A funnel breaks down by a property or a HogQL expression, never by cohorts. */
+export const FUNNEL_BREAKDOWN_TYPES = TRENDS_BREAKDOWN_TYPES.filter(([t]) => t !== 'cohort')
 /** A cohort breakdown's row of every person, as PostHog names it. */
 export const ALL_USERS = 'all'
 /** Trends break down by up to three properties at once (PostHog's limit); funnels by one. */
@@ -186,12 +188,10 @@ const dateRangeOf = (form: BuilderForm) => ({
 const breakdownsOf = (form: BuilderForm): BreakdownForm[] =>
   form.breakdowns.filter(isBreakdownSet).map((b) => ({ ...b, property: b.property.trim() }))
 
-/** A funnel's breakdown: its first property alone (funnels take no cohort or HogQL breakdown). */
+/** A funnel's breakdown: its first property or HogQL expression alone (funnels take no cohort breakdown). */
 const funnelBreakdownOf = (form: BuilderForm) => {
   const [first] = breakdownsOf(form)
-  return first && (first.type === 'event' || first.type === 'person')
-    ? { breakdownFilter: { breakdown_type: first.type, breakdown: first.property } }
-    : {}
+  return first && first.type !== 'cohort' ? { breakdownFilter: { breakdown_type: first.type, breakdown: first.property } } : {}
 }
 
 /**
@@ -315,7 +315,7 @@ const propertyName = (v: unknown): string => (typeof v === 'string' ? v : typeof
 /** The breakdown settings of a query's `breakdownFilter`: its `breakdowns` when it has them (as PostHog reads it), or its one `breakdown`. */
 function breakdownFormOf(filter: unknown): Pick<BuilderForm, 'breakdowns' | 'histogramBins' | 'normalizeUrl'> {
   if (!isRecord(filter)) return { breakdowns: [], histogramBins: 0, normalizeUrl: false }
-  const types = TRENDS_BREAKDOWN_TYPES.filter(([t]) => t !== 'cohort').map(([t]) => t)
+  const types = FUNNEL_BREAKDOWN_TYPES.map(([t]) => t)
   if (Array.isArray(filter.breakdowns) && filter.breakdowns.length > 0) {
     const rows = filter.breakdowns.filter(isRecord)
     return {

@@ -245,7 +245,7 @@ describe("the insight builder's form", () => {
     expect(screen.getByLabelText<HTMLInputElement>('Step 2 event').value).toBe('paid')
   })
 
-  it('breaks a trend down by chosen cohorts and all users, then by a HogQL expression, and offers a funnel neither', async () => {
+  it('breaks a trend down by chosen cohorts and all users, then by a HogQL expression, which a funnel keeps', async () => {
     const onApply = vi.fn<(next: Form) => void>()
     function WithCohorts() {
       const [form, setForm] = useState(DEFAULT_FORM)
@@ -285,7 +285,11 @@ describe("the insight builder's form", () => {
 
     await user.click(screen.getByRole('button', { name: 'Funnels' }))
     const funnelTypes = [...screen.getByLabelText<HTMLSelectElement>('Breakdown 1 type').options].map((o) => o.text)
-    expect(funnelTypes).toEqual(['Event property', 'Person property'])
+    expect(funnelTypes).toEqual(['Event property', 'Person property', 'HogQL expression'])
+    expect(lastQuery(onApply)).toMatchObject({
+      kind: 'FunnelsQuery',
+      breakdownFilter: { breakdown_type: 'hogql', breakdown: 'person.properties.plan' },
+    })
   })
 
   it('starts or returns a retention with one of the actions', async () => {

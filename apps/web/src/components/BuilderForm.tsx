@@ -1,7 +1,7 @@
 import { useState } from 'react'
 import {
   ALL_USERS,
-  BREAKDOWN_TYPES,
+  FUNNEL_BREAKDOWN_TYPES,
   DEFAULT_HISTOGRAM_BINS,
   DISPLAYS,
   formOf,
@@ -115,8 +115,8 @@ export function BuilderForm({
   }
   const maxBreakdowns = draft.kind === 'TrendsQuery' || draft.kind === 'FunnelsQuery' ? MAX_BREAKDOWNS[draft.kind] : 0
   const trends = draft.kind === 'TrendsQuery'
-  // One row to type into even with no breakdown; a funnel shows its first only, and only of a property.
-  const shown = draft.breakdowns.filter((b) => trends || b.type === 'event' || b.type === 'person')
+  // One row to type into even with no breakdown; a funnel shows its first only, and never cohorts.
+  const shown = draft.breakdowns.filter((b) => trends || b.type !== 'cohort')
   const breakdownRows: BreakdownForm[] = (shown.length > 0 ? shown : [{ property: '', type: 'event' as const }]).slice(0, maxBreakdowns)
   const setBreakdown = (i: number, patch: Partial<BreakdownForm>, apply: boolean) => {
     const breakdowns = breakdownRows.map((b, j) => (j === i ? { ...b, ...patch } : b))
@@ -344,13 +344,7 @@ export function BuilderForm({
               <SelectField
                 label={`Breakdown ${i + 1} type`}
                 value={b.type}
-                options={
-                  !trends
-                    ? BREAKDOWN_TYPES
-                    : breakdownRows.length === 1
-                      ? TRENDS_BREAKDOWN_TYPES
-                      : TRENDS_BREAKDOWN_TYPES.filter(([t]) => t !== 'cohort')
-                }
+                options={trends && breakdownRows.length === 1 ? TRENDS_BREAKDOWN_TYPES : FUNNEL_BREAKDOWN_TYPES}
                 onChange={(type) => setBreakdown(i, retype(b, type), true)}
               />
               {breakdownRows.length > 1 && (
