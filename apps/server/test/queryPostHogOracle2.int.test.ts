@@ -809,6 +809,162 @@ describe('funnels/test/test_funnel_unordered.py', () => {
   })
 })
 
+describe('funnels/test/test_funnel_unordered.py: exclusions, entity filters and windows', () => {
+  const unordered = async (
+    project: CaseProject,
+    events: Array<string | Record<string, unknown>>,
+    fields: Record<string, unknown>,
+    funnelsFilter: Record<string, unknown> = {},
+  ) => {
+    const series = events.map((e) => (typeof e === 'string' ? { kind: 'EventsNode', event: e } : { kind: 'EventsNode', ...e }))
+    const res = await project.query({
+      kind: 'FunnelsQuery',
+      series,
+      ...fields,
+      funnelsFilter: { funnelOrderType: 'unordered', ...funnelsFilter },
+    })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    return res.body.results as any[]
+  }
+  const firstFortnightOfMay = { dateRange: { date_from: '2021-05-01 00:00:00', date_to: '2021-05-14 00:00:00' } }
+  /** Exclusions from the first step to `toStep`. */
+  const excluded = (toStep: number, ...events: string[]) =>
+    events.map((event) => ({ kind: 'EventsNode', event, funnelFromStep: 0, funnelToStep: toStep }))
+
+  it('test_unordered_exclusion_after_completion: an excluded event after the funnel is complete changes nothing', async () => {
+    const project = await projectWith(
+      at([
+        ['user signed up', 'person1', '2021-05-01 01:00:00'],
+        ['paid', 'person1', '2021-05-01 02:00:00'],
+        ['left', 'person1', '2021-05-01 03:00:00'],
+        ['x', 'person1', '2021-05-01 04:00:00'],
+        ['left', 'person1', '2021-05-01 05:00:00'],
+      ]),
+    )
+    const results = await unordered(project, ['user signed up', 'paid', 'left'], firstFortnightOfMay, {
+      funnelWindowInterval: 14,
+      funnelWindowIntervalUnit: 'day',
+      exclusions: excluded(2, 'x'),
+    })
+    expect(results.map((s) => s.count)).toEqual([1, 1, 1])
+  })
+
+  it('test_advanced_funnel_multiple_exclusions_between_steps: either of two excluded events drops the conversion', async () => {
+    const person = (id: string, events: Array<[string, string]>) => at(events.map(([event, time]) => [event, id, `2021-05-01 ${time}:00`]))
+    const project = await projectWith([
+      ...person('person1', [
+        ['user signed up', '01:00'],
+        ['x', '02:00'],
+        ['$pageview', '03:00'],
+        ['insight viewed', '04:00'],
+        ['y', '04:30'],
+        ['invite teammate', '05:00'],
+        ['pageview2', '06:00'],
+      ]),
+      ...person('person2', [
+        ['user signed up', '01:00'],
+        ['y', '01:30'],
+        ['$pageview', '02:00'],
+        ['insight viewed', '04:00'],
+        ['y', '04:30'],
+        ['invite teammate', '05:00'],
+        ['x', '05:30'],
+        ['pageview2', '06:00'],
+      ]),
+      ...person('person3', [
+        ['user signed up', '01:00'],
+        ['x', '01:30'],
+        ['$pageview', '02:00'],
+        ['insight viewed', '04:00'],
+        ['invite teammate', '05:00'],
+        ['x', '05:30'],
+        ['pageview2', '06:00'],
+      ]),
+      ...person('person4', [
+        ['user signed up', '01:00'],
+        ['$pageview', '02:00'],
+        ['insight viewed', '04:00'],
+        ['invite teammate', '05:00'],
+        ['pageview2', '06:00'],
+      ]),
+      ...person('person5', [
+        ['user signed up', '01:00'],
+        ['x', '01:30'],
+        ['$pageview', '02:00'],
+        ['x', '02:30'],
+        ['insight viewed', '04:00'],
+        ['y', '04:30'],
+        ['invite teammate', '05:00'],
+        ['x', '05:30'],
+        ['pageview2', '06:00'],
+      ]),
+    ])
+    const results = await unordered(
+      project,
+      ['user signed up', '$pageview', 'insight viewed', 'invite teammate', 'pageview2'],
+      firstFortnightOfMay,
+      {
+        exclusions: excluded(4, 'x', 'y'),
+      },
+    )
+    expect(results[0].name).toBe('Completed 1 step')
+    expect(results.map((s) => s.count)).toEqual([5, 2, 1, 1, 1])
+  })
+
+  it('test_funnel_unordered_all_events_with_properties: a step of every event with a boolean property', async () => {
+    const project = await projectWith(
+      inOrder(NOW, [
+        ['user signed up', 'user'],
+        ['added to card', 'user', { is_saved: true }],
+      ]),
+    )
+    const results = await unordered(
+      project,
+      ['user signed up', { event: null, properties: [{ key: 'is_saved', value: ['true'], operator: 'exact', type: 'event' }] }],
+      { dateRange: aroundNow },
+      { funnelWindowInterval: 14, funnelWindowIntervalUnit: 'day' },
+    )
+    expect(results.map((s) => s.count)).toEqual([1, 1])
+  })
+
+  it('test_funnel_unordered_entity_filters: one event name, each step with its own filter', async () => {
+    const project = await projectWith(
+      inOrder(NOW, [
+        ['user signed up', 'user', { prop_a: 'some value' }],
+        ['user signed up', 'user', { prop_b: 'another value' }],
+      ]),
+    )
+    const results = await unordered(
+      project,
+      [
+        { event: 'user signed up', properties: [{ key: 'prop_a', value: ['some value'], operator: 'exact', type: 'event' }] },
+        { event: 'user signed up', properties: [{ key: 'prop_b', value: 'another', operator: 'icontains', type: 'event' }] },
+      ],
+      { dateRange: aroundNow },
+    )
+    expect(results.map((s) => s.count)).toEqual([1, 1])
+  })
+
+  it.each(['UTC', 'US/Pacific'])(
+    'test_funnel_window_ignores_dst_transition (%s): fourteen days are fourteen times 24 hours',
+    async (timezone) => {
+      const project = await projectWith(
+        at([
+          ['$pageview', 'user_1', '2024-03-01 15:10:00'],
+          ['user signed up', 'user_1', '2024-03-15 14:27:00'],
+        ]),
+        { timezone },
+      )
+      const results = await unordered(project, ['$pageview', 'user signed up'], {
+        dateRange: { date_from: '2024-02-17', date_to: '2024-03-18' },
+      })
+      expect(pick([results[1]], ['name', 'count', 'average_conversion_time', 'median_conversion_time'])).toEqual([
+        { name: 'Completed 2 steps', count: 1, average_conversion_time: 1_207_020, median_conversion_time: 1_207_020 },
+      ])
+    },
+  )
+})
+
 describe('lifecycle/test/test_lifecycle_query_runner.py', () => {
   /** Its `_create_events`: each person's page views, the person made at their first (as ingestion makes them). */
   const views = (rows: Array<[distinctId: string, days: string[]]>, event = '$pageview', properties: Record<string, unknown> = {}) =>
