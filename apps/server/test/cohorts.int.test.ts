@@ -280,6 +280,51 @@ describe('cohort members', () => {
     expect(persons.results.map((p: { distinct_ids: string[] }) => p.distinct_ids[0]).sort()).toEqual(['cat', 'dan'])
   })
 
+  it("lists a person's cohorts as of each one's latest calculation (PostHog's persons/cohorts)", async () => {
+    const pro = await create({ name: 'Pro', filters: group({ key: 'plan', value: 'pro', type: 'person' }) })
+    const acme = await create({
+      name: 'Acme people',
+      filters: group({ key: 'email', value: 'acme.com', operator: 'icontains', type: 'person' }),
+    })
+    await calculated(pro.id, project)
+    await calculated(acme.id, project)
+    const personOf = async (distinctId: string) =>
+      (await (await service.api(project, `/api/projects/${project.projectId}/persons/?distinct_id=${distinctId}`)).json()).results[0]
+    const cohortsOf = async (personId: string) => {
+      const res = await service.api(project, `/api/projects/${project.projectId}/persons/cohorts/?person_id=${personId}`)
+      expect(res.status).toBe(200)
+      return ((await res.json()).results as Array<{ name: string }>).map((c) => c.name)
+    }
+    const ann = await personOf('ann')
+    expect(await cohortsOf(ann.uuid)).toEqual(expect.arrayContaining(['Pro', 'Acme people']))
+    // bob is in Acme but not Pro; cat in Pro but not Acme.
+    const bob = await personOf('bob')
+    const bobCohorts = await cohortsOf(bob.uuid)
+    expect(bobCohorts).toContain('Acme people')
+    expect(bobCohorts).not.toContain('Pro')
+    const catCohorts = await cohortsOf((await personOf('cat')).uuid)
+    expect(catCohorts).toContain('Pro')
+    expect(catCohorts).not.toContain('Acme people')
+
+    // After a change of definition and its calculation, the new members' cohorts say so.
+    await service.api(project, `/api/projects/${project.projectId}/cohorts/${pro.id}/`, {
+      method: 'PATCH',
+      body: JSON.stringify({ filters: group({ key: 'plan', value: 'free', type: 'person' }) }),
+    })
+    await calculated(pro.id, project, (c) => c.count === 1)
+    expect(await cohortsOf(ann.uuid)).not.toContain('Pro')
+    expect(await cohortsOf(bob.uuid)).toContain('Pro')
+
+    const missing = await service.api(
+      project,
+      `/api/projects/${project.projectId}/persons/cohorts/?person_id=00000000-0000-0000-0000-000000000000`,
+    )
+    expect(missing.status).toBe(404)
+    const unnamed = await service.api(project, `/api/projects/${project.projectId}/persons/cohorts/`)
+    expect(unnamed.status).toBe(400)
+    expect((await unnamed.json()).attr).toBe('person_id')
+  })
+
   it('calculates behavioural conditions over a time window, negations and AND/OR groups', async () => {
     const twice = await create({
       name: 'Bought twice this month',

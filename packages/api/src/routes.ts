@@ -361,6 +361,14 @@ export const restRoutes: RestRoute[] = [
   },
   {
     method: 'GET',
+    path: `${projectScoped}/persons/cohorts/`,
+    procedure: 'persons.cohorts',
+    scope: 'person:read',
+    summary: "List the cohorts a person is in (person_id: the person's id or uuid)",
+    query: true,
+  },
+  {
+    method: 'GET',
     path: `${projectScoped}/persons/:id/`,
     procedure: 'persons.get',
     scope: 'person:read',

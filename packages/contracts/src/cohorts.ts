@@ -148,3 +148,9 @@ export function cohortPersonCsvRow(member: CohortPerson): Record<string, unknown
     distinct_ids: member.distinct_ids.slice(0, CSV_DISTINCT_IDS),
   }
 }
+
+/** `GET persons/cohorts/?person_id=`: the cohorts a person (its id or uuid) is in. */
+export const personCohortsQuerySchema = z.object({
+  person_id: z.string().trim().min(1, 'Give the person: person_id.').max(64),
+})
+export const personCohortsSchema = z.object({ results: z.array(cohortSchema) })

@@ -1,5 +1,13 @@
-import { pageQuerySchema, pageSchema, personDeleteQuerySchema, personSchema, personsListQuerySchema } from '@burrow/contracts'
-import { persons } from '@burrow/core'
+import {
+  pageQuerySchema,
+  pageSchema,
+  personCohortsQuerySchema,
+  personCohortsSchema,
+  personDeleteQuerySchema,
+  personSchema,
+  personsListQuerySchema,
+} from '@burrow/contracts'
+import { cohorts, persons } from '@burrow/core'
 import { z } from 'zod'
 import { projectProcedure, router } from '../trpc'
 import { idParam } from './inputs'
@@ -20,6 +28,11 @@ export const personsRouter = router({
     .input(idParam)
     .output(personSchema)
     .query(({ ctx, input }) => persons.getPerson(ctx.deps, ctx.project.row, input.id)),
+  /** PostHog's persons/cohorts: the cohorts the person is in, as of each one's last calculation. */
+  cohorts: projectProcedure
+    .input(personCohortsQuerySchema)
+    .output(personCohortsSchema)
+    .query(async ({ ctx, input }) => ({ results: await cohorts.personCohorts(ctx.deps, ctx.project.row.id, input.person_id) })),
   delete: projectProcedure
     .input(idParam.extend(personDeleteQuerySchema.shape))
     .output(z.void())

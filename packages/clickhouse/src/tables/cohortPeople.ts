@@ -60,3 +60,18 @@ export async function removeOlderMembers(ch: ClickHouse, v: MembersVersion): Pro
     query_params: versionParams(v),
   })
 }
+
+/** Every (cohort, version) whose members hold the person: the caller keeps each cohort's current version. */
+export async function membershipsOf(
+  ch: ClickHouse,
+  teamId: number,
+  personUuid: string,
+): Promise<Array<{ cohortId: number; version: number }>> {
+  const result = await ch.reader.query({
+    query: `SELECT DISTINCT cohort_id, version FROM cohortpeople WHERE team_id = ${TEAM} AND person_id = {person_id:UUID}`,
+    query_params: { team_id: teamId, person_id: personUuid },
+    format: 'JSONEachRow',
+  })
+  const rows = await result.json<{ cohort_id: string | number; version: string | number }>()
+  return rows.map((r) => ({ cohortId: Number(r.cohort_id), version: Number(r.version) }))
+}

@@ -9,11 +9,12 @@ import {
   type PageQuery,
   type UserSummary,
 } from '@burrow/contracts'
+import { cohortPeople } from '@burrow/clickhouse'
 import { cohorts, type CohortRow, type UserRow } from '@burrow/postgres'
 import type { CoreDeps } from '../deps'
 import { userSummaries } from '../access/users'
 import { serialIdOrNotFound } from '../ids'
-import { listPersons, type DisplayedProject, type PersonsFilter } from '../persons/persons'
+import { listPersons, personUuid, type DisplayedProject, type PersonsFilter } from '../persons/persons'
 import { flagsChanged } from '../flags/featureFlags'
 import { refuseBehaviourInFlagCohort, refuseLoops } from './cohortGraph'
 import { legacyFilters } from './cohortLegacyFilters'
@@ -139,6 +140,22 @@ export async function updateCohort(deps: CoreDeps, projectId: number, idParam: s
   if (redefined || write.deleted !== undefined) await flagsChanged(deps, projectId)
   const [cohort] = await toCohorts(deps, [row])
   return cohort!
+}
+
+/**
+ * The project's cohorts the person (by id or uuid) is in as of each one's last finished
+ * calculation (or upload), as PostHog's `persons/cohorts/` answers them.
+ */
+export async function personCohorts(deps: CoreDeps, projectId: number, personIdParam: string): Promise<Cohort[]> {
+  const uuid = await personUuid(deps, projectId, personIdParam)
+  if (uuid === undefined) throw problems.notFound()
+  const memberships = await cohortPeople.membershipsOf(deps.ch, projectId, uuid)
+  const rows = await cohorts.findCohorts(deps.sql, projectId, [...new Set(memberships.map((m) => m.cohortId))])
+  const current = rows.filter((row) => memberships.some((m) => m.cohortId === row.id && m.version === row.members_version))
+  return toCohorts(
+    deps,
+    current.sort((a, b) => a.id - b.id),
+  )
 }
 
 /** The cohort's members as of its last finished calculation, newest persons first. */
