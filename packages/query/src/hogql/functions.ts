@@ -167,6 +167,8 @@ const SCALAR: Record<string, FunctionSpec> = {
   JSONHas: fn('JSONHas', 1, ANY),
   JSONLength: fn('JSONLength', 1, ANY),
   JSONType: fn('JSONType', 1, ANY),
+  // The value at the path as the type named last ('Float64', 'Array(String)'): a constant ClickHouse parses, nothing more.
+  JSONExtract: fn('JSONExtract', 2, ANY),
   JSONExtractString: fn('JSONExtractString', 1, ANY),
   JSONExtractInt: fn('JSONExtractInt', 1, ANY),
   JSONExtractFloat: fn('JSONExtractFloat', 1, ANY),

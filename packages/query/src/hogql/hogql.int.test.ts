@@ -219,6 +219,9 @@ describe('HogQLQuery', () => {
         pro.reduce((s, e) => s + Number(e.properties.amount), 0),
       ],
     ])
+    // PostHog's JSONExtract with the type named last.
+    const typed = await hogql(TEAM_A, "SELECT sum(JSONExtract(properties, 'amount', 'Float64')) FROM events")
+    expect(typed.results).toEqual([[amounts.reduce((a, b) => a + b, 0)]])
   })
 
   it("answers times in the project's timezone, with its offset", async () => {
