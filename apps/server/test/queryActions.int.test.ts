@@ -129,6 +129,15 @@ describe('TrendsQuery with ActionsNode series', () => {
     expect(signUps.reduce((a, b) => a + b, 0)).toBe(2)
     expect((await trend([actionNode('Sign-up button')])).results[0].data).toEqual(signUps)
     expect((await trend([actionNode('Sign-up text')])).results[0].data).toEqual(signUps)
+    // A property filter on $elements_chain reads the events' elements, as PostHog's does.
+    const byChain = await trend([
+      {
+        kind: 'EventsNode',
+        event: '$autocapture',
+        properties: [{ key: '$elements_chain', value: 'signup', operator: 'icontains', type: 'event' }],
+      },
+    ])
+    expect(byChain.results[0].data).toEqual(signUps)
   })
 
   it('applies the node’s own filters and maths on top of the action, beside an event series', async () => {

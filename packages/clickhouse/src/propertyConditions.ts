@@ -182,7 +182,9 @@ export function eventPropertiesSql(
   materialized: ReadonlyMap<string, string> = new Map(),
 ): string {
   return treeSql(expression, (c) => {
-    if (c.type === 'event') return conditionOn('properties', c, params, materialized.get(c.key))
+    // `$elements_chain` is the events' column of that name (ingestion moves it out of the properties), as PostHog reads it.
+    if (c.type === 'event')
+      return conditionOn('properties', c, params, materialized.get(c.key) ?? (c.key === '$elements_chain' ? 'elements_chain' : undefined))
     if (c.type === 'behavioral') throw new Error('a behavioural condition applies to persons, not to events')
     const persons =
       c.type === 'cohort'
