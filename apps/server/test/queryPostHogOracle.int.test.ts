@@ -482,7 +482,7 @@ describe('trends/test/test_trends_query_runner.py', () => {
     expect(pick(nodesFirst.body.results, ['label', 'count'])).toEqual([{ label: 'Formula (B)', count: 6 }])
   })
 
-  it('test_trends_breakdowns_histogram: four bins from the quantiles of prop, the last one’s top raised by 0.01', async () => {
+  it('test_trends_breakdowns_histogram: four bins of equal width over prop, the last one’s top raised by 0.01', async () => {
     const res = await trendsProject().then((p) =>
       p.query({
         kind: 'TrendsQuery',

@@ -484,6 +484,41 @@ const stepSummary = (results: any[]) => results.map((s) => [s.name, s.count, s.a
 const NOW = '2024-03-01T10:00:00Z'
 const aroundNow = { date_from: '2024-02-25', date_to: '2024-03-05' }
 
+describe('trends/test/test_trends_query_runner.py: histogram breakdowns', () => {
+  /** _create_test_events with a `$bin` per person (none where `bins` names none). */
+  const withBins = (bins: Record<string, number>) =>
+    projectWith(
+      trendsTestEvents().map((e) => ({
+        ...e,
+        properties: { ...e.properties, ...(bins[e.distinct_id] !== undefined ? { $bin: bins[e.distinct_id] } : {}) },
+      })),
+    )
+  const histogram = (project: CaseProject, binCount: number) =>
+    project.query({
+      kind: 'TrendsQuery',
+      series: [{ kind: 'EventsNode', event: '$pageview' }],
+      dateRange: { date_from: '2020-01-09', date_to: '2020-01-20' },
+      interval: 'day',
+      breakdownFilter: { breakdown: '$bin', breakdown_histogram_bin_count: binCount },
+    })
+
+  it('test_trends_event_histogram_breakdowns_return_equal_result: bins of equal width, empty ones left out, no value as null', async () => {
+    const results = ok(await histogram(await withBins({ p1: 4, p2: 8, p3: 16 }), 5))
+    expect(pick(results, ['breakdown_value', 'count'])).toEqual([
+      { breakdown_value: '[4,6.4]', count: 6 },
+      { breakdown_value: '[6.4,8.8]', count: 2 },
+      { breakdown_value: '[13.6,16.01]', count: 1 },
+      { breakdown_value: '$$_posthog_breakdown_null_$$', count: 1 },
+    ])
+  })
+
+  it('test_trends_event_breakdowns_handle_null: one value makes one bin, and the rest is null', async () => {
+    const results = ok(await histogram(await withBins({ p1: 4 }), 10))
+    expect(results.map((r) => r.breakdown_value)).toEqual(['[4,4.01]', '$$_posthog_breakdown_null_$$'])
+    expect(results.reduce((sum, r) => sum + r.count, 0)).toBe(10)
+  })
+})
+
 describe('funnels/test/test_funnel_strict.py', () => {
   const strict = (series: unknown[], extra: Record<string, unknown> = {}) => ({
     kind: 'FunnelsQuery',

@@ -244,23 +244,28 @@ function histogramBinSql(value: string, bounds: number[], params: SqlParams): st
     `${value} >= ${params.add('Float64', lower)} AND ${value} < ${params.add('Float64', upper)}`,
     params.add('String', label),
   ])
-  return branches.length ? `multiIf(${branches.join(', ')}, '${HISTOGRAM_NO_BIN}')` : `'${HISTOGRAM_NO_BIN}'`
+  const binned = branches.length ? `multiIf(${branches.join(', ')}, '${HISTOGRAM_NO_BIN}')` : `'${HISTOGRAM_NO_BIN}'`
+  // No number at all (the property missing, or not a number) is PostHog's null value, as in any breakdown.
+  return `if(${value} IS NULL, '${BREAKDOWN_NULL}', ${binned})`
 }
 
 /**
- * The bounds of a histogram breakdown's bins, as PostHog finds them: the quantiles (at steps of
- * 1/bins, written with two decimals) of the property's values, over the `limit + 1` values with the
- * most events, each floored to two decimals, repeats dropped. One row, `bounds`.
+ * The bounds of a histogram breakdown's bins, as PostHog finds them: `bins` bins of equal width
+ * from the smallest to the largest of the property's values (over the `limit + 1` values with the
+ * most events), each bound floored to two decimals, repeats dropped. One row, `bounds`.
  */
 export function histogramBoundsStatement(shape: SeriesShape, bins: number, limit: number): SeriesStatement {
   const params = new SqlParams()
   const part = shape.breakdown![0]!
   const { source } = seriesSource(shape, params, false)
   const value = numericPropertySql(propertiesColumnOf(part), part.property, params)
-  const levels = bins <= 1 ? ['0', '1'] : Array.from({ length: bins + 1 }, (_, i) => (i / bins).toFixed(2))
-  const sql = `SELECT arrayCompact(arrayMap(x -> floor(x, 2), quantiles(${levels.join(', ')})(value))) AS bounds FROM (
-      SELECT ${value} AS value, count() AS events FROM ${source}
-      GROUP BY value ORDER BY events DESC, value DESC LIMIT ${Math.trunc(limit) + 1}
+  const count = Math.max(1, Math.trunc(bins))
+  const sql = `SELECT if(isNull(lowest), [], arrayCompact(arrayMap(i -> floor(lowest + i / ${count} * (highest - lowest), 2), range(${count + 1})))) AS bounds
+    FROM (
+      SELECT min(value) AS lowest, max(value) AS highest FROM (
+        SELECT ${value} AS value, count() AS events FROM ${source}
+        GROUP BY value ORDER BY events DESC, value DESC LIMIT ${Math.trunc(limit) + 1}
+      )
     )`
   return { sql, params: params.values }
 }
