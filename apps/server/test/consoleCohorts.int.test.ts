@@ -166,6 +166,16 @@ describe('cohorts in the console', () => {
     const events = page.getByRole('table', { name: 'Recent events', exact: true })
     await events.waitFor()
     expect((await events.locator('tbody tr td:first-child').allTextContents()).sort()).toEqual(['order placed', 'signed up'])
+    // Their cohorts, as PostHog's persons/cohorts answers them.
+    const inCohorts = (await (await service.api(account, `/api/projects/@current/persons/cohorts/?person_id=${ada.uuid}`)).json()) as {
+      results: Array<{ name: string }>
+    }
+    expect(inCohorts.results.map((c) => c.name)).toContain('Pro plan')
+    const cohortsTable = page.getByRole('table', { name: 'Cohorts', exact: true })
+    await cohortsTable.getByRole('link', { name: 'Pro plan' }).waitFor()
+    expect((await cohortsTable.locator('tbody tr td:first-child').allTextContents()).sort()).toEqual(
+      inCohorts.results.map((c) => c.name).sort(),
+    )
     await checkPage('person')
 
     await checkDarkAndNarrow('person-dark-narrow')

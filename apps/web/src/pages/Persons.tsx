@@ -72,9 +72,8 @@ const RECENT_EVENTS = 20
 const shown = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value))
 
 /**
- * `/project/:id/persons/:id` (its id or uuid): a person's properties, distinct ids and newest
- * events, and their deletion after a confirmation. The cohorts a person is in are not listed: the
- * API has no procedure that answers them.
+ * `/project/:id/persons/:id` (its id or uuid): a person's properties, distinct ids, cohorts and
+ * newest events, and their deletion after a confirmation.
  */
 export function PersonPage(): React.JSX.Element {
   const { projectId, personId } = useParams({ from: '/project/$projectId/persons/$personId' })
@@ -88,6 +87,10 @@ export function PersonPage(): React.JSX.Element {
   const events = useQuery({
     queryKey: ['person-events', projectId, personId],
     queryFn: ({ signal }) => trpc.events.list.query({ project_id: projectId, person_id: personId, limit: RECENT_EVENTS }, { signal }),
+  })
+  const cohorts = useQuery({
+    queryKey: ['person-cohorts', projectId, personId],
+    queryFn: ({ signal }) => trpc.persons.cohorts.query({ project_id: projectId, person_id: personId }, { signal }),
   })
   const remove = useMutation({
     mutationFn: () => trpc.persons.delete.mutate({ project_id: projectId, id: personId, delete_events: deleteEvents }),
@@ -147,6 +150,32 @@ export function PersonPage(): React.JSX.Element {
           ]}
         />
       )}
+      <h2>Cohorts</h2>
+      <ListStates
+        query={cohorts}
+        what="their cohorts"
+        rowsOf={(answer) => answer.results}
+        empty={<p>In no cohort, as of each cohort's latest calculation.</p>}
+      >
+        {(answer) => (
+          <DataTable
+            label="Cohorts"
+            rows={answer.results}
+            rowKey={(cohort) => cohort.id}
+            columns={[
+              {
+                header: 'Cohort',
+                cell: (cohort) => (
+                  <Link to="/project/$projectId/cohorts/$cohortId" params={{ projectId, cohortId: String(cohort.id) }}>
+                    {cohort.name || `Cohort ${cohort.id}`}
+                  </Link>
+                ),
+              },
+              { header: 'Persons', cell: (cohort) => cohort.count ?? '—' },
+            ]}
+          />
+        )}
+      </ListStates>
       <div className="row spread">
         <h2>Recent events</h2>
         {data.distinct_ids[0] !== undefined && (
