@@ -123,3 +123,15 @@ export function useConsoleBrowser(ready: (harness: ConsoleBrowser) => void, over
     await page.setViewportSize({ width: 1280, height: 800 })
   }
 }
+
+/** A table's body rows (the table named by its label) as text: each row's heading, then its cells. */
+export function tableRows(page: Page, name: string): Promise<string[][]> {
+  return page
+    .getByRole('table', { name, exact: true })
+    .locator('tbody tr')
+    .evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('th, td')].map((cell) => cell.textContent?.trim() ?? '')))
+}
+
+/** The insight builder's query, as the page's URL keeps it (`?q=`). */
+export const queryInUrlOf = (page: Page): Record<string, unknown> =>
+  JSON.parse(new URL(page.url()).searchParams.get('q')!) as Record<string, unknown>

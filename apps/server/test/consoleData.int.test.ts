@@ -1,7 +1,7 @@
 import { waitFor, type TestAccount } from '@burrow/testing'
 import type { Page } from 'playwright-core'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { useConsoleBrowser } from './consoleBrowser'
+import { tableRows, useConsoleBrowser } from './consoleBrowser'
 import { freshAnswerOf } from './queryFixture'
 import type { TestService } from './service'
 
@@ -27,11 +27,7 @@ const SENT = Object.values(COUNTS).reduce((a, b) => a + b, 0)
 const QUERY = 'select event, count() from events group by event'
 
 /** A table's body rows as the text of their cells. */
-const rowsOf = (name: string) =>
-  page
-    .getByRole('table', { name, exact: true })
-    .locator('tbody tr')
-    .evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('th, td')].map((cell) => cell.textContent?.trim() ?? '')))
+const rowsOf = (name: string) => tableRows(page, name)
 
 const editor = () => page.getByRole('textbox', { name: 'HogQL query' })
 

@@ -2,7 +2,7 @@ import { waitFor, type TestAccount } from '@burrow/testing'
 import type { Page } from 'playwright-core'
 import { PostHog } from 'posthog-node'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { useConsoleBrowser } from './consoleBrowser'
+import { queryInUrlOf, tableRows, useConsoleBrowser } from './consoleBrowser'
 import { freshAnswerOf } from './queryFixture'
 import type { TestService } from './service'
 
@@ -26,14 +26,10 @@ const SITE = 'https://shop.test'
 const MINUTE = 60_000
 
 /** The builder's query, as the page's URL keeps it. */
-const queryInUrl = () => JSON.parse(new URL(page.url()).searchParams.get('q')!) as Record<string, unknown>
+const queryInUrl = () => queryInUrlOf(page)
 
 /** A table's body rows as text: the row's heading, then its cells. */
-const rowsOf = (name: string) =>
-  page
-    .getByRole('table', { name, exact: true })
-    .locator('tbody tr')
-    .evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('th, td')].map((cell) => cell.textContent?.trim() ?? '')))
+const rowsOf = (name: string) => tableRows(page, name)
 
 interface Link {
   source: string

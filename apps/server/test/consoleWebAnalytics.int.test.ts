@@ -4,7 +4,7 @@ import { waitFor, type TestAccount } from '@burrow/testing'
 import type { BrowserContext, Page } from 'playwright-core'
 import { PostHog } from 'posthog-node'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { useConsoleBrowser } from './consoleBrowser'
+import { tableRows, useConsoleBrowser } from './consoleBrowser'
 import { freshAnswerOf } from './queryFixture'
 import type { TestService } from './service'
 
@@ -29,11 +29,7 @@ useConsoleBrowser((h) => {
 const postQuery = (query: unknown) => freshAnswerOf(service, account, query)
 
 /** A table's body rows as text: the row's heading, then its cells. */
-const rowsOf = (name: string) =>
-  page
-    .getByRole('table', { name, exact: true })
-    .locator('tbody tr')
-    .evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('th, td')].map((cell) => cell.textContent?.trim() ?? '')))
+const rowsOf = (name: string) => tableRows(page, name)
 
 /** The number an overview tile shows, by its label. */
 const tileValue = (label: string) =>
