@@ -226,6 +226,24 @@ describe('ActionsNode refusals', () => {
     expect(res.body).toMatchObject({ type: 'validation_error', attr: 'query__series__0__id' })
   })
 
+  it('refuses a query whose statement would be too large to run (an action of many steps and filters), and the next query runs', async () => {
+    const filters = Array.from({ length: 50 }, (_, i) => ({ key: `key_${i}`, value: `value ${i}`, operator: 'icontains', type: 'event' }))
+    const huge = await createAction({
+      name: 'Every step and filter',
+      steps: Array.from({ length: 50 }, (_, i) => ({ event: `event ${i}`, url: `/page/${i}`, properties: filters })),
+    })
+    expect(huge.status, JSON.stringify(huge.body)).toBe(201)
+    const res = await project.query({
+      kind: 'FunnelsQuery',
+      series: Array.from({ length: 20 }, () => ({ kind: 'ActionsNode', id: huge.body.id })),
+      dateRange: RANGE,
+    })
+    expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(400)
+    expect(res.body.detail).toMatch(/too large/)
+    expect(JSON.stringify(res.body)).not.toMatch(/SELECT|JSONExtract/)
+    expect((await trend([actionNode('Pricing views')])).results[0].count).toBeGreaterThan(0)
+  })
+
   it('refuses another project’s action, a deleted one, and one with a CSS selector step', async () => {
     const other = await cases.projectWith([])
     const theirs = await createAction({ name: 'Theirs', steps: [{ event: 'purchase' }] }, other)

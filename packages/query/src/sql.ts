@@ -33,6 +33,23 @@ export function queryTimedOut(cause?: unknown): ApiProblem {
 }
 
 /** A statement that needed more memory than MAX_MEMORY_BYTES, as a 400 saying what to change. */
+/**
+ * The most characters of SQL one statement of a runner may have (values travel as parameters, so
+ * this is the query's shape: its series, steps, filters, action steps and expressions). ClickHouse
+ * parses a statement before any limit of its own applies, and reads at most 256 KiB of it.
+ */
+const MAX_STATEMENT_CHARS = 200_000
+
+/** Refuses a statement over MAX_STATEMENT_CHARS before ClickHouse reads it. */
+export function checkStatementSize(sql: string): void {
+  if (sql.length <= MAX_STATEMENT_CHARS) return
+  throw new ApiProblem(
+    'invalid_input',
+    `The query is too large to run (${sql.length.toLocaleString('en')} characters of SQL in one statement, at most ${MAX_STATEMENT_CHARS.toLocaleString('en')}). Use fewer series, steps, filters or subqueries, or actions with fewer steps.`,
+    { attr: null },
+  )
+}
+
 function tooMuchMemory(cause: unknown): ApiProblem {
   return new ApiProblem(
     'invalid_input',
@@ -80,6 +97,7 @@ export class QueryCancelled extends Error {
  */
 export async function select<T>(ctx: QueryContext, sql: string, params: Record<string, unknown>): Promise<T[]> {
   if (ctx.signal?.aborted) throw new QueryCancelled()
+  checkStatementSize(sql)
   const limits = statementLimits(ctx)
   try {
     const result = await ctx.ch.reader.query({

@@ -1,6 +1,6 @@
 import { clickHouseErrorCode, isQueryTimeout } from '@burrow/clickhouse'
 import type { QueryContext } from '../context'
-import { QueryCancelled, queryTimedOut, statementLimits } from '../sql'
+import { checkStatementSize, QueryCancelled, queryTimedOut, statementLimits } from '../sql'
 import { refused } from './errors'
 import type { PrintedQuery } from './printer'
 import { dateTimeZone, wallClockToIso } from './wallClock'
@@ -72,6 +72,7 @@ function settingsClause(timeLimit: string): string {
  */
 export async function executePrinted(ctx: QueryContext, printed: PrintedQuery): Promise<ExecutedQuery> {
   ctx.signal?.throwIfAborted()
+  checkStatementSize(printed.sql)
   const limits = statementLimits(ctx)
   let body: { meta?: Array<{ name: string; type: string }>; data?: unknown[][] }
   try {
