@@ -49,6 +49,14 @@ export interface TrendsPlan {
   cohortShown: CohortPart['shown'] | undefined
   /** Each series' place in the query, to name it in a refusal. */
   seriesIndex: ReadonlyMap<TrendsQuery['series'][number], number>
+  /** Each series' events and HogQL math, read once for all its periods (filters, cohorts, actions, parsing). */
+  seriesInputs: Map<TrendsQuery['series'][number], Promise<SeriesInputs>>
+}
+
+/** What a series reads before it is counted: its events and, with `math: hogql`, its expression. */
+interface SeriesInputs {
+  selection: SeriesShape['selection']
+  mathExpression: SeriesShape['mathExpression']
 }
 
 /** The parts of a trend every series shares, its options checked. */
@@ -109,7 +117,23 @@ export async function trendsPlanOf(ctx: QueryContext, query: TrendsQuery): Promi
     histogramBins,
     cumulative: query.trendsFilter?.display === 'ActionsLineGraphCumulative',
     seriesIndex: new Map(query.series.map((node, i) => [node, i])),
+    seriesInputs: new Map(),
   }
+}
+
+async function seriesInputsOf(ctx: QueryContext, plan: TrendsPlan, node: TrendsQuery['series'][number]): Promise<SeriesInputs> {
+  const at = plan.seriesIndex.get(node) ?? 0
+  const selection = await selectionOf(ctx, node, plan.filters, 'series', `series__${at}`)
+  const mathExpression =
+    node.math === 'hogql'
+      ? await eventExpressionOf(ctx, node.math_hogql ?? '', {
+          attr: `query__series__${at}__math_hogql`,
+          what: 'math_hogql',
+          aggregate: true,
+          prefix: 'hogql_math_',
+        })
+      : undefined
+  return { selection, mathExpression }
 }
 
 /** How one series of the trend is counted over `range`. */
@@ -120,7 +144,9 @@ export async function seriesShapeOf(
   range: ResolvedRange,
 ): Promise<SeriesShape> {
   const { interval, totalValue } = plan
-  const selection = await selectionOf(ctx, node, plan.filters, 'series', `series__${plan.seriesIndex.get(node) ?? 0}`)
+  let inputs = plan.seriesInputs.get(node)
+  if (!inputs) plan.seriesInputs.set(node, (inputs = seriesInputsOf(ctx, plan, node)))
+  const { selection, mathExpression } = await inputs
   const math = effectiveMath(node.math ?? 'total', interval, totalValue)
   const toExclusive = range.to.plus({ milliseconds: 1 })
   const bucketEnds = ACTIVE_WINDOW_DAYS[math] === undefined ? undefined : totalValue ? [toExclusive] : bucketEndsOf(range, toExclusive)
@@ -140,14 +166,7 @@ export async function seriesShapeOf(
     firstBucketOnly: plan.cumulative && (math === 'dau' || math === 'unique_group'),
     groupIndex: math === 'unique_group' ? (node.math_group_type_index ?? undefined) : undefined,
     ...(bucketEnds ? { bucketEnds } : {}),
-  }
-  if (math === 'hogql') {
-    shape.mathExpression = await eventExpressionOf(ctx, node.math_hogql ?? '', {
-      attr: `query__series__${plan.seriesIndex.get(node) ?? 0}__math_hogql`,
-      what: 'math_hogql',
-      aggregate: true,
-      prefix: 'hogql_math_',
-    })
+    mathExpression,
   }
   if (plan.histogramBins !== undefined) {
     const bounds = histogramBoundsStatement(shape, plan.histogramBins, plan.limit)
